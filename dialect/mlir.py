@@ -1,0 +1,18 @@
+"""The one place gmx imports the MLIR Python bindings.
+
+The bindings come from the `torch-mlir` wheel (upstream MLIR bindings under
+the `torch_mlir` namespace). Switching to another carrier of the same
+bindings (e.g. `mlir`) is a change of the package name below, nowhere else.
+"""
+
+from torch_mlir import ir, passmanager, rewrite  # noqa: F401
+from torch_mlir.dialects import (  # noqa: F401
+    arith,
+    ext,
+    func,
+    linalg,
+    scf,
+    tensor,
+)
+from torch_mlir.execution_engine import ExecutionEngine  # noqa: F401
+from torch_mlir.runtime import np_to_memref  # noqa: F401

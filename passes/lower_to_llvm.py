@@ -1,0 +1,55 @@
+"""`--gmx-lower-to-llvm`: tensors (gmx, TOSA, linalg, tensor, arith) to the
+LLVM dialect, ready for the ExecutionEngine.
+
+Every stage but the first is upstream. Function boundaries bufferize to
+identity-layout memrefs and results are owned by the caller (the ownership-
+based deallocation pipeline clones what a function does not own), so a
+caller can free each returned buffer once. Nothing here emits calls into
+MLIR's runner-utils library, which this build's ExecutionEngine lacks.
+"""
+
+from __future__ import annotations
+
+from .convert_gmx_to_linalg import PASS as CONVERT_GMX_TO_LINALG
+from .registry import PassInfo, PassOption
+
+UPSTREAM_STAGES = (
+    "tosa-to-linalg-pipeline",
+    "func.func(tosa-to-tensor)",
+    "tosa-to-arith",
+    "canonicalize",
+    "cse",
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map "
+    "unknown-type-conversion=identity-layout-map}",
+    "buffer-deallocation-pipeline",
+    "convert-bufferization-to-memref",
+    "convert-linalg-to-loops",
+    "lower-affine",
+    "convert-scf-to-cf",
+    "expand-strided-metadata",
+    "finalize-memref-to-llvm",
+    "convert-complex-to-llvm",
+    "convert-math-to-llvm",
+    "convert-func-to-llvm",
+    "convert-arith-to-llvm",
+    "convert-cf-to-llvm",
+    "convert-index-to-llvm",
+    "reconcile-unrealized-casts",
+)
+
+
+def _build(pm, options) -> None:
+    CONVERT_GMX_TO_LINALG.add_to(pm, f"checked={str(options['checked']).lower()}")
+    for stage in UPSTREAM_STAGES:
+        pm.add(stage)
+
+
+PASS = PassInfo(
+    argument="gmx-lower-to-llvm",
+    description="Lower gmx, TOSA, linalg, tensor and arith on tensors to the LLVM dialect",
+    build=_build,
+    options=(
+        PassOption("checked", True, "bounds-check gathered indices at run time"),
+    ),
+)

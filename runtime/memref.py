@@ -1,0 +1,113 @@
+"""numpy arrays <-> ranked memref descriptors of the C interface.
+
+Arguments are passed as contiguous arrays without copies where possible.
+Results are buffers the compiled code allocated and the caller owns (see
+`gmx.passes.lower_to_llvm`): each is copied into a new numpy array and its
+allocation freed exactly once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import numpy as np
+
+_libc = ctypes.CDLL(None)
+_libc.free.argtypes = [ctypes.c_void_p]
+
+
+@functools.cache
+def descriptor_type(rank: int) -> type:
+    """The C struct of a ranked memref: pointers, offset, sizes, strides."""
+    fields = [
+        ("allocated", ctypes.c_void_p),
+        ("aligned", ctypes.c_void_p),
+        ("offset", ctypes.c_int64),
+    ]
+    if rank:
+        fields += [("shape", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type(f"MemRefDescriptor{rank}D", (ctypes.Structure,), {"_fields_": fields})
+
+
+def results_struct_type(ranks: list[int]) -> type:
+    """The struct the C interface returns several results in."""
+    fields = [(f"r{i}", descriptor_type(rank)) for i, rank in enumerate(ranks)]
+    return type("Results", (ctypes.Structure,), {"_fields_": fields})
+
+
+def to_descriptor(array: np.ndarray):
+    """A descriptor viewing a C-contiguous array (the array must outlive it)."""
+    descriptor = descriptor_type(array.ndim)()
+    pointer = array.ctypes.data
+    descriptor.allocated = pointer
+    descriptor.aligned = pointer
+    descriptor.offset = 0
+    if array.ndim:
+        descriptor.shape[:] = array.shape
+        descriptor.strides[:] = [s // array.itemsize if array.itemsize else 0 for s in array.strides]
+    return descriptor
+
+
+def to_numpy(descriptor, rank: int, dtype: np.dtype) -> np.ndarray:
+    """A new array holding a copy of the memref's elements."""
+    shape = tuple(descriptor.shape) if rank else ()
+    strides = tuple(descriptor.strides) if rank else ()
+    result = np.empty(shape, dtype)
+    if result.size == 0:
+        return result
+    itemsize = dtype.itemsize
+    lowest = sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
+    highest = sum(max(0, (n - 1) * s) for n, s in zip(shape, strides))
+    start = descriptor.aligned + (descriptor.offset + lowest) * itemsize
+    span = (highest - lowest + 1) * itemsize
+    raw = np.ctypeslib.as_array((ctypes.c_uint8 * span).from_address(start))
+    view = np.lib.stride_tricks.as_strided(
+        raw.view(dtype)[-lowest:],
+        shape=shape,
+        strides=[s * itemsize for s in strides],
+    )
+    np.copyto(result, view)
+    return result
+
+
+def free_results(descriptors) -> None:
+    """Free each distinct allocation among the returned descriptors once."""
+    for pointer in {d.allocated for d in descriptors if d.allocated}:
+        _libc.free(pointer)
+
+
+class _UnrankedMemRef(ctypes.Structure):
+    _fields_ = [("rank", ctypes.c_int64), ("descriptor", ctypes.c_void_p)]
+
+
+def _strided_bytes(unranked: _UnrankedMemRef, element_size: int) -> np.ndarray:
+    """A writable numpy view of a memref's elements, as raw element bytes."""
+    rank = unranked.rank
+    descriptor = ctypes.cast(unranked.descriptor, ctypes.POINTER(descriptor_type(rank))).contents
+    shape = tuple(descriptor.shape) if rank else ()
+    strides = tuple(descriptor.strides) if rank else ()
+    element = np.dtype((np.void, element_size))
+    if 0 in shape:
+        return np.empty(shape, element)
+    span = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    start = descriptor.aligned + descriptor.offset * element_size
+    raw = np.ctypeslib.as_array((ctypes.c_uint8 * (span * element_size)).from_address(start))
+    return np.lib.stride_tricks.as_strided(
+        raw.view(element), shape=shape, strides=[s * element_size for s in strides]
+    )
+
+
+def _memref_copy(element_size, source, target) -> None:
+    np.copyto(
+        _strided_bytes(target.contents, element_size),
+        _strided_bytes(source.contents, element_size),
+    )
+
+
+# `memrefCopy(elemSize, src, dst)` from MLIR's runner utils, which this build's
+# ExecutionEngine lacks: finalize-memref-to-llvm calls it for copies between
+# non-identity layouts (e.g. returning a strided slice).
+MEMREF_COPY = ctypes.CFUNCTYPE(
+    None, ctypes.c_int64, ctypes.POINTER(_UnrankedMemRef), ctypes.POINTER(_UnrankedMemRef)
+)(_memref_copy)
