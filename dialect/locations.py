@@ -54,5 +54,5 @@ def diagnostic_text(diagnostic, severity: str | None = None) -> str:
 def error_text(error: ir.MLIRError) -> str:
     """Every diagnostic of an MLIRError, located; its message if it has none."""
     if not error.error_diagnostics:
-        return f"error: {error.message}"
+        return error.message
     return "\n".join(diagnostic_text(d) for d in error.error_diagnostics)

@@ -168,8 +168,6 @@ class GatherLowering:
 
     # -- the generic ---------------------------------------------------------
     def build(self) -> ir.Value:
-        if self.rank == 0:
-            return self.input
         flags = self._shape_checks()
         if not flags:
             return self._generic()
@@ -292,20 +290,22 @@ def _gather_ops(module) -> list:
 
 def convert_gmx_to_linalg(module, checked: bool = True) -> None:
     """Replace every gmx.gather_multiaxis in `module` by its linalg form."""
-    gathers = _gather_ops(module)
-    if not gathers:
-        return
     sites_attr = module.attributes[ERROR_SITES_ATTR] if ERROR_SITES_ATTR in module.attributes else None
     sites = [ir.StringAttr(s).value for s in sites_attr] if sites_attr is not None else []
-    for op in gathers:
-        with ir.InsertionPoint(op), op.location:
-            value = GatherLowering(op, len(sites), checked).build()
-        sites.append(location_text(op.location))
+    lowered_any = False
+    for op in _gather_ops(module):
+        if ir.RankedTensorType(op.input.type).rank == 0:
+            value = op.input  # a rank-0 gather is its input
+        else:
+            with ir.InsertionPoint(op), op.location:
+                value = GatherLowering(op, len(sites), checked).build()
+            sites.append(location_text(op.location))
+            lowered_any = True
         op.output.replace_all_uses_with(value)
         op.erase()
-    module.attributes[ERROR_SITES_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in sites])
-    _declare_error_callbacks(module)
-
+    if lowered_any:
+        module.attributes[ERROR_SITES_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in sites])
+        _declare_error_callbacks(module)
 
 
 def _build(pm, options) -> None:

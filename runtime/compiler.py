@@ -62,21 +62,21 @@ class TensorSignature:
 
 def _tensor_signature(t: ir.Type, role: str) -> TensorSignature:
     if not isinstance(t, ir.RankedTensorType):
-        raise CompileError(f"error: {role} has type {t}; gmx.runtime exchanges ranked tensors only")
+        raise CompileError(f"{role} has type {t}; gmx.runtime exchanges ranked tensors only")
     shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
     try:
         return TensorSignature(numpy_dtype(t.element_type), shape)
     except TypeError as error:
-        raise CompileError(f"error: {role}: {error}") from None
+        raise CompileError(f"{role}: {error}") from None
 
 
 def _find_function(module: ir.Module, entry: str):
     for op in module.body.operations:
         if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == entry:
             if not op.regions[0].blocks:
-                raise CompileError(f"error: entry function '@{entry}' is only a declaration")
+                raise CompileError(f"entry function '@{entry}' is only a declaration")
             return op
-    raise CompileError(f"error: no function '@{entry}' in the module")
+    raise CompileError(f"no function '@{entry}' in the module")
 
 
 class _ErrorLog(threading.local):

@@ -1,0 +1,25 @@
+"""lit configuration: gmx-opt, gmx-run and FileCheck (the PyPI `filecheck`)."""
+
+import os
+import shutil
+
+import lit.formats
+
+config.name = "gmx"
+config.test_format = lit.formats.ShTest(execute_external=False)  # lit's shell: pipes and `not`
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["Inputs"]
+config.environment["PATH"] = os.environ.get("PATH", "")
+
+
+def _tool(name):
+    path = shutil.which(name)
+    if path is None:
+        lit_config.fatal(f"'{name}' is not on PATH: install the project with its test extra")
+    return path
+
+
+config.substitutions.append(("gmx-opt", _tool("gmx-opt")))
+config.substitutions.append(("gmx-run", _tool("gmx-run")))
+config.substitutions.append(("FileCheck", _tool("filecheck")))

@@ -1,0 +1,111 @@
+// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg --canonicalize --cse | FileCheck %s
+// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg=checked=false --canonicalize --cse | FileCheck %s --check-prefix=UNCHECKED
+
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg.mlir:20:8"]}
+// CHECK: func.func private @gmx_index_error(i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @test_gather_elements
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]]]
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: ins(%{{.*}} : tensor<2x3xi64>) outs(%[[EMPTY]] : tensor<2x3xf32>)
+// CHECK: scf.if
+// CHECK: func.call @gmx_index_error
+// CHECK: tensor.extract %{{.*}} : tensor<4x3xf32>
+// UNCHECKED-LABEL: func.func @test_gather_elements
+// UNCHECKED-NOT: scf.if
+// UNCHECKED-NOT: func.call
+// UNCHECKED: tensor.extract
+func.func @test_gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Block gather (ONNX Gather): the unit indices dim is read at position 0,
+// no broadcast of the indices is materialised.
+// CHECK-DAG: #[[$BCAST:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @test_block_gather
+// CHECK: linalg.generic {indexing_maps = [#[[$BCAST]], #[[$ID]]]
+// CHECK-SAME: ins(%{{.*}} : tensor<2x1xi32>)
+// CHECK: ^bb0(%[[V:.*]]: i32, %{{.*}}: f32):
+// CHECK: arith.index_cast %[[V]] : i32 to index
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %[[COL]]] : tensor<4x3xf32>
+func.func @test_block_gather(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Non-contiguous, permuted axes [2, 0]: coordinate j of each tuple is read at
+// d2 * 2 + j; the first coordinate indexes input dim 2, the second dim 0.
+// CHECK-DAG: #[[$C0:.*]] = affine_map<(d0, d1, d2) -> (d0, 0, d2 * 2)>
+// CHECK-DAG: #[[$C1:.*]] = affine_map<(d0, d1, d2) -> (d0, 0, d2 * 2 + 1)>
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @test_non_contiguous_axes
+// CHECK: linalg.generic {indexing_maps = [#[[$C0]], #[[$C1]], #[[$ID]]]
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK: ^bb0(%[[A2:.*]]: i8, %[[A0:.*]]: i8, %{{.*}}: f16):
+// CHECK: %[[MID:.*]] = linalg.index 1 : index
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %[[MID]], %{{.*}}] : tensor<2x3x4xf16>
+func.func @test_non_contiguous_axes(%x: tensor<2x3x4xf16>, %i: tensor<5x1x2xi8>) -> tensor<5x3x1xf16> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 2, 0>} : (tensor<2x3x4xf16>, tensor<5x1x2xi8>) -> tensor<5x3x1xf16>
+  return %0 : tensor<5x3x1xf16>
+}
+
+// -----
+
+// A broadcast input dim (size 1) is read at position 0.
+// CHECK-LABEL: func.func @test_broadcast_input
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: linalg.generic
+// CHECK: tensor.extract %{{.*}}[%[[ZERO]], %{{.*}}] : tensor<1x5xi1>
+func.func @test_broadcast_input(%x: tensor<1x5xi1>, %i: tensor<3x2xi64>) -> tensor<3x2xi1> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<1x5xi1>, tensor<3x2xi64>) -> tensor<3x2xi1>
+  return %0 : tensor<3x2xi1>
+}
+
+// -----
+
+// Dynamic dims that may broadcast at run time: sizes from tensor.dim, a
+// run-time compatibility check guarding the generic, indices read with
+// tensor.extract at position 0 when their run-time size is 1.
+// CHECK-LABEL: func.func @test_dynamic
+// CHECK-DAG: %[[XD0:.*]] = tensor.dim %arg0, %c0 : tensor<?x?xf32>
+// CHECK-DAG: %[[ID0:.*]] = tensor.dim %arg1, %c0 : tensor<?x?xi64>
+// CHECK: func.call @gmx_shape_error
+// CHECK: %[[R:.*]] = scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<?x?xf32>)
+// CHECK: tensor.extract %arg1
+// CHECK: tensor.extract %arg0
+// CHECK: } else {
+// CHECK: return %[[R]]
+func.func @test_dynamic(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>) -> tensor<?x?xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Rank 0: the gather is its input.
+// CHECK-LABEL: func.func @test_rank0
+// CHECK-NEXT: return %arg0 : tensor<f32>
+func.func @test_rank0(%x: tensor<f32>, %i: tensor<i64>) -> tensor<f32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64>} : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// Negative: no gather, nothing added.
+// CHECK-LABEL: module {
+// CHECK-NOT: gmx_index_error
+// CHECK: func.func @test_no_gather
+func.func @test_no_gather(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
