@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import sys
 
 import lit.formats
 
@@ -10,11 +11,14 @@ config.test_format = lit.formats.ShTest(execute_external=False)  # lit's shell: 
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["Inputs"]
-config.environment["PATH"] = os.environ.get("PATH", "")
+# The tools installed beside the interpreter running lit come first, so
+# `.venv/bin/lit lit_tests` works without activating the venv.
+_BIN = os.path.dirname(sys.executable)
+config.environment["PATH"] = os.pathsep.join([_BIN, os.environ.get("PATH", "")])
 
 
 def _tool(name):
-    path = shutil.which(name)
+    path = shutil.which(name, path=config.environment["PATH"])
     if path is None:
         lit_config.fatal(f"'{name}' is not on PATH: install the project with its test extra")
     return path

@@ -1,0 +1,60 @@
+// RUN: gmx-opt %s | gmx-opt | FileCheck %s
+// RUN: gmx-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+// GENERIC: "builtin.module"() ({
+// GENERIC: "func.func"() <{function_type = (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>, sym_name = "gather_elements"}>
+// GENERIC: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+
+// Valid gathers round-trip unchanged (IRDL ops print in generic form).
+
+// CHECK-LABEL: func.func @gather_elements
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+func.func @gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// Seed 000's shape example: [4,2,1,2] with [1,3,2,2], axes [1] -> [4,3,2,2].
+// CHECK-LABEL: func.func @broadcast_both_ways
+// CHECK: {axes = array<i64: 1>} : (tensor<4x2x1x2xbf16>, tensor<1x3x2x2xi8>) -> tensor<4x3x2x2xbf16>
+func.func @broadcast_both_ways(%x: tensor<4x2x1x2xbf16>, %i: tensor<1x3x2x2xi8>) -> tensor<4x3x2x2xbf16> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<4x2x1x2xbf16>, tensor<1x3x2x2xi8>) -> tensor<4x3x2x2xbf16>
+  return %0 : tensor<4x3x2x2xbf16>
+}
+
+// Seed 000's multi-axis example: [10,9,8] with [1,5,6*2], axes [1,2] -> [10,5,6].
+// CHECK-LABEL: func.func @two_axes
+// CHECK: {axes = array<i64: 1, 2>} : (tensor<10x9x8xi1>, tensor<1x5x12xi32>) -> tensor<10x5x6xi1>
+func.func @two_axes(%x: tensor<10x9x8xi1>, %i: tensor<1x5x12xi32>) -> tensor<10x5x6xi1> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1, 2>} : (tensor<10x9x8xi1>, tensor<1x5x12xi32>) -> tensor<10x5x6xi1>
+  return %0 : tensor<10x5x6xi1>
+}
+
+// CHECK-LABEL: func.func @permuted_axes
+// CHECK: {axes = array<i64: 2, 0>} : (tensor<4x5x6xcomplex<f32>>, tensor<3x1x2xi16>) -> tensor<3x5x1xcomplex<f32>>
+func.func @permuted_axes(%x: tensor<4x5x6xcomplex<f32>>, %i: tensor<3x1x2xi16>) -> tensor<3x5x1xcomplex<f32>> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 2, 0>} : (tensor<4x5x6xcomplex<f32>>, tensor<3x1x2xi16>) -> tensor<3x5x1xcomplex<f32>>
+  return %0 : tensor<3x5x1xcomplex<f32>>
+}
+
+// A dynamic dim facing a static size > 1 takes the static size.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: {axes = array<i64: 1>} : (tensor<?x?xf64>, tensor<3x?xi64>) -> tensor<3x?xf64>
+func.func @dynamic(%x: tensor<?x?xf64>, %i: tensor<3x?xi64>) -> tensor<3x?xf64> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<?x?xf64>, tensor<3x?xi64>) -> tensor<3x?xf64>
+  return %0 : tensor<3x?xf64>
+}
+
+// Empty axes: a broadcast of the input to the indices' shape.
+// CHECK-LABEL: func.func @no_axes
+// CHECK: {axes = array<i64>} : (tensor<1x3xf16>, tensor<2x1xi64>) -> tensor<2x3xf16>
+func.func @no_axes(%x: tensor<1x3xf16>, %i: tensor<2x1xi64>) -> tensor<2x3xf16> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64>} : (tensor<1x3xf16>, tensor<2x1xi64>) -> tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}
+
+// CHECK-LABEL: func.func @rank0
+// CHECK: {axes = array<i64>} : (tensor<f32>, tensor<i64>) -> tensor<f32>
+func.func @rank0(%x: tensor<f32>, %i: tensor<i64>) -> tensor<f32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64>} : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return %0 : tensor<f32>
+}

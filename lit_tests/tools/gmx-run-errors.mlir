@@ -1,0 +1,23 @@
+// RUN: not gmx-run %s 2>&1 | FileCheck %s --check-prefix=INDEX
+// RUN: not gmx-run %s -e wrong_args 2>&1 | FileCheck %s --check-prefix=ARGS
+// RUN: not gmx-run %s -e missing 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not gmx-run %s --input %t.does-not-exist.npy 2>&1 | FileCheck %s --check-prefix=FILE
+
+// An index outside its axis after wrapping: a located IndexError, exit 1,
+// no traceback.
+// INDEX: gmx-run: error: {{.*}}gmx-run-errors.mlir:13:8: index -5 is out of bounds for axis 0 with size 4
+// INDEX-NOT: Traceback
+func.func @main() -> tensor<2x3xf32> {
+  %x = arith.constant dense<1.0> : tensor<4x3xf32>
+  %i = arith.constant dense<[[1], [-5]]> : tensor<2x1xi64>
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// ARGS: gmx-run: error: @wrong_args takes 1 arguments (float32[4]), got 0
+func.func @wrong_args(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// MISSING: gmx-run: error: no function '@missing' in the module
+// FILE: gmx-run: error: could not open input '{{.*}}does-not-exist.npy': No such file or directory

@@ -1,0 +1,179 @@
+"""gmx-opt, gmx-run and the pass registry, called in-process."""
+
+import numpy as np
+import pytest
+
+from gmx.passes import get_all_passes
+from gmx.passes.pipeline import PipelineError, pipeline_elements, split_top_level
+from gmx.tools import gmx_opt, gmx_run
+
+GATHER = """func.func @main(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+INVALID = GATHER.replace("array<i64: 0>", "array<i64: 5>")
+
+
+def opt(*argv) -> int:
+    return gmx_opt.main(gmx_opt.parse_arguments([str(a) for a in argv]))
+
+
+def run(*argv) -> int:
+    return gmx_run.main(gmx_run.parse_arguments([str(a) for a in argv]))
+
+
+@pytest.fixture
+def gather_file(tmp_path):
+    path = tmp_path / "gather.mlir"
+    path.write_text(GATHER)
+    return path
+
+
+def test_registry_names_match_pass_arguments():
+    for name, info in get_all_passes().items():
+        assert name == info.argument
+
+
+def test_pipeline_elements_split_at_top_level():
+    assert pipeline_elements("builtin.module(a{x=1,y=2}, func.func(b, c), d)") == [
+        "a{x=1,y=2}",
+        "func.func(b, c)",
+        "d",
+    ]
+    assert split_top_level("a, 'b,c'") == ["a", "'b,c'"]
+    with pytest.raises(PipelineError):
+        pipeline_elements("builtin.module[oops")
+
+
+def test_opt_lowers_to_linalg(gather_file, capsys):
+    assert opt(gather_file, "--convert-gmx-to-linalg") == 0
+    out = capsys.readouterr().out
+    assert "linalg.generic" in out and "gmx.gather_multiaxis" not in out
+
+
+def test_opt_pass_order_is_command_line_order(gather_file, capsys):
+    # Lowering to LLVM first leaves nothing for the gmx pass; the other order
+    # is the normal pipeline. Both must succeed and produce LLVM dialect.
+    assert opt(gather_file, "--gmx-lower-to-llvm", "--convert-gmx-to-linalg") == 0
+    assert "llvm.func @main" in capsys.readouterr().out
+
+
+def test_opt_reads_stdin(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(GATHER))
+    assert opt("-", "--canonicalize") == 0
+    assert "gmx.gather_multiaxis" in capsys.readouterr().out
+
+
+def test_opt_verify_error_is_located(tmp_path, capsys):
+    path = tmp_path / "bad.mlir"
+    path.write_text(INVALID)
+    assert opt(path) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:2:8: error: 'gmx.gather_multiaxis' op axis 5 is out of range [0, 2)" in err
+    assert "Traceback" not in err
+
+
+def test_opt_failure_never_touches_the_output_file(tmp_path, capsys):
+    source = tmp_path / "bad.mlir"
+    source.write_text(INVALID)
+    target = tmp_path / "out.mlir"
+    target.write_text("precious")
+    assert opt(source, "-o", target) == 1
+    assert target.read_text() == "precious"
+
+
+def test_opt_output_file(gather_file, tmp_path):
+    target = tmp_path / "out.mlir"
+    assert opt(gather_file, "--convert-gmx-to-linalg", "-o", target) == 0
+    assert "linalg.generic" in target.read_text()
+
+
+def test_opt_bad_option_value(gather_file, capsys):
+    assert opt(gather_file, "--convert-gmx-to-linalg=checked=maybe") == 1
+    assert "expects true or false, got 'maybe'" in capsys.readouterr().err
+
+
+def test_opt_split_input_file_keeps_line_numbers(tmp_path, capsys):
+    path = tmp_path / "split.mlir"
+    path.write_text(GATHER + "// -----\n" + INVALID)
+    assert opt(path, "--split-input-file") == 1
+    # The invalid op is on line 2 of the second chunk: line 7 of the file.
+    assert f"{path}:7:8: error:" in capsys.readouterr().err
+
+
+def test_verify_diagnostics_reports_missing_and_unexpected(tmp_path, capsys):
+    path = tmp_path / "v.mlir"
+    path.write_text(
+        "// expected-error@+2 {{axis 5 is out of range}}\n"
+        + INVALID.replace("func.func @main", "func.func @a")
+        + "// -----\n"
+        + "// expected-error@+1 {{this is never emitted}}\n"
+        + GATHER
+    )
+    assert opt(path, "--split-input-file", "--verify-diagnostics") == 1
+    err = capsys.readouterr().err
+    assert 'expected error "this is never emitted" was not produced' in err
+    assert "axis 5" not in err  # the first chunk's error was expected
+
+
+def test_run_prints_results(gather_file, tmp_path, capsys):
+    np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(4, 3))
+    np.save(tmp_path / "i.npy", np.array([[3], [-4]]))
+    assert run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy") == 0
+    expected = np.array([[9, 10, 11], [0, 1, 2]], dtype=np.float32)
+    assert capsys.readouterr().out.strip() == repr(expected)
+
+
+def test_run_writes_npz(gather_file, tmp_path):
+    np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(4, 3))
+    np.save(tmp_path / "i.npy", np.array([[1], [2]]))
+    out = tmp_path / "out.npz"
+    assert run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", out) == 0
+    np.testing.assert_array_equal(np.load(out)["result0"], [[3, 4, 5], [6, 7, 8]])
+
+
+@pytest.mark.parametrize(
+    "indices, message",
+    [
+        (np.array([[4], [0]]), "index 4 is out of bounds for axis 0 with size 4"),
+        (np.array([[0], [-5]]), "index -5 is out of bounds for axis 0 with size 4"),
+    ],
+)
+def test_run_out_of_range_index(gather_file, tmp_path, capsys, indices, message):
+    np.save(tmp_path / "x.npy", np.zeros((4, 3), np.float32))
+    np.save(tmp_path / "i.npy", indices)
+    target = tmp_path / "out.npy"
+    target.write_bytes(b"precious")
+    code = run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", target)
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"{gather_file}:2:8: {message}" in err
+    assert target.read_bytes() == b"precious"
+
+
+@pytest.mark.parametrize(
+    "make_input, message",
+    [
+        (lambda p: p.write_text("not numpy"), "is not a .npy file"),
+        (lambda p: np.save(p, np.zeros((4, 3), np.int32)), "must be float32[4x3], got dtype int32"),
+        (lambda p: np.save(p, np.zeros((5, 3), np.float32)), "must be float32[4x3], got shape [5, 3]"),
+    ],
+)
+def test_run_bad_inputs(gather_file, tmp_path, capsys, make_input, message):
+    x = tmp_path / "x.npy"
+    make_input(x)
+    np.save(tmp_path / "i.npy", np.zeros((2, 1), np.int64))
+    assert run(gather_file, "--input", x, "--input", tmp_path / "i.npy") == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_run_bad_output_suffix(gather_file, tmp_path, capsys):
+    np.save(tmp_path / "x.npy", np.zeros((4, 3), np.float32))
+    np.save(tmp_path / "i.npy", np.zeros((2, 1), np.int64))
+    code = run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", tmp_path / "o.txt")
+    assert code == 1
+    assert "must end in .npy or .npz" in capsys.readouterr().err
