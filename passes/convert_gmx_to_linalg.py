@@ -289,7 +289,13 @@ def _gather_ops(module) -> list:
 
 
 def convert_gmx_to_linalg(module, checked: bool = True) -> None:
-    """Replace every gmx.gather_multiaxis in `module` by its linalg form."""
+    """Replace every gmx.gather_multiaxis in `module` by its linalg form.
+
+    A plain walk rather than `rewrite.apply_partial_conversion`: in this
+    bindings build the Python dialect-conversion driver crashes (SIGSEGV) on
+    IRDL-defined ops, even for a pattern that only replaces the op by its
+    operand, so the ops are rewritten in place.
+    """
     sites_attr = module.attributes[ERROR_SITES_ATTR] if ERROR_SITES_ATTR in module.attributes else None
     sites = [ir.StringAttr(s).value for s in sites_attr] if sites_attr is not None else []
     lowered_any = False
