@@ -31,7 +31,7 @@ from gmx.passes.convert_gmx_to_linalg import (
 from gmx.passes.lower_to_llvm import PASS as LOWER_TO_LLVM
 
 from . import memref
-from .dtypes import accepts, numpy_dtype
+from .dtypes import numpy_dtype
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
 _CACHE_SIZE = 64
@@ -125,6 +125,11 @@ class CompiledProgram:
         shape_errors, index_errors = log.shape_errors, log.index_errors
         log.shape_errors, log.index_errors = [], []
         if shape_errors:
+            site, dim, a, b = shape_errors[0]
+            if dim == SHAPE_ERROR_EMPTY_AXIS:
+                raise IndexError(
+                    f"{self._site(site)}: axis {a} has size {b}: every index into it is out of bounds"
+                )
             raise ValueError(self._shape_error_message(*shape_errors[0]))
         if index_errors:
             site, axis, value, size = index_errors[0]
@@ -138,8 +143,6 @@ class CompiledProgram:
         where = self._site(site)
         if dim == SHAPE_ERROR_NOT_DIVISIBLE:
             return f"{where}: indices last dim {a} is not a multiple of the coordinate size {b}"
-        if dim == SHAPE_ERROR_EMPTY_AXIS:
-            return f"{where}: axis {a} has size {b}: nothing to gather from for a non-empty output"
         return (
             f"{where}: non-axis dim {dim} is not broadcastable at run time: "
             f"input has size {a}, logical indices have size {b}"
@@ -190,7 +193,9 @@ class CompiledProgram:
 
     def _check_argument(self, i: int, array, sig: TensorSignature) -> np.ndarray:
         array = np.asarray(array)
-        if not accepts(sig.dtype, array.dtype):
+        # Exactly the dtype: an unsigned array for a signless integer would be
+        # reinterpreted silently (uint8 200 read as i8 -56).
+        if array.dtype != sig.dtype:
             raise TypeError(f"argument #{i} of @{self.entry} must be {sig.describe()}, got dtype {array.dtype}")
         shape_ok = array.ndim == sig.rank and all(
             want is None or want == got for want, got in zip(sig.shape, array.shape)
@@ -199,7 +204,7 @@ class CompiledProgram:
             raise ValueError(
                 f"argument #{i} of @{self.entry} must be {sig.describe()}, got shape {list(array.shape)}"
             )
-        return np.ascontiguousarray(array.view(sig.dtype))
+        return np.ascontiguousarray(array)
 
 
 def _parse(asm: str) -> ir.Module:

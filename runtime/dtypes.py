@@ -35,16 +35,3 @@ def numpy_dtype(element_type: ir.Type) -> np.dtype:
         if inner == np.float64:
             return np.dtype(np.complex128)
     raise ElementTypeError(f"element type {t} has no numpy counterpart in gmx.runtime")
-
-
-def accepts(expected: np.dtype, given: np.dtype) -> bool:
-    """Whether an array of dtype `given` may be passed as `expected`:
-    the same dtype, or an unsigned integer of the same width for a
-    signless integer (MLIR integers are signless)."""
-    if given == expected:
-        return True
-    return (
-        expected.kind == "i"
-        and given.kind == "u"
-        and given.itemsize == expected.itemsize
-    )
