@@ -49,26 +49,27 @@ def to_descriptor(array: np.ndarray):
     return descriptor
 
 
-def to_numpy(descriptor, rank: int, dtype: np.dtype) -> np.ndarray:
-    """A new array holding a copy of the memref's elements."""
+def strided_view(descriptor, rank: int, dtype: np.dtype) -> np.ndarray:
+    """A writable numpy view of the memref's elements (no copy).
+
+    Memref strides are in elements and non-negative; a view of an empty
+    memref is a fresh empty array (its pointers may be anything)."""
     shape = tuple(descriptor.shape) if rank else ()
     strides = tuple(descriptor.strides) if rank else ()
-    result = np.empty(shape, dtype)
-    if result.size == 0:
-        return result
+    if 0 in shape:
+        return np.empty(shape, dtype)
     itemsize = dtype.itemsize
-    lowest = sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
-    highest = sum(max(0, (n - 1) * s) for n, s in zip(shape, strides))
-    start = descriptor.aligned + (descriptor.offset + lowest) * itemsize
-    span = (highest - lowest + 1) * itemsize
+    span = (1 + sum((n - 1) * s for n, s in zip(shape, strides))) * itemsize
+    start = descriptor.aligned + descriptor.offset * itemsize
     raw = np.ctypeslib.as_array((ctypes.c_uint8 * span).from_address(start))
-    view = np.lib.stride_tricks.as_strided(
-        raw.view(dtype)[-lowest:],
-        shape=shape,
-        strides=[s * itemsize for s in strides],
+    return np.lib.stride_tricks.as_strided(
+        raw.view(dtype), shape=shape, strides=[s * itemsize for s in strides]
     )
-    np.copyto(result, view)
-    return result
+
+
+def to_numpy(descriptor, rank: int, dtype: np.dtype) -> np.ndarray:
+    """A new array holding a copy of the memref's elements."""
+    return strided_view(descriptor, rank, dtype).copy()
 
 
 def free_results(descriptors) -> None:
@@ -81,27 +82,17 @@ class _UnrankedMemRef(ctypes.Structure):
     _fields_ = [("rank", ctypes.c_int64), ("descriptor", ctypes.c_void_p)]
 
 
-def _strided_bytes(unranked: _UnrankedMemRef, element_size: int) -> np.ndarray:
-    """A writable numpy view of a memref's elements, as raw element bytes."""
+def _unranked_view(unranked: _UnrankedMemRef, element_size: int) -> np.ndarray:
+    """The elements of an unranked memref as raw element-sized bytes."""
     rank = unranked.rank
     descriptor = ctypes.cast(unranked.descriptor, ctypes.POINTER(descriptor_type(rank))).contents
-    shape = tuple(descriptor.shape) if rank else ()
-    strides = tuple(descriptor.strides) if rank else ()
-    element = np.dtype((np.void, element_size))
-    if 0 in shape:
-        return np.empty(shape, element)
-    span = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
-    start = descriptor.aligned + descriptor.offset * element_size
-    raw = np.ctypeslib.as_array((ctypes.c_uint8 * (span * element_size)).from_address(start))
-    return np.lib.stride_tricks.as_strided(
-        raw.view(element), shape=shape, strides=[s * element_size for s in strides]
-    )
+    return strided_view(descriptor, rank, np.dtype((np.void, element_size)))
 
 
 def _memref_copy(element_size, source, target) -> None:
     np.copyto(
-        _strided_bytes(target.contents, element_size),
-        _strided_bytes(source.contents, element_size),
+        _unranked_view(target.contents, element_size),
+        _unranked_view(source.contents, element_size),
     )
 
 
