@@ -10,8 +10,14 @@ MLIR's runner-utils library, which this build's ExecutionEngine lacks.
 
 from __future__ import annotations
 
+from gmx.dialect.mlir import ir
+
 from .convert_gmx_to_linalg import PASS as CONVERT_GMX_TO_LINALG
-from .registry import PassInfo, PassOption
+from .registry import PassInfo, PassOption, add_python_pass
+
+# The tensor signature of each public function, kept through the lowering so
+# that an LLVM-dialect module can still be called on numpy arrays.
+SIGNATURE_ATTR = "gmx.signature"
 
 UPSTREAM_STAGES = (
     "tosa-to-linalg-pipeline",
@@ -39,7 +45,21 @@ UPSTREAM_STAGES = (
 )
 
 
+def prepare_entry_points(module) -> None:
+    """Give every public function with a body the C interface the
+    ExecutionEngine calls, and record its tensor signature."""
+    for op in module.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name != "func.func" or not op.regions[0].blocks:
+            continue
+        if "sym_visibility" in op.attributes:
+            continue  # private or nested: not an entry point
+        op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        op.attributes[SIGNATURE_ATTR] = op.attributes["function_type"]
+
+
 def _build(pm, options) -> None:
+    add_python_pass(pm, prepare_entry_points, PASS)
     CONVERT_GMX_TO_LINALG.add_to(pm, f"checked={str(options['checked']).lower()}")
     for stage in UPSTREAM_STAGES:
         pm.add(stage)

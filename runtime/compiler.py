@@ -29,6 +29,7 @@ from gmx.passes.convert_gmx_to_linalg import (
     SHAPE_ERROR_NOT_DIVISIBLE,
 )
 from gmx.passes.lower_to_llvm import PASS as LOWER_TO_LLVM
+from gmx.passes.lower_to_llvm import SIGNATURE_ATTR
 
 from . import memref
 from .dtypes import numpy_dtype
@@ -70,13 +71,29 @@ def _tensor_signature(t: ir.Type, role: str) -> TensorSignature:
         raise CompileError(f"{role}: {error}") from None
 
 
-def _find_function(module: ir.Module, entry: str):
+def _find_entry(module: ir.Module, entry: str):
+    """The entry's op: a `func.func`, or an `llvm.func` that
+    --gmx-lower-to-llvm lowered (it carries its tensor signature)."""
     for op in module.body.operations:
-        if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == entry:
-            if not op.regions[0].blocks:
-                raise CompileError(f"entry function '@{entry}' is only a declaration")
-            return op
+        op = op.operation
+        if op.name not in ("func.func", "llvm.func"):
+            continue
+        if ir.StringAttr(op.attributes["sym_name"]).value != entry:
+            continue
+        if not op.regions[0].blocks:
+            raise CompileError(f"entry function '@{entry}' is only a declaration")
+        if op.name == "llvm.func" and SIGNATURE_ATTR not in op.attributes:
+            raise CompileError(
+                f"'@{entry}' is already in the LLVM dialect without its tensor signature: "
+                "lower it with --gmx-lower-to-llvm, or pass the tensor-level module"
+            )
+        return op
     raise CompileError(f"no function '@{entry}' in the module")
+
+
+def _signature(entry_op) -> ir.FunctionType:
+    name = SIGNATURE_ATTR if SIGNATURE_ATTR in entry_op.attributes else "function_type"
+    return ir.FunctionType(ir.TypeAttr(entry_op.attributes[name]).value)
 
 
 class _ErrorLog(threading.local):
@@ -95,12 +112,12 @@ class CompiledProgram:
         self._context = make_context()
         with self._context, ir.Location.unknown():
             module = _parse(asm)
-            function = _find_function(module, entry)
-            ftype = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+            entry_op = _find_entry(module, entry)
+            ftype = _signature(entry_op)
             self.arguments = [_tensor_signature(t, f"argument #{i}") for i, t in enumerate(ftype.inputs)]
             self.results = [_tensor_signature(t, f"result #{i}") for i, t in enumerate(ftype.results)]
-            function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-            _lower(module, checked)
+            if entry_op.name == "func.func":
+                _lower(module, checked)
             self.sites = _error_sites(module)
             self._engine = ExecutionEngine(module, opt_level=3)
         self._log = _ErrorLog()

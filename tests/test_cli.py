@@ -177,3 +177,21 @@ def test_run_bad_output_suffix(gather_file, tmp_path, capsys):
     code = run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", tmp_path / "o.txt")
     assert code == 1
     assert "must end in .npy or .npz" in capsys.readouterr().err
+
+
+def test_run_accepts_a_module_lowered_by_gmx_opt(gather_file, tmp_path, capsys):
+    lowered = tmp_path / "lowered.mlir"
+    assert opt(gather_file, "--gmx-lower-to-llvm", "-o", lowered) == 0
+    assert "gmx.signature" in lowered.read_text()
+    np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(4, 3))
+    np.save(tmp_path / "i.npy", np.array([[2], [0]]))
+    assert run(lowered, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy") == 0
+    expected = np.array([[6, 7, 8], [0, 1, 2]], dtype=np.float32)
+    assert capsys.readouterr().out.strip() == repr(expected)
+
+
+def test_run_rejects_llvm_module_without_signature(tmp_path, capsys):
+    path = tmp_path / "llvm.mlir"
+    path.write_text("llvm.func @main() {\n  llvm.return\n}\n")
+    assert run(path) == 1
+    assert "without its tensor signature" in capsys.readouterr().err

@@ -1,11 +1,12 @@
 // RUN: not gmx-run %s 2>&1 | FileCheck %s --check-prefix=INDEX
+// RUN: gmx-opt %s --gmx-lower-to-llvm | not gmx-run - 2>&1 | FileCheck %s --check-prefix=INDEX
 // RUN: not gmx-run %s -e wrong_args 2>&1 | FileCheck %s --check-prefix=ARGS
 // RUN: not gmx-run %s -e missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not gmx-run %s --input %t.does-not-exist.npy 2>&1 | FileCheck %s --check-prefix=FILE
 
 // An index outside its axis after wrapping: a located IndexError, exit 1,
 // no traceback.
-// INDEX: gmx-run: error: {{.*}}gmx-run-errors.mlir:13:8: index -5 is out of bounds for axis 0 with size 4
+// INDEX: gmx-run: error: {{.*}}gmx-run-errors.mlir:14:8: index -5 is out of bounds for axis 0 with size 4
 // INDEX-NOT: Traceback
 func.func @main() -> tensor<2x3xf32> {
   %x = arith.constant dense<1.0> : tensor<4x3xf32>

@@ -1,5 +1,6 @@
 // RUN: gmx-opt %s --convert-gmx-to-linalg | gmx-run - | FileCheck %s
 // RUN: gmx-run %s | FileCheck %s
+// RUN: gmx-opt %s --gmx-lower-to-llvm | gmx-run - | FileCheck %s
 
 // Seed 000, GatherND with 3-D coordinates: input [2,2,2],
 // indices [[0,0,1],[0,1,0],[1,0,0],[1,1,0],[1,1,1]] -> [1,2,4,6,7];
