@@ -288,6 +288,14 @@ def _gather_ops(module) -> list:
     return ops
 
 
+def error_sites(module) -> list[str]:
+    """The `file:line:col` of each lowered gather, by site number."""
+    attributes = module.attributes
+    if ERROR_SITES_ATTR not in attributes:
+        return []
+    return [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes[ERROR_SITES_ATTR])]
+
+
 def convert_gmx_to_linalg(module, checked: bool = True) -> None:
     """Replace every gmx.gather_multiaxis in `module` by its linalg form.
 
@@ -296,8 +304,7 @@ def convert_gmx_to_linalg(module, checked: bool = True) -> None:
     IRDL-defined ops, even for a pattern that only replaces the op by its
     operand, so the ops are rewritten in place.
     """
-    sites_attr = module.attributes[ERROR_SITES_ATTR] if ERROR_SITES_ATTR in module.attributes else None
-    sites = [ir.StringAttr(s).value for s in sites_attr] if sites_attr is not None else []
+    sites = error_sites(module)
     lowered_any = False
     for op in _gather_ops(module):
         if ir.RankedTensorType(op.input.type).rank == 0:

@@ -22,11 +22,11 @@ from gmx.dialect import make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.passes.convert_gmx_to_linalg import (
-    ERROR_SITES_ATTR,
     INDEX_ERROR_FN,
     SHAPE_ERROR_FN,
     SHAPE_ERROR_EMPTY_AXIS,
     SHAPE_ERROR_NOT_DIVISIBLE,
+    error_sites,
 )
 from gmx.passes.lower_to_llvm import PASS as LOWER_TO_LLVM
 from gmx.passes.lower_to_llvm import SIGNATURE_ATTR
@@ -118,7 +118,7 @@ class CompiledProgram:
             self.results = [_tensor_signature(t, f"result #{i}") for i, t in enumerate(ftype.results)]
             if entry_op.name == "func.func":
                 _lower(module, checked)
-            self.sites = _error_sites(module)
+            self.sites = error_sites(module.operation)
             self._engine = ExecutionEngine(module, opt_level=3)
         self._log = _ErrorLog()
         self._callbacks = [_CALLBACK(self._on_index_error), _CALLBACK(self._on_shape_error)]
@@ -238,13 +238,6 @@ def _lower(module: ir.Module, checked: bool) -> None:
         pm.run(module.operation)
     except ir.MLIRError as error:
         raise CompileError(error_text(error)) from None
-
-
-def _error_sites(module: ir.Module) -> list[str]:
-    attributes = module.operation.attributes
-    if ERROR_SITES_ATTR not in attributes:
-        return []
-    return [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes[ERROR_SITES_ATTR])]
 
 
 def _module_text(asm_or_module) -> str:
