@@ -147,7 +147,7 @@ class CompiledProgram:
                 raise IndexError(
                     f"{self._site(site)}: axis {a} has size {b}: every index into it is out of bounds"
                 )
-            raise ValueError(self._shape_error_message(*shape_errors[0]))
+            raise ValueError(self._shape_error_message(site, dim, a, b))
         if index_errors:
             site, axis, value, size = index_errors[0]
             more = f" ({len(index_errors)} out-of-bounds reads)" if len(index_errors) > 1 else ""

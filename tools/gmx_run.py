@@ -25,7 +25,7 @@ from gmx.dialect.mlir import ir
 from gmx.runtime import CompileError, compile
 
 from .output import OutputError, write_output
-from .source import SourceError, parse_chunk, read_source, split_chunks
+from .source import Chunk, SourceError, parse_chunk, read_source
 
 PROG = "gmx-run"
 
@@ -53,7 +53,7 @@ def load_module_text(path: str) -> str:
     text, source_name = read_source(path)
     with make_context():
         try:
-            module = parse_chunk(split_chunks(text, False)[0], source_name)
+            module = parse_chunk(Chunk(text, first_line=1), source_name)
         except ir.MLIRError as error:
             raise RunError(error_text(error)) from None
         return module.get_asm(enable_debug_info=True)
