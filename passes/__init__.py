@@ -12,6 +12,7 @@ from .registry import PassInfo, PassOptionError  # noqa: F401
 def get_all_passes() -> dict[str, PassInfo]:
     """Flag name -> PassInfo for every gmx pass (imported lazily)."""
     from .convert_gmx_to_linalg import PASS as convert_gmx_to_linalg
+    from .gmx_canonicalize import PASS as gmx_canonicalize
     from .lower_to_llvm import PASS as gmx_lower_to_llvm
 
-    return {p.argument: p for p in (convert_gmx_to_linalg, gmx_lower_to_llvm)}
+    return {p.argument: p for p in (gmx_canonicalize, convert_gmx_to_linalg, gmx_lower_to_llvm)}
