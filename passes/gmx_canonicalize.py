@@ -1,12 +1,374 @@
-"""--gmx-canonicalize: raise frontend gathers into gmx.gather_multiaxis (work in progress)."""
+"""--gmx-canonicalize: raise what frontends emit for gathers into gmx.gather_multiaxis.
+
+IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened
+input, with reshapes (any of the four spellings, see `views`) around it and
+linearised index arithmetic in front of it (DESIGN.md section 2).
+IR out: one `gmx.gather_multiaxis` per gather, over the unflattened input
+with its true axes, and at most one reshape per operand and result.
+
+The patterns, each one rewrite of one recognised shape (the IR before and
+after is in each docstring; `lit_tests/passes/gmx-canonicalize*.mlir` has a
+positive and a negative case for each):
+
+    raise-tosa-gather         tosa.gather            -> gmx, axes = [1]
+    fold-input-reshape        gmx(reshape(x))        -> gmx(x), rank and axes adjusted
+    raise-linearised-indices  gmx(reshape(x), sum(c_i * stride_i)) -> gmx(x, c...), true axes
+    fold-input-transpose      gmx(transpose(x))      -> gmx(x), axes permuted
+    fold-result-reshape       reshape(gmx)           -> gmx with the reshaped output
+    simplify-indices          gmx(f(i))              -> gmx(i): views, broadcasting tiles, casts
+                              and negative-index normalisation absorbed; iota
+                              constants become non-axis dims; an identity
+                              gather becomes its input
+
+Every pattern reads its IR into a `GatherSpec`, transforms it and lets
+`gather_spec.synthesize` emit the result; a pattern that cannot express the
+whole gather (`NoMatch`) changes nothing. Dead ops are erased by the driver.
+Only static shapes are raised. Exactness contract: see `coordinates`.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
+
+from gmx.dialect.gmx import OP_NAME
+from gmx.dialect.mlir import ir, rewrite
+
+from .coordinates import Work, linear_terms, peel
+from .gather_spec import (
+    GatherSpec,
+    Indexed,
+    Iota,
+    NoMatch,
+    Zero,
+    current_form,
+    plan_of,
+    refine_output,
+    require,
+    spec_of_gmx,
+    static_dims,
+    synthesize,
+)
 from .registry import PassInfo, add_python_pass
+from .views import VIEW_OPS, common_refinement, defining_op, merge_groups, op_name, static_shape_of, strip_views, view_source
+
+
+def _views_needed(plan, spec: GatherSpec) -> int:
+    return 0 if plan.gmx_out == list(spec.result_shape) else 1
+
+
+def _rewrite(root, spec: GatherSpec, rewriter, current: tuple | None = None, views_before: int = 0) -> bool:
+    """Replace `root` by the gather `spec`; False (= success) when rewritten.
+
+    With `current` (the form of the gmx op being folded), nothing happens if
+    the new op would look the same and need no fewer views.
+    """
+    plan = plan_of(spec)
+    if current is not None and plan.form(spec) == current and _views_needed(plan, spec) >= views_before:
+        return True
+    with rewriter.ip, root.location:
+        value, _ = synthesize(spec)
+    rewriter.replace_op(root, [value])
+    return False
+
+
+def _pattern(function):
+    """Adapt `function(op, rewriter)` to the driver: NoMatch means no match."""
+
+    def apply(op, rewriter):
+        try:
+            return function(op, rewriter)
+        except NoMatch:
+            return True
+
+    apply.__name__ = function.__name__
+    apply.__doc__ = function.__doc__
+    return apply
+
+
+def _form_with_views(op) -> tuple:
+    return current_form(op)
+
+
+# --- raise-tosa-gather ------------------------------------------------------------------
+
+
+@_pattern
+def raise_tosa_gather(op, rewriter):
+    """A bare tosa.gather is gmx with axes = [1] on indices with a unit dim added.
+
+        %g = tosa.gather %v, %i : (tensor<2x5x3xf32>, tensor<2x4xi32>) -> tensor<2x4x3xf32>
+    becomes
+        %e = tensor.expand_shape %i [[0], [1, 2]] output_shape [2, 4, 1] : ... into tensor<2x4x1xi32>
+        %g = "gmx.gather_multiaxis"(%v, %e) {axes = array<i64: 1>} : ... -> tensor<2x4x3xf32>
+    """
+    values, indices = op.operands[0], op.operands[1]
+    n, _, c = static_dims(values)
+    _, w = static_dims(indices)
+    coords = [Zero() if n == 1 else Iota(0), Indexed(indices, (n, w, 1)), Zero() if c == 1 else Iota(2)]
+    return _rewrite(op, GatherSpec(values, [n, w, c], coords, [n, w, c]), rewriter)
+
+
+# --- fold-input-reshape / raise-linearised-indices ------------------------------------------
+
+
+def _split_iotas(spec: GatherSpec, splits: dict[int, list[int]]) -> tuple[GatherSpec, dict[int, list[int]]]:
+    """Split output dims that iota coordinates run along; returns the new spec
+    and, per split dim, its new dims."""
+    out, where = [], {}
+    for b, size in enumerate(spec.out_shape):
+        pieces = splits.get(b, [size])
+        where[b] = list(range(len(out), len(out) + len(pieces)))
+        out.extend(pieces)
+    masked = [Zero() if isinstance(c, Iota) and c.dim in splits else c for c in spec.coords]
+    refined = refine_output(replace(spec, coords=masked), [s for s in out if s != 1] if False else out)
+    return replace(refined, coords=[c2 if not (isinstance(c1, Iota) and c1.dim in splits) else c1
+                                   for c1, c2 in zip(spec.coords, refined.coords)]), where
+
+
+def _unflatten_input(spec: GatherSpec, linear: bool) -> GatherSpec:
+    """The spec over the input's source `x0` (the input is a reshape of it).
+
+    Each input dim must be a merge of source dims. A merged dim addressed by
+    an iota splits its output dim; one addressed by an index tensor needs a
+    linear index with the source's row-major strides (`linear`).
+    """
+    x0, count = strip_views(spec.input)
+    require(count > 0, "input is not a reshape")
+    source = static_dims(x0)
+    groups = merge_groups(source, spec.input_shape)
+    require(groups is not None, "input is not a merge of its source's dims")
+    linear_dims = [d for d, g in enumerate(groups) if len(g) > 1 and isinstance(spec.coords[d], Indexed)]
+    require(bool(linear_dims) == linear, "linear index" if linear_dims else "no linear index")
+    iota_splits = {spec.coords[d].dim: [source[x] for x in g]
+                   for d, g in enumerate(groups) if len(g) > 1 and isinstance(spec.coords[d], Iota)}
+    spec, where = _split_iotas(spec, iota_splits)
+    coords = [Zero()] * len(source)
+    pending = []
+    for d, group in enumerate(groups):
+        coord = spec.coords[d]
+        if len(group) == 1:
+            coords[group[0]] = coord
+        elif len(group) > 1 and isinstance(coord, Iota):
+            for x, b in zip(group, where[coord.dim]):
+                coords[x] = Iota(b)
+        elif len(group) > 1 and isinstance(coord, Indexed):
+            pending.append((group, coord))
+    new = GatherSpec(x0, spec.out_shape, coords, spec.result_shape)
+    for group, coord in pending:
+        new = _split_linear(new, group, coord, [source[x] for x in group])
+    return new
+
+
+def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: list[int]) -> GatherSpec:
+    """Replace a linear coordinate over source dims `group` by one per dim."""
+    require(coord.tuple_size == 1)
+    strides = [int(np.prod(sizes[i + 1:])) for i in range(len(sizes))]
+    work = Work(spec, [coord])
+    terms = linear_terms(work, 0)
+    by_stride = {}
+    for index, coefficient in terms:
+        require(coefficient not in by_stride, "two terms share a stride")
+        by_stride[coefficient] = index
+    require(sorted(by_stride) == sorted(strides), f"strides {sorted(by_stride)} are not {strides}")
+    results = {}
+    for x, stride, size in zip(group, strides, sizes):
+        results[x] = peel(work, by_stride[stride], size)
+    # refinement while peeling later terms may have changed earlier ones
+    final = dict(zip(group, [None] * len(group)))
+    for x, stride in zip(group, strides):
+        final[x] = results[x]
+    coords = list(work.spec.coords)
+    for x in group:
+        coords[x] = _current(work, final[x])
+    return replace(work.spec, coords=coords)
+
+
+def _current(work: Work, coord):
+    """An Indexed peeled earlier, with the output space's later refinements."""
+    if not isinstance(coord, Indexed):
+        if isinstance(coord, Iota):
+            # later refinements never split iota dims; recompute its index
+            return coord
+        return coord
+    for pending in work.pending:
+        if pending.value == coord.value and pending.component == coord.component and pending.tuple_size == coord.tuple_size:
+            return pending
+    return coord
+
+
+@_pattern
+def fold_input_reshape(op, rewriter):
+    """A reshape of the input folds into the gmx op's rank and axes.
+
+        %x = tosa.reshape %w, %s : (tensor<10x8xf32>, !tosa.shape<3>) -> tensor<1x10x8xf32>
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<1x12x1xi64>) -> tensor<1x12x8xf32>
+    becomes (the unit dim stays only because the output needs it)
+        %x = tensor.expand_shape %w [[0, 1], [2]] ... into tensor<1x10x8xf32>
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} ...
+    A merged input dim read by an iota splits into the source dims; one read by
+    an index tensor is `raise-linearised-indices`' job.
+    """
+    spec = _unflatten_input(spec_of_gmx(op), linear=False)
+    return _rewrite(op, spec, rewriter, current_form(op), 0)
+
+
+@_pattern
+def raise_linearised_indices(op, rewriter):
+    """A gather from a flattened input with a linear index becomes a gather with
+    one coordinate per source dim.
+
+        %v = tosa.reshape %x : tensor<4x5x6xf32> -> tensor<1x120x1xf32>
+        %c = tosa.concat %iota0, %idx, %iota2 {axis = 3}       (tensor<4x3x6x3xi32>)
+        %f = tosa.reduce_sum(tosa.mul(reshape(%c) : tensor<72x3xi32>, [[30, 6, 1]])) {axis = 1}
+        %g = "gmx.gather_multiaxis"(%v, reshape(%f) : tensor<1x72x1xi32>) {axes = array<i64: 1>}
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, %idx : tensor<4x3x6xi64>) {axes = array<i64: 1>} -> tensor<4x3x6xf32>
+        (+ one reshape back to 1x72x1 until `fold-result-reshape` removes it)
+    Terms may also be written `add(mul(c0, s0), c1)` (ONNX GatherND); the
+    coefficients must be exactly the row-major strides of the merged dims.
+    """
+    spec = _unflatten_input(spec_of_gmx(op), linear=True)
+    spec = _peel_all(spec)
+    return _rewrite(op, spec, rewriter, current_form(op), 0)
+
+
+# --- fold-input-transpose ------------------------------------------------------------------
+
+
+@_pattern
+def fold_input_transpose(op, rewriter):
+    """A transpose of the input folds into the axes (the coordinate of
+    transposed dim d reads source dim perms[d]).
+
+        %t = tosa.transpose %x {perms = array<i32: 0, 2, 1>} : tensor<4x5x6xf32> -> tensor<4x6x5xf32>
+        %g = "gmx.gather_multiaxis"(%t, %ij) {axes = array<i64: 0, 1>} : (..., tensor<3x1x2xi64>) -> tensor<3x1x5xf32>
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, %ij) {axes = array<i64: 0, 2>} : (tensor<4x5x6xf32>, ...) -> tensor<3x5x1xf32>
+    Only when the output needs no transpose (its non-axis dims stay in order).
+    """
+    spec = spec_of_gmx(op)
+    transpose = op.operands[0]
+    require(op_name(transpose) == "tosa.transpose")
+    perms = list(ir.DenseI32ArrayAttr(defining_op(transpose).attributes["perms"]))
+    x0 = defining_op(transpose).operands[0]
+    static_dims(x0)
+    coords = [None] * len(perms)
+    for d, p in enumerate(perms):
+        coords[p] = spec.coords[d]
+    return _rewrite(op, replace(spec, input=x0, coords=coords), rewriter)
+
+
+# --- fold-result-reshape ------------------------------------------------------------------------
+
+
+def _gather_under_views(value: ir.Value) -> tuple[object, int]:
+    """The gmx op whose result reaches `value` through single-use views only."""
+    count = 1
+    while True:
+        if _single_use(value) and _is_gmx(value):
+            return defining_op(value), count
+        source = view_source(value)
+        require(source is not None and _single_use(source) or (source is not None and _is_gmx(source)))
+        if _is_gmx(source):
+            require(_single_use(source))
+            return defining_op(source), count
+        value, count = source, count + 1
+
+
+def _is_gmx(value: ir.Value) -> bool:
+    return op_name(value) == OP_NAME
+
+
+def _single_use(value: ir.Value) -> bool:
+    return len(list(value.uses)) == 1
+
+
+@_pattern
+def fold_result_reshape(op, rewriter):
+    """A reshape of the gmx result folds into the gmx output (chains of views collapse).
+
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<1x12x1xi64>) -> tensor<1x12x8xf32>
+        %r = tosa.reshape %g, %s : (tensor<1x12x8xf32>, !tosa.shape<3>) -> tensor<3x4x8xf32>
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, %i2) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<3x4x1xi64>) -> tensor<3x4x8xf32>
+    """
+    result = op.results[0]
+    target = static_shape_of(result)
+    require(target is not None and 0 not in target)
+    gather, views = _gather_under_views(op.operands[0])
+    spec = spec_of_gmx(gather)
+    fine = common_refinement(spec.out_shape, target)
+    require(fine is not None)
+    spec = replace(refine_output(spec, fine), result_shape=target)
+    plan = plan_of(spec)
+    if plan.form(spec) == current_form(gather) and _views_needed(plan, spec) >= views:
+        return True
+    with rewriter.ip, op.location:
+        value, _ = synthesize(spec)
+    rewriter.replace_op(op, [value])
+    return False
+
+
+# --- simplify-indices ---------------------------------------------------------------------------------
+
+
+def _peel_all(spec: GatherSpec) -> GatherSpec:
+    """Peel every single-coordinate Indexed of `spec` (see `coordinates.peel`)."""
+    shape = spec.input_shape
+    for d in range(len(spec.coords)):
+        coord = spec.coords[d]
+        if not isinstance(coord, Indexed) or coord.tuple_size != 1:
+            continue
+        others = [i for i in range(len(spec.coords)) if i != d]
+        work = Work(spec, [coord])
+        peeled = peel(work, 0, shape[d])
+        coords = list(work.spec.coords)
+        coords[d] = peeled
+        del others
+        spec = replace(work.spec, coords=coords)
+    return spec
+
+
+@_pattern
+def simplify_indices(op, rewriter):
+    """Index producers gmx does itself are absorbed.
+
+        %c = tosa.cast %i : (tensor<3x4xi64>) -> tensor<3x4xi32>
+        %n = tosa.select(tosa.greater(0, %c), tosa.add(%c, 10), %c)
+        %g = "gmx.gather_multiaxis"(%w, reshape(%n)) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, ...)
+    becomes
+        %g = "gmx.gather_multiaxis"(%w, reshape(%i)) {axes = array<i64: 1>}
+    Absorbed: views; `tosa.tile` that only broadcasts (the index keeps its
+    small shape); any integer map equal to gmx's own wrap on [-dim, dim)
+    (casts, select-normalisation, floor-mod), checked by evaluating it on
+    that whole range. Constant coordinates: an iota becomes a non-axis dim
+    (an iota over a full axis is the identity gather, which becomes its
+    input); a constant 0 slices the input.
+    """
+    spec = spec_of_gmx(op)
+    return _rewrite(op, _peel_all(spec), rewriter, current_form(op), 0)
+
+
+PATTERNS = (
+    ("tosa.gather", raise_tosa_gather),
+    (OP_NAME, fold_input_reshape),
+    (OP_NAME, raise_linearised_indices),
+    (OP_NAME, fold_input_transpose),
+    (OP_NAME, simplify_indices),
+) + tuple((name, fold_result_reshape) for name in VIEW_OPS)
 
 
 def canonicalize(module) -> None:
-    """Placeholder: the patterns land in the following commits."""
+    """Apply the gmx patterns to `module` until none applies."""
+    patterns = rewrite.RewritePatternSet()
+    for root, function in PATTERNS:
+        patterns.add(root, function)
+    config = rewrite.GreedyRewriteConfig()
+    config.enable_folding = False  # leave the rest of the user's IR as it is
+    config.max_iterations = 64
+    rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), config)
 
 
 def _build(pm, options) -> None:

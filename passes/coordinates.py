@@ -1,0 +1,311 @@
+"""Reading one coordinate of a gather back to where it comes from.
+
+A coordinate arrives as a tensor laid out over the output space (see
+`gather_spec`). Frontends build it from a small index tensor by reshaping,
+broadcasting (`tosa.tile`), casting and normalising negative values, or from
+constants (iotas), or as a linear combination of per-dim coordinates. The
+functions here undo that:
+
+- `strip_layout`: views and broadcasting tiles (the output space is refined
+  where the tensor's own shape splits an output dim);
+- `peel`: additionally absorbs value maps gmx does itself (casts,
+  `select(greater(0, i), add(i, n), i)`, floor-mod) and turns constants into
+  `Iota` / `Zero` / a compact constant;
+- `linear_terms`: splits a linear index (`reduce_sum(mul(concat(c..), strides))`,
+  `add(mul(c0, s), c1)`) into its terms.
+
+Contract (what frontends guarantee, and what makes the raising exact): every
+per-dim coordinate lies in [-dim, dim). Under it the raised gather reads
+the same element as the original program; outside it the original reads
+some other element silently, and the raised one reports the index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from gmx.dialect.mlir import ir
+
+from .gather_spec import GatherSpec, Indexed, Iota, NoMatch, Zero, refine_output, require
+from .index_values import (
+    constant_value,
+    elementwise_inputs,
+    elementwise_operands,
+    index_function,
+    integer_width,
+    wraps_like_gmx,
+)
+from .views import common_refinement, defining_op, merge_groups, op_name, static_shape_of, view_source
+
+
+class Work:
+    """A spec plus coordinates still being taken apart, refined together."""
+
+    def __init__(self, spec: GatherSpec, pending: list[Indexed] | None = None):
+        self.spec = spec
+        self.pending = list(pending or [])
+
+    def refine(self, fine: list[int]) -> None:
+        extra = GatherSpec(self.spec.input, self.spec.out_shape, list(self.spec.coords) + self.pending)
+        refined = refine_output(extra, fine)
+        n = len(self.spec.coords)
+        self.spec = replace(self.spec, out_shape=refined.out_shape, coords=refined.coords[:n])
+        self.pending = refined.coords[n:]
+
+
+def _refine_to(work: Work, index: int, own_shape: list[int]) -> list[list[int]]:
+    """Refine the output space so that the dims of `own_shape` (the pending
+    coordinate's actual tensor shape) are unions of output dims; returns, for
+    each dim of `own_shape`, its output dims."""
+    coord = work.pending[index]
+    spanned = [b for b, s in enumerate(coord.shape) if s != 1]
+    nonunit = [coord.shape[b] for b in spanned]
+    fine_pieces = common_refinement(nonunit or [1], own_shape)
+    require(fine_pieces is not None, "coordinate shape does not align with the output")
+    # split each spanned output dim into its pieces
+    out, pieces = [], iter(fine_pieces)
+    for b, size in enumerate(work.spec.out_shape):
+        if b not in spanned:
+            out.append(size)
+            continue
+        product = 1
+        while product < size:
+            piece = next(pieces)
+            out.append(piece)
+            product *= piece
+    if out != list(work.spec.out_shape):
+        work.refine(out)
+    coord = work.pending[index]
+    spanned = [b for b, s in enumerate(coord.shape) if s != 1]
+    groups = merge_groups([coord.shape[b] for b in spanned], own_shape)
+    require(groups is not None)
+    return [[spanned[i] for i in group] for group in groups]
+
+
+def strip_layout(work: Work, index: int) -> None:
+    """Look through views and broadcasting tiles of pending coordinate `index`."""
+    while True:
+        coord = work.pending[index]
+        value = coord.value
+        source = view_source(value)
+        if source is not None and (coord.tuple_size == 1 or static_shape_of(source)[-1] == coord.tuple_size):
+            work.pending[index] = replace(coord, value=source)
+            continue
+        if op_name(value) != "tosa.tile" or coord.tuple_size != 1:
+            return
+        multiples = constant_value(defining_op(value).operands[1])
+        tiled = defining_op(value).operands[0]
+        inner = static_shape_of(tiled)
+        if multiples is None or inner is None:
+            return
+        if any(m > 1 and s > 1 for m, s in zip(multiples, inner)):
+            return  # a real repetition, not a broadcast
+        try:
+            groups = _refine_to(work, index, static_shape_of(value))
+        except NoMatch:
+            return
+        coord = work.pending[index]
+        shape = list(coord.shape)
+        for dim, group in enumerate(groups):
+            if multiples[dim] > 1:
+                for b in group:
+                    shape[b] = 1
+        work.pending[index] = replace(coord, value=tiled, shape=tuple(shape))
+
+
+def _absorb_value_map(coord: Indexed, size: int) -> Indexed | None:
+    """The coordinate with an absorbable elementwise map removed, or None."""
+    value = coord.value
+    if elementwise_operands(defining_op(value)) is None:
+        return None
+    shape = static_shape_of(value)
+    for leaf in reversed(elementwise_inputs(value)):
+        if static_shape_of(leaf) != shape:
+            continue
+        width = integer_width(ir.ShapedType(leaf.type).element_type)
+        function = index_function(value, leaf)
+        if width is not None and function is not None and wraps_like_gmx(function, width, size):
+            return replace(coord, value=leaf)
+    return None
+
+
+def _classify_constant(work: Work, index: int, array: np.ndarray, size: int):
+    """Iota, Zero or a compact constant Indexed for a constant coordinate."""
+    coord = work.pending[index]
+    try:
+        _refine_to(work, index, list(array.shape))
+    except NoMatch:
+        pass
+    coord = work.pending[index]
+    over_output = array.reshape([s for s in coord.shape])
+    spanned = [b for b, s in enumerate(coord.shape) if s != 1]
+    # drop dims along which the constant does not vary
+    compact = over_output
+    shape = list(coord.shape)
+    for b in spanned:
+        first = np.take(compact, [0], axis=b)
+        if np.all(compact == first):
+            compact, shape[b] = first, 1
+    spanned = [b for b, s in enumerate(shape) if s != 1]
+    flat = compact.reshape(-1)
+    if not spanned and flat[0] in (0, -size):
+        return Zero()
+    if len(spanned) == 1 and np.array_equal(flat, np.arange(flat.size)) and flat.size <= size:
+        return Iota(spanned[0])
+    if tuple(shape) == tuple(coord.shape) and list(compact.shape) == static_shape_of(coord.value):
+        return replace(coord, shape=tuple(shape))
+    return replace(coord, shape=tuple(shape), array=compact.reshape(shape))
+
+
+def peel(work: Work, index: int, size: int):
+    """Pending coordinate `index` (of an input dim of `size`) as Iota, Zero or the
+    smallest Indexed it comes from; the output space may be refined."""
+    while True:
+        strip_layout(work, index)
+        coord = work.pending[index]
+        if coord.tuple_size != 1:
+            return coord
+        array = constant_value(coord.value)
+        if array is not None:
+            return _classify_constant(work, index, array, size)
+        absorbed = _absorb_value_map(coord, size)
+        if absorbed is None:
+            break
+        work.pending[index] = absorbed
+    try:  # give a real index tensor its natural shape in the output space
+        _refine_to(work, index, static_shape_of(work.pending[index].value))
+    except NoMatch:
+        pass
+    return work.pending[index]
+
+
+# --- Linear indices ------------------------------------------------------------------
+
+
+def _splat(value: ir.Value) -> int | None:
+    array = constant_value(value)
+    if array is None or array.size == 0 or np.any(array != array.reshape(-1)[0]):
+        return None
+    return int(array.reshape(-1)[0])
+
+
+def _concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
+    """(operand, offset, width) along the last dim of a concat, in either spelling:
+    `tosa.concat`/`tensor.concat`, or `tensor.insert_slice`s into `tensor.empty`."""
+    name = op_name(value)
+    shape = static_shape_of(value)
+    if shape is None:
+        return None
+    last = len(shape) - 1
+    if name in ("tosa.concat", "tensor.concat"):
+        attribute = defining_op(value).attributes["axis" if name == "tosa.concat" else "dim"]
+        if ir.IntegerAttr(attribute).value != last:
+            return None
+        parts, offset = [], 0
+        for operand in defining_op(value).operands:
+            width = static_shape_of(operand)[-1]
+            parts.append((operand, offset, width))
+            offset += width
+        return parts
+    parts, covered = [], 0
+    while op_name(value) == "tensor.insert_slice":
+        op = defining_op(value)
+        source = op.operands[0]
+        offsets = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+        strides = list(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
+        if len(op.operands) != 2 or any(s != 1 for s in strides) or any(offsets[:-1]) or sizes[:-1] != shape[:-1]:
+            return None
+        if static_shape_of(source) != sizes:
+            return None
+        parts.append((source, offsets[-1], sizes[-1]))
+        covered += sizes[-1]
+        value = op.operands[1]
+    if op_name(value) != "tensor.empty" or not parts:
+        return None
+    parts.sort(key=lambda p: p[1])
+    offset = 0
+    for _, start, width in parts:
+        if start != offset:
+            return None
+        offset += width
+    return parts if offset == shape[-1] else None
+
+
+def _reduced_concat_terms(coord: Indexed) -> list[tuple[Indexed, int]] | None:
+    """reduce_sum(mul(view(concat(parts)), strides), last) as (coordinate, stride) terms."""
+    value = coord.value
+    if op_name(value) != "tosa.reduce_sum":
+        return None
+    summed = defining_op(value).operands[0]
+    shape = static_shape_of(summed)
+    if ir.IntegerAttr(defining_op(value).attributes["axis"]).value != len(shape) - 1:
+        return None
+    if op_name(summed) != "tosa.mul" or _splat(defining_op(summed).operands[2]) != 0:
+        return None
+    a, b = defining_op(summed).operands[0], defining_op(summed).operands[1]
+    strides, tuples = constant_value(b), a
+    if strides is None:
+        strides, tuples = constant_value(a), b
+    n = shape[-1]
+    if strides is None or strides.size != n:
+        return None
+    while (source := view_source(tuples)) is not None and static_shape_of(source)[-1] == n:
+        tuples = source
+    parts = _concat_parts(tuples)
+    if parts is None:
+        return None
+    terms = []
+    for operand, offset, width in parts:
+        for j in range(width):
+            term = replace(coord, value=operand, component=j, tuple_size=width)
+            if width == 1:
+                term = replace(term, component=0, tuple_size=1)
+            terms.append((term, int(strides.reshape(-1)[offset + j])))
+    return terms
+
+
+def linear_terms(work: Work, index: int) -> list[tuple[int, int]]:
+    """Split pending coordinate `index` into linear terms.
+
+    Returns (pending index, coefficient) pairs; new pending coordinates are
+    appended to `work`. A term that is no sum stays one term of coefficient 1.
+    """
+    strip_layout(work, index)
+    coord = work.pending[index]
+    name = op_name(coord.value)
+    if coord.tuple_size != 1:
+        return [(index, 1)]
+    if name in ("tosa.cast", "arith.extsi", "arith.trunci"):
+        work.pending[index] = replace(coord, value=defining_op(coord.value).operands[0])
+        return linear_terms(work, index)
+    reduced = _reduced_concat_terms(coord)
+    if reduced is not None:
+        return _expand_terms(work, [(t, s) for t, s in reduced])
+    if name == "tosa.add" and _same_shapes(coord.value):
+        a, b = defining_op(coord.value).operands[0], coord.defining_op(value).operands[1]
+        return _expand_terms(work, [(replace(coord, value=a), 1), (replace(coord, value=b), 1)])
+    if name == "tosa.mul":
+        op = defining_op(coord.value)
+        if _splat(op.operands[2]) == 0:
+            for this, other in ((0, 1), (1, 0)):
+                factor = _splat(op.operands[other])
+                if factor is not None and static_shape_of(op.operands[this]) == static_shape_of(coord.value):
+                    return _expand_terms(work, [(replace(coord, value=op.operands[this]), factor)])
+    return [(index, 1)]
+
+
+def _same_shapes(value: ir.Value, operands: int | None = None) -> bool:
+    shapes = [static_shape_of(v) for v in list(defining_op(value).operands)[:operands]]
+    return all(s == static_shape_of(value) for s in shapes)
+
+
+def _expand_terms(work: Work, terms: list[tuple[Indexed, int]]) -> list[tuple[int, int]]:
+    result = []
+    for term, factor in terms:
+        work.pending.append(term)
+        for index, coefficient in linear_terms(work, len(work.pending) - 1):
+            result.append((index, coefficient * factor))
+    return result

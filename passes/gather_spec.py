@@ -1,0 +1,365 @@
+"""A gather as coordinates over an output space, and the one gmx op it becomes.
+
+Every pattern of `--gmx-canonicalize` reads the IR it matches into a
+`GatherSpec`, changes it, and hands it to `synthesize`, which emits the
+smallest `gmx.gather_multiaxis` for it. A spec says, for an input `X` of
+static shape `S` and an output space `B`:
+
+    out[o] = X[p],   p[d] = coords[d](o)
+
+where each coordinate is one of
+    Iota(b)     p[d] = o[b]                      (a non-axis dim of gmx)
+    Zero()      p[d] = 0
+    Indexed     p[d] = reshape(value, shape + [tuple])[o', component]
+                (o' = o with 0 where `shape` is 1: broadcasting; an axis of gmx)
+
+`B` is a working space: patterns may refine it (split its dims); the spec's
+`result_shape` is what the replaced value must have in the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from gmx.dialect.gmx import gather_multiaxis, static_shape
+from gmx.dialect.mlir import arith, ir, linalg, tensor
+from gmx.dialect.shapes import GatherShapeError, infer_output_shape
+
+from .index_values import integer_width
+from .views import emit_view, merge_groups, static_shape_of, tensor_type
+
+
+class NoMatch(Exception):
+    """The IR does not have the shape a pattern recognises; nothing is rewritten."""
+
+
+@dataclass(frozen=True)
+class Iota:
+    dim: int
+
+
+@dataclass(frozen=True)
+class Zero:
+    pass
+
+
+@dataclass(frozen=True)
+class Indexed:
+    value: ir.Value
+    shape: tuple  # in the output space: each dim 1 (broadcast) or the output's size
+    component: int = 0
+    tuple_size: int = 1  # > 1: `value` holds tuples, this is one coordinate of them
+    # A constant coordinate re-emitted in compact form: `value` is the old
+    # constant (for its element type), `array` the values over `shape`.
+    array: object = None
+
+    def __eq__(self, other):  # identity of the IR value, not numpy equality
+        return self is other
+
+    __hash__ = object.__hash__
+
+
+@dataclass
+class GatherSpec:
+    input: ir.Value
+    out_shape: list
+    coords: list
+    result_shape: list = field(default_factory=list)
+
+    @property
+    def input_shape(self) -> list[int]:
+        return static_shape_of(self.input)
+
+
+def require(condition: bool, why: str = "") -> None:
+    if not condition:
+        raise NoMatch(why)
+
+
+def static_dims(value: ir.Value) -> list[int]:
+    shape = static_shape_of(value)
+    require(shape is not None and 0 not in shape, "dynamic or empty shape")
+    return shape
+
+
+# --- Refining the output space ------------------------------------------------
+
+
+def refine_output(spec: GatherSpec, fine: Sequence[int]) -> GatherSpec:
+    """The same gather over output space `fine` (a split of `spec.out_shape`).
+
+    An Iota dim cannot be split (that would split an input dim), nor can a
+    broadcast dim of an index tensor be partially kept.
+    """
+    fine = list(fine)
+    groups = merge_groups(fine, spec.out_shape)
+    require(groups is not None, "output space does not refine")
+    coords = []
+    for coord in spec.coords:
+        if isinstance(coord, Iota):
+            group = groups[coord.dim]
+            require(len(group) <= 1, "an iota output dim would split")
+            coords.append(Iota(group[0]) if group else Zero())
+        elif isinstance(coord, Indexed):
+            shape = [1] * len(fine)
+            for b, group in enumerate(groups):
+                if coord.shape[b] != 1:
+                    for f in group:
+                        shape[f] = fine[f]
+            coords.append(replace(coord, shape=tuple(shape)))
+        else:
+            coords.append(coord)
+    return replace(spec, out_shape=fine, coords=coords)
+
+
+# --- Layout: which gmx dim hosts which input and output dim --------------------
+
+
+@dataclass
+class Layout:
+    input_dims: list  # per gmx dim: the input dim it holds, or None (a new unit dim)
+    output_dims: list  # per gmx dim: the output dim it produces, or None (size 1)
+
+
+def _layout(spec: GatherSpec) -> Layout:
+    """Merge input dims and output dims into gmx dims, keeping both orders.
+
+    Iota coordinates pair an input dim with an output dim. Between two pairs,
+    the remaining output dims are hosted right-aligned by the remaining input
+    dims; extra output dims get new unit input dims in front.
+    """
+    pairs = [(d, c.dim) for d, c in enumerate(spec.coords) if isinstance(c, Iota)]
+    require(all(b1 < b2 for (_, b1), (_, b2) in zip(pairs, pairs[1:])), "iota dims are permuted")
+    layout = Layout([], [])
+    previous = (-1, -1)
+    for d, b in pairs + [(len(spec.coords), len(spec.out_shape))]:
+        inputs = list(range(previous[0] + 1, d))
+        outputs = [x for x in range(previous[1] + 1, b) if spec.out_shape[x] != 1]
+        extra = len(outputs) - len(inputs)
+        for x in outputs[: max(extra, 0)]:
+            layout.input_dims.append(None)
+            layout.output_dims.append(x)
+        hosted = outputs[max(extra, 0):]
+        for i, d_in in enumerate(inputs):
+            offset = i - (len(inputs) - len(hosted))
+            layout.input_dims.append(d_in)
+            layout.output_dims.append(hosted[offset] if offset >= 0 else None)
+        if d < len(spec.coords):
+            layout.input_dims.append(d)
+            layout.output_dims.append(b)
+        previous = (d, b)
+    return layout
+
+
+# --- Emission -------------------------------------------------------------------
+
+
+def _slice_input(spec: GatherSpec) -> tuple[ir.Value, list[int]]:
+    """The input cut to what the coordinates can reach (iota over a shorter output
+    dim, or a constant 0), as a `tensor.extract_slice`."""
+    shape = spec.input_shape
+    sizes = list(shape)
+    for d, coord in enumerate(spec.coords):
+        if isinstance(coord, Iota):
+            require(spec.out_shape[coord.dim] <= shape[d], "iota beyond its input dim")
+            sizes[d] = spec.out_shape[coord.dim]
+        elif isinstance(coord, Zero):
+            sizes[d] = 1
+    if sizes == shape:
+        return spec.input, sizes
+    element = ir.RankedTensorType(spec.input.type).element_type
+    sliced = tensor.extract_slice(
+        tensor_type(sizes, element), spec.input, [], [], [], [0] * len(sizes), sizes, [1] * len(sizes)
+    )
+    return sliced, sizes
+
+
+def _gmx_shape(shape_by_output: Sequence[int], layout: Layout) -> list[int]:
+    return [1 if b is None else shape_by_output[b] for b in layout.output_dims]
+
+
+def _index_element_type(coords: list[Indexed]):
+    widths = [(integer_width(ir.ShapedType(c.value.type).element_type), c) for c in coords]
+    return max(widths, key=lambda wc: wc[0])[1].value.type.element_type
+
+
+def _shared_tuple(coords: list[Indexed]) -> bool:
+    """All coordinates are the components, in order, of one tuple tensor."""
+    first = coords[0]
+    return first.tuple_size == len(coords) and all(
+        c.value == first.value and c.shape == first.shape and c.component == j and c.tuple_size == first.tuple_size
+        for j, c in enumerate(coords)
+    )
+
+
+def _column(coord: Indexed, own: list[int], logical: list[int], element_type) -> ir.Value:
+    """One coordinate as a `logical + [1]` tensor of `element_type`."""
+    value = materialize(coord)
+    if coord.tuple_size > 1:
+        shape = list(coord.shape)
+        value = emit_view(value, shape + [coord.tuple_size])
+        rank = len(shape) + 1
+        value = tensor.extract_slice(
+            tensor_type(shape + [1], ir.RankedTensorType(value.type).element_type),
+            value, [], [], [], [0] * (rank - 1) + [coord.component], shape + [1], [1] * rank,
+        )
+    if ir.RankedTensorType(value.type).element_type != element_type:
+        from gmx.dialect.mlir import tosa
+
+        value = tosa.cast(tensor_type(static_shape_of(value), element_type), value)
+    if own == logical:
+        return emit_view(value, logical + [1])
+    added = [g for g, (a, b) in enumerate(zip(own, logical)) if a != b]
+    squeezed = emit_view(value, [s for g, s in enumerate(own) if g not in added])
+    init = tensor.empty(logical, element_type)
+    broadcast = linalg.broadcast(squeezed, outs=[init], dimensions=added)
+    broadcast = broadcast if isinstance(broadcast, ir.Value) else broadcast.results[0]
+    return emit_view(broadcast, logical + [1])
+
+
+def _indices(coords: list[Indexed], layout: Layout, logical: list[int]) -> ir.Value:
+    """The gmx indices operand: the coordinate tuples, last dim folded (c = k)."""
+    k = len(coords)
+    folded = logical[:-1] + [logical[-1] * k]
+    if k == 1 and coords[0].tuple_size == 1:
+        return emit_view(materialize(coords[0]), logical)
+    if _shared_tuple(coords):
+        return emit_view(coords[0].value, folded)
+    element_type = _index_element_type(coords)
+    columns = [_column(c, _gmx_shape(c.shape, layout), logical, element_type) for c in coords]
+    packed = tensor.concat(tensor_type(logical + [k], element_type), len(logical), columns)
+    return emit_view(packed, folded)
+
+
+def materialize(coord: Indexed) -> ir.Value:
+    """The coordinate's tensor (a new compact constant where it was folded)."""
+    if coord.array is None:
+        return coord.value
+    return new_constant(coord.array, ir.RankedTensorType(coord.value.type).element_type)
+
+
+def synthesize(spec: GatherSpec) -> tuple[ir.Value, bool]:
+    """Emit the gather `spec` describes at the current insertion point.
+
+    Returns the value of type `result_shape` and whether a gmx op was needed
+    (False: the gather was the identity and the value is a view of the input).
+    Raises NoMatch (before emitting anything) when gmx cannot express it.
+    """
+    plan = plan_of(spec)
+    x, sliced_shape = _slice_input(spec)
+    if not plan.indexed:
+        require(plan.gmx_out == [sliced_shape[d] if d is not None else 1 for d in plan.layout.input_dims])
+        return emit_view(x, spec.result_shape), False
+    gmx_input = emit_view(x, plan.gmx_input)
+    indices = _indices(plan.indexed, plan.layout, plan.logical)
+    out = gather_multiaxis(gmx_input, indices, plan.axes)
+    return emit_view(out, spec.result_shape), True
+
+
+@dataclass
+class Plan:
+    layout: Layout
+    indexed: list
+    axes: list
+    gmx_input: list
+    gmx_out: list
+    logical: list
+
+    def form(self, spec: GatherSpec) -> tuple:
+        """What the emitted gmx op looks like, to compare with an existing one."""
+        from .views import strip_views
+
+        if len(self.indexed) == 1 and self.indexed[0].tuple_size == 1 or _shared_tuple(self.indexed):
+            indices_root = strip_views(self.indexed[0].value)[0]
+        else:
+            indices_root = None  # a new tuple tensor: always different
+        k = len(self.indexed)
+        folded = self.logical[:-1] + [self.logical[-1] * k]
+        return (strip_views(spec.input)[0], tuple(self.gmx_input), indices_root, tuple(folded),
+                tuple(self.axes), tuple(self.gmx_out))
+
+
+def plan_of(spec: GatherSpec) -> Plan:
+    """The gmx op for `spec`, without emitting anything; NoMatch if impossible."""
+    require(len(spec.coords) == len(spec.input_shape))
+    layout = _layout(spec)
+    sizes = list(spec.input_shape)
+    for d, coord in enumerate(spec.coords):
+        if isinstance(coord, Iota):
+            sizes[d] = spec.out_shape[coord.dim]
+        elif isinstance(coord, Zero):
+            sizes[d] = 1
+    gmx_input = [1 if d is None else sizes[d] for d in layout.input_dims]
+    gmx_out = _gmx_shape(spec.out_shape, layout)
+    position = {d: g for g, d in enumerate(layout.input_dims) if d is not None}
+    indexed = [(d, c) for d, c in enumerate(spec.coords) if isinstance(c, Indexed)]
+    if indexed and indexed[0][1].tuple_size > 1 and _shared_tuple([c for _, c in sorted(indexed, key=lambda dc: dc[1].component)]):
+        indexed.sort(key=lambda dc: dc[1].component)
+    axes = [position[d] for d, _ in indexed]
+    coords = [c for _, c in indexed]
+    logical = [1] * len(layout.input_dims)
+    for c in coords:
+        for g, s in enumerate(_gmx_shape(c.shape, layout)):
+            logical[g] = max(logical[g], s)
+    # every output dim must be produced: by an iota, or by the indices
+    for g, b in enumerate(layout.output_dims):
+        d = layout.input_dims[g]
+        from_input = d is not None and isinstance(spec.coords[d], Iota)
+        require(from_input or gmx_out[g] == 1 or logical[g] == gmx_out[g], "output dim produced by nothing")
+        if d is not None and isinstance(spec.coords[d], Indexed):
+            require(logical[g] == gmx_out[g], "axis dim larger than its output")
+    if coords:
+        k = len(coords)
+        folded = logical[:-1] + [logical[-1] * k]
+        try:
+            inferred = infer_output_shape(gmx_input, folded, axes)
+        except GatherShapeError as error:
+            raise NoMatch(str(error)) from None
+        require(list(inferred) == gmx_out, f"layout error {inferred} != {gmx_out}")
+    require(int(np.prod(gmx_out)) == int(np.prod(spec.result_shape)), "result size differs")
+    return Plan(layout, coords, axes, gmx_input, gmx_out, logical)
+
+
+# --- Reading a gmx op back --------------------------------------------------------
+
+
+def spec_of_gmx(op) -> GatherSpec:
+    """The spec an existing static `gmx.gather_multiaxis` computes."""
+    x, indices = op.operands[0], op.operands[1]
+    shape, out = static_dims(x), static_dims(op.results[0])
+    index_shape = static_dims(indices)
+    axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
+    require(len(shape) >= 1)
+    k = max(len(axes), 1)
+    logical = index_shape[:-1] + [index_shape[-1] // k]
+    coords = []
+    for d in range(len(shape)):
+        if d in axes:
+            coords.append(Indexed(indices, tuple(logical), axes.index(d), len(axes)))
+        elif shape[d] == 1:
+            coords.append(Zero())
+        else:
+            coords.append(Iota(d))
+    return GatherSpec(x, out, coords, list(out))
+
+
+def current_form(op) -> tuple:
+    """`Plan.form` of an existing gmx op."""
+    from .views import strip_views
+
+    return (strip_views(op.operands[0])[0], tuple(static_shape(op.operands[0].type)),
+            strip_views(op.operands[1])[0], tuple(static_shape(op.operands[1].type)),
+            tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])), tuple(static_shape(op.results[0].type)))
+
+
+def new_constant(array: np.ndarray, element_type) -> ir.Value:
+    """An `arith.constant` tensor holding `array` (int values) in `element_type`."""
+    width = integer_width(element_type)
+    dtype = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width]
+    attribute = ir.DenseElementsAttr.get(
+        np.ascontiguousarray(array.astype(dtype)), type=tensor_type(list(array.shape), element_type)
+    )
+    return arith.constant(tensor_type(list(array.shape), element_type), attribute)

@@ -1,0 +1,223 @@
+"""Index values known at compile time, evaluated with numpy.
+
+Two uses, both by `--gmx-canonicalize`:
+
+- `constant_value(v)`: the value of an integer tensor computed from constants
+  only (`tosa.const`, `arith.constant`, through reshapes, tiles, casts, the
+  negative-index `select`, ...). Frontends materialise iota coordinates that
+  way; evaluating them tells an iota from a real index tensor.
+- `index_function(root, leaf)`: the elementwise integer function that maps
+  `leaf` to `root` (splat constants only), e.g. the normalisation
+  `select(greater(0, i), add(i, 5), i)`. `wraps_like_gmx` then decides whether
+  the function is what gmx does anyway on the valid index range.
+
+Integers follow MLIR's signless two's-complement semantics: every result is
+wrapped to its element type's width, `intdiv` truncates toward zero and an
+integer cast truncates or sign-extends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from gmx.dialect.mlir import ir
+
+from .views import defining_op, static_shape_of, view_source
+
+# Constants larger than this are not evaluated (they would not be iotas a
+# frontend emits for a gather we can compile anyway).
+MAX_EVALUATED_ELEMENTS = 1 << 24
+# Index functions are checked exhaustively on [-size, size) up to this size.
+MAX_CHECKED_AXIS = 1 << 22
+
+ELEMENTWISE_BINARY = {
+    "tosa.add": np.add,
+    "tosa.sub": np.subtract,
+    "tosa.mul": np.multiply,  # its third operand is the shift, which must be 0
+    "tosa.maximum": np.maximum,
+    "tosa.minimum": np.minimum,
+    "tosa.greater": np.greater,
+    "tosa.greater_equal": np.greater_equal,
+    "tosa.equal": np.equal,
+    "tosa.logical_and": np.logical_and,
+    "tosa.logical_or": np.logical_or,
+    "arith.addi": np.add,
+    "arith.subi": np.subtract,
+    "arith.muli": np.multiply,
+}
+ELEMENTWISE_UNARY = {
+    "tosa.cast": lambda a: a,
+    "tosa.logical_not": np.logical_not,
+    "tosa.abs": np.abs,
+    "arith.extsi": lambda a: a,
+    "arith.trunci": lambda a: a,
+    "arith.index_cast": lambda a: a,
+}
+ELEMENTWISE = set(ELEMENTWISE_BINARY) | set(ELEMENTWISE_UNARY) | {"tosa.intdiv", "tosa.select", "arith.select"}
+
+
+def integer_width(element_type) -> int | None:
+    """Bit width of a signless integer (or index: 64) type, else None."""
+    if isinstance(element_type, ir.IndexType):
+        return 64
+    if isinstance(element_type, ir.IntegerType) and element_type.is_signless:
+        return element_type.width
+    return None
+
+
+def wrap_to_width(values: np.ndarray, width: int) -> np.ndarray:
+    """Two's-complement wrap of int64 `values` to `width` bits (i1 -> bool)."""
+    values = np.asarray(values)
+    if values.dtype == bool or width == 1:
+        return values.astype(bool) if width == 1 else values.astype(np.int64)
+    if width >= 64:
+        return values.astype(np.int64)
+    half = np.int64(1) << np.int64(width - 1)
+    return ((values.astype(np.int64) + half) % (2 * half)) - half
+
+
+def _element_width(value: ir.Value) -> int | None:
+    return integer_width(ir.ShapedType(value.type).element_type)
+
+
+def _truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    quotient = np.abs(a) // np.where(b == 0, 1, np.abs(b))
+    return np.where((a < 0) != (b < 0), -quotient, quotient)
+
+
+def _apply(name: str, args: list[np.ndarray]) -> np.ndarray:
+    if name in ELEMENTWISE_UNARY:
+        return ELEMENTWISE_UNARY[name](args[0])
+    if name in ELEMENTWISE_BINARY:
+        return ELEMENTWISE_BINARY[name](args[0], args[1])
+    if name == "tosa.intdiv":
+        return _truncating_divide(args[0], args[1])
+    return np.where(args[0], args[1], args[2])  # tosa.select / arith.select
+
+
+def elementwise_operands(op) -> list[ir.Value] | None:
+    """The operands `op` combines elementwise, or None if it isn't such an op."""
+    if op is None or op.name not in ELEMENTWISE:
+        return None
+    name = op.name
+    if name not in ELEMENTWISE:
+        return None
+    operands = list(op.operands)
+    if name == "tosa.mul":
+        shift = constant_value(operands[2])
+        if shift is None or np.any(shift != 0):
+            return None
+        operands = operands[:2]
+    return operands
+
+
+def _attribute_array(attribute, shape: list[int]) -> np.ndarray | None:
+    if not isinstance(attribute, ir.DenseIntElementsAttr):
+        return None
+    if attribute.is_splat:
+        return np.full(shape, np.array(attribute).reshape(-1)[0], dtype=np.int64)
+    return np.array(attribute).astype(np.int64).reshape(shape)
+
+
+def _leaf_constant(op, shape) -> np.ndarray | None:
+    if op.name in ("tosa.const", "tosa.const_shape"):
+        return _attribute_array(op.attributes["values"], shape)
+    if op.name == "arith.constant":
+        return _attribute_array(op.attributes["value"], shape)
+    return None
+
+
+def constant_value(value: ir.Value) -> np.ndarray | None:
+    """The int64 array `value` always holds, or None if it isn't a known constant."""
+    op = defining_op(value)
+    if op is not None and op.name == "tosa.const_shape":  # !tosa.shape<n>, not a tensor
+        return np.array(op.attributes["values"]).astype(np.int64).reshape(-1)
+    shape = static_shape_of(value)
+    width = _element_width(value) if isinstance(value.type, ir.ShapedType) else None
+    if shape is None or width is None or int(np.prod(shape)) > MAX_EVALUATED_ELEMENTS:
+        return None
+    op = defining_op(value)
+    if op is None:
+        return None  # a block argument
+    leaf = _leaf_constant(op, shape)
+    if leaf is not None:
+        return wrap_to_width(leaf, width)
+    source = view_source(value)
+    if source is not None:
+        inner = constant_value(source)
+        return None if inner is None else inner.reshape(shape)
+    if op.name == "tosa.tile":
+        inner = constant_value(op.operands[0])
+        multiples = constant_value(op.operands[1])
+        return None if inner is None or multiples is None else np.tile(inner, multiples)
+    operands = elementwise_operands(op)
+    if operands is None:
+        return None
+    args = [constant_value(v) for v in operands]
+    if any(a is None for a in args):
+        return None
+    return wrap_to_width(np.broadcast_to(_apply(op.name, args), shape), width)
+
+
+def index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np.ndarray] | None:
+    """`f` with root == f(leaf) elementwise, built from splat constants only.
+
+    Returns None when some path from `root` reaches anything other than
+    `leaf`, an elementwise op or a splat (single-valued) constant.
+    """
+    if root == leaf:
+        return lambda t: t
+    width = _element_width(root)
+    if width is None or defining_op(root) is None:
+        return None
+    constant = constant_value(root)
+    if constant is not None:
+        if constant.size == 0 or np.any(constant != constant.reshape(-1)[0]):
+            return None
+        scalar = constant.reshape(-1)[0]
+        return lambda t: np.full(np.shape(t), scalar, dtype=np.int64)
+    op = defining_op(root)
+    operands = elementwise_operands(op)
+    if operands is None:
+        return None
+    parts = [index_function(v, leaf) for v in operands]
+    if any(p is None for p in parts):
+        return None
+    name = op.name
+    return lambda t: wrap_to_width(_apply(name, [p(t) for p in parts]), width)
+
+
+def elementwise_inputs(root: ir.Value) -> list[ir.Value]:
+    """The non-constant values feeding `root` through elementwise ops, nearest first."""
+    found, frontier = [], [root]
+    while frontier:
+        value = frontier.pop(0)
+        if value != root:
+            if constant_value(value) is not None:
+                continue
+            if value not in found:
+                found.append(value)
+        op = defining_op(value)
+        if op is None:
+            continue
+        operands = elementwise_operands(op)
+        frontier.extend(operands or [])
+    return found
+
+
+def wraps_like_gmx(function, leaf_width: int, size: int) -> bool:
+    """Whether gmx reads the same element through `function(t)` as through `t`.
+
+    Checked exhaustively for every valid index t in [-size, size) (the range
+    ONNX, numpy and PyTorch accept): `function(t)` must itself be valid and
+    wrap to the same position as `t`.
+    """
+    if size <= 0 or size > MAX_CHECKED_AXIS or size > (1 << (leaf_width - 1)):
+        return False
+    t = np.arange(-size, size, dtype=np.int64)
+    result = np.asarray(function(t)).astype(np.int64)
+    if result.shape != t.shape or np.any(result < -size) or np.any(result >= size):
+        return False
+    return bool(np.all(np.where(result < 0, result + size, result) == np.where(t < 0, t + size, t)))

@@ -1,0 +1,147 @@
+"""Reshapes ("views"): recognising the four forms and emitting the cheapest one.
+
+All four keep the row-major element order, so for `--gmx-canonicalize` they
+are the same thing with different spellings:
+
+    tosa.reshape %x, %shape          (%shape from tosa.const_shape)
+    tensor.reshape %x(%shape)        (%shape a constant)
+    tensor.expand_shape / tensor.collapse_shape
+
+Only static shapes are handled; a dynamic view is not looked through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gmx.dialect.mlir import ir, tensor
+
+VIEW_OPS = ("tosa.reshape", "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape")
+
+
+def static_shape_of(value: ir.Value) -> list[int] | None:
+    """The shape of a ranked tensor value, or None if unranked or dynamic."""
+    if not isinstance(value.type, ir.RankedTensorType):
+        return None
+    t = ir.RankedTensorType(value.type)
+    if not t.has_static_shape:
+        return None
+    return list(t.shape)
+
+
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The operation producing `value`, or None for a block argument."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def op_name(value: ir.Value) -> str | None:
+    """The name of the operation producing `value`, or None."""
+    op = defining_op(value)
+    return None if op is None else op.name
+
+
+def view_source(value: ir.Value) -> ir.Value | None:
+    """The tensor `value` is a static reshape of, or None."""
+    if op_name(value) not in VIEW_OPS:
+        return None
+    source = defining_op(value).operands[0]
+    if static_shape_of(value) is None or static_shape_of(source) is None:
+        return None
+    return source
+
+
+def strip_views(value: ir.Value) -> tuple[ir.Value, int]:
+    """The value under every static view above it, and how many views there were."""
+    count = 0
+    while (source := view_source(value)) is not None:
+        value, count = source, count + 1
+    return value, count
+
+
+def collapse_groups(source: Sequence[int], target: Sequence[int]) -> list[list[int]] | None:
+    """Reassociation collapsing `source` into `target`, or None if it isn't one.
+
+    Every group is contiguous, non-empty and multiplies to its target size;
+    unit source dims join the group before them (or after, at the start).
+    """
+    if len(target) > len(source) or not target:
+        return None
+    groups, i = [], 0
+    for size in target:
+        group, product = [], 1
+        while i < len(source):
+            group.append(i)
+            product *= source[i]
+            i += 1
+            if product == size:
+                break
+            if product > size:
+                return None
+        if product != size or not group:
+            return None
+        groups.append(group)
+    while i < len(source):
+        if source[i] != 1:
+            return None
+        groups[-1].append(i)
+        i += 1
+    return groups
+
+
+def common_refinement(a: Sequence[int], b: Sequence[int]) -> list[int] | None:
+    """The coarsest shape both `a` and `b` are merges of (unit dims dropped), or None."""
+    if int(np.prod(a)) != int(np.prod(b)) or 0 in a or 0 in b:
+        return None
+    cuts = sorted({int(np.prod(a[:i])) for i in range(len(a) + 1)} | {int(np.prod(b[:i])) for i in range(len(b) + 1)})
+    refined = []
+    for low, high in zip(cuts, cuts[1:]):
+        if high % low:
+            return None
+        refined.append(high // low)
+    return refined
+
+
+def merge_groups(fine: Sequence[int], coarse: Sequence[int]) -> list[list[int]] | None:
+    """For each dim of `coarse`, the dims of `fine` merged into it (unit dims of
+    `fine` belong to no group, a unit dim of `coarse` gets an empty group)."""
+    groups, j = [[] for _ in coarse], 0
+    nonunit = [i for i, s in enumerate(fine) if s != 1]
+    for k, size in enumerate(coarse):
+        if size == 1:
+            continue
+        product = 1
+        while product < size and j < len(nonunit):
+            product *= fine[nonunit[j]]
+            groups[k].append(nonunit[j])
+            j += 1
+        if product != size:
+            return None
+    return groups if j == len(nonunit) else None
+
+
+def tensor_type(shape: Sequence[int], element_type) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(shape), element_type)
+
+
+def emit_view(value: ir.Value, shape: Sequence[int]) -> ir.Value:
+    """`value` reshaped to static `shape`: nothing, one collapse, one expand,
+    or (when neither fits) a collapse to 1-D followed by an expand. Views
+    already above `value` are looked through, so chains never grow."""
+    value = strip_views(value)[0]
+    source_shape = static_shape_of(value)
+    shape = list(shape)
+    if source_shape == shape:
+        return value
+    element_type = ir.RankedTensorType(value.type).element_type
+    groups = collapse_groups(source_shape, shape)
+    if groups is not None:
+        return tensor.collapse_shape(tensor_type(shape, element_type), value, groups)
+    groups = collapse_groups(shape, source_shape)
+    if groups is not None:
+        return tensor.expand_shape(tensor_type(shape, element_type), value, groups, [], shape)
+    size = int(np.prod(source_shape))
+    flat = tensor.collapse_shape(tensor_type([size], element_type), value, [list(range(len(source_shape)))])
+    return tensor.expand_shape(tensor_type(shape, element_type), flat, [list(range(len(shape)))], [], shape)
