@@ -285,7 +285,7 @@ def linear_terms(work: Work, index: int) -> list[tuple[int, int]]:
     if reduced is not None:
         return _expand_terms(work, [(t, s) for t, s in reduced])
     if name == "tosa.add" and _same_shapes(coord.value):
-        a, b = defining_op(coord.value).operands[0], coord.defining_op(value).operands[1]
+        a, b = defining_op(coord.value).operands[0], defining_op(coord.value).operands[1]
         return _expand_terms(work, [(replace(coord, value=a), 1), (replace(coord, value=b), 1)])
     if name == "tosa.mul":
         op = defining_op(coord.value)

@@ -272,7 +272,9 @@ class Plan:
         """What the emitted gmx op looks like, to compare with an existing one."""
         from .views import strip_views
 
-        if len(self.indexed) == 1 and self.indexed[0].tuple_size == 1 or _shared_tuple(self.indexed):
+        if not self.indexed:
+            return ("identity",)
+        if len(self.indexed) == 1 and self.indexed[0].tuple_size == 1 and self.indexed[0].array is None or _shared_tuple(self.indexed):
             indices_root = strip_views(self.indexed[0].value)[0]
         else:
             indices_root = None  # a new tuple tensor: always different

@@ -81,14 +81,16 @@ def _pattern(function):
             return function(op, rewriter)
         except NoMatch:
             return True
+        except Exception as error:  # a bug must not lose the user's IR: say so, change nothing
+            op.location.emit_warning(
+                f"gmx-canonicalize: pattern {function.__name__} failed ({type(error).__name__}: {error}); "
+                "op left unchanged"
+            )
+            return True
 
     apply.__name__ = function.__name__
     apply.__doc__ = function.__doc__
     return apply
-
-
-def _form_with_views(op) -> tuple:
-    return current_form(op)
 
 
 # --- raise-tosa-gather ------------------------------------------------------------------

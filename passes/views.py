@@ -142,6 +142,11 @@ def emit_view(value: ir.Value, shape: Sequence[int]) -> ir.Value:
     groups = collapse_groups(shape, source_shape)
     if groups is not None:
         return tensor.expand_shape(tensor_type(shape, element_type), value, groups, [], shape)
+    refined = common_refinement(source_shape, shape) or [1]
+    down, up = collapse_groups(source_shape, refined), collapse_groups(shape, refined)
+    if down is not None and up is not None:
+        middle = tensor.collapse_shape(tensor_type(refined, element_type), value, down)
+        return tensor.expand_shape(tensor_type(shape, element_type), middle, up, [], shape)
     size = int(np.prod(source_shape))
     flat = tensor.collapse_shape(tensor_type([size], element_type), value, [list(range(len(source_shape)))])
     return tensor.expand_shape(tensor_type(shape, element_type), flat, [list(range(len(shape)))], [], shape)

@@ -1,0 +1,255 @@
+// The patterns of --gmx-canonicalize, one positive and one negative case each
+// (the pattern is named in the comment above each function).
+// RUN: gmx-opt %s --split-input-file --gmx-canonicalize | FileCheck %s
+// Idempotent: a second run changes nothing.
+// RUN: gmx-opt %s --split-input-file --gmx-canonicalize --gmx-canonicalize | FileCheck %s
+// The same after tosa-to-tensor, where reshapes are expand/collapse_shape.
+// RUN: gmx-opt %s --split-input-file --tosa-to-tensor --gmx-canonicalize | FileCheck %s --check-prefix=TENSOR
+
+// raise-tosa-gather: a bare tosa.gather becomes gmx with axes = [1].
+// CHECK-LABEL: func.func @bare_gather
+// CHECK: %[[E:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [2, 4, 1]
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[E]]) {axes = array<i64: 1>} : (tensor<2x5x3xf32>, tensor<2x4x1xi32>) -> tensor<2x4x3xf32>
+// CHECK-NOT: tosa.gather
+// CHECK: return %[[G]]
+func.func @bare_gather(%v: tensor<2x5x3xf32>, %i: tensor<2x4xi32>) -> tensor<2x4x3xf32> {
+  %0 = tosa.gather %v, %i : (tensor<2x5x3xf32>, tensor<2x4xi32>) -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
+}
+
+// -----
+// raise-tosa-gather, negative: dynamic shapes are left alone.
+// CHECK-LABEL: func.func @dynamic_gather
+// CHECK: tosa.gather
+// CHECK-NOT: gmx.gather_multiaxis
+func.func @dynamic_gather(%v: tensor<?x5x3xf32>, %i: tensor<?x4xi32>) -> tensor<?x4x3xf32> {
+  %0 = tosa.gather %v, %i : (tensor<?x5x3xf32>, tensor<?x4xi32>) -> tensor<?x4x3xf32>
+  return %0 : tensor<?x4x3xf32>
+}
+
+// -----
+// fold-input-reshape: a merged input dim read by an iota splits back.
+// CHECK-LABEL: func.func @merged_iota_dim
+// TENSOR-LABEL: func.func @merged_iota_dim
+// TENSOR: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 2>} : (tensor<4x5x6xf32>, tensor<4x5x3xi64>)
+// CHECK: %[[I:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1], [2]] output_shape [4, 5, 3]
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[I]]) {axes = array<i64: 2>} : (tensor<4x5x6xf32>, tensor<4x5x3xi64>) -> tensor<4x5x3xf32>
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0, 1], [2]]
+// CHECK-NOT: tosa.reshape
+// CHECK: return %[[R]]
+func.func @merged_iota_dim(%x: tensor<4x5x6xf32>, %i: tensor<20x3xi64>) -> tensor<20x3xf32> {
+  %s = tosa.const_shape {values = dense<[20, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %x, %s : (tensor<4x5x6xf32>, !tosa.shape<2>) -> tensor<20x6xf32>
+  %0 = "gmx.gather_multiaxis"(%r, %i) {axes = array<i64: 1>} : (tensor<20x6xf32>, tensor<20x3xi64>) -> tensor<20x3xf32>
+  return %0 : tensor<20x3xf32>
+}
+
+// -----
+// fold-input-reshape, negative: [6, 4] -> [4, 6] is no merge of dims.
+// CHECK-LABEL: func.func @not_a_merge
+// CHECK: %[[R:.*]] = tosa.reshape %arg0
+// CHECK: "gmx.gather_multiaxis"(%[[R]], %arg1) {axes = array<i64: 1>} : (tensor<4x6xf32>, tensor<4x2xi64>)
+func.func @not_a_merge(%x: tensor<6x4xf32>, %i: tensor<4x2xi64>) -> tensor<4x2xf32> {
+  %s = tosa.const_shape {values = dense<[4, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %x, %s : (tensor<6x4xf32>, !tosa.shape<2>) -> tensor<4x6xf32>
+  %0 = "gmx.gather_multiaxis"(%r, %i) {axes = array<i64: 1>} : (tensor<4x6xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+// raise-linearised-indices: torch.gather(x, 1, idx) as TorchToTosa emits it.
+// CHECK-LABEL: func.func @linearised
+// TENSOR-LABEL: func.func @linearised
+// TENSOR-NEXT: "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>} : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>} : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @linearised(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>) -> tensor<2x2xf32> {
+  %iota = "tosa.const"() <{values = dense<[[[0], [0]], [[1], [1]]]> : tensor<2x2x1xi32>}> : () -> tensor<2x2x1xi32>
+  %strides = "tosa.const"() <{values = dense<[[3, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %s221 = tosa.const_shape {values = dense<[2, 2, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s161 = tosa.const_shape {values = dense<[1, 6, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s42 = tosa.const_shape {values = dense<[4, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s14 = tosa.const_shape {values = dense<[1, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s22 = tosa.const_shape {values = dense<[2, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %i3 = tosa.reshape %idx, %s221 : (tensor<2x2xi32>, !tosa.shape<3>) -> tensor<2x2x1xi32>
+  %coords = tosa.concat %iota, %i3 {axis = 2 : i32} : (tensor<2x2x1xi32>, tensor<2x2x1xi32>) -> tensor<2x2x2xi32>
+  %values = tosa.reshape %x, %s161 : (tensor<2x3xf32>, !tosa.shape<3>) -> tensor<1x6x1xf32>
+  %rows = tosa.reshape %coords, %s42 : (tensor<2x2x2xi32>, !tosa.shape<2>) -> tensor<4x2xi32>
+  %scaled = tosa.mul %rows, %strides, %shift : (tensor<4x2xi32>, tensor<1x2xi32>, tensor<1xi8>) -> tensor<4x2xi32>
+  %flat = tosa.reduce_sum %scaled {axis = 1 : i32} : (tensor<4x2xi32>) -> tensor<4x1xi32>
+  %flat2 = tosa.reshape %flat, %s14 : (tensor<4x1xi32>, !tosa.shape<2>) -> tensor<1x4xi32>
+  %g = tosa.gather %values, %flat2 : (tensor<1x6x1xf32>, tensor<1x4xi32>) -> tensor<1x4x1xf32>
+  %r = tosa.reshape %g, %s22 : (tensor<1x4x1xf32>, !tosa.shape<2>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+
+// -----
+// raise-linearised-indices, negative: strides [2, 1] are not those of 2x3.
+// CHECK-LABEL: func.func @wrong_strides
+// TENSOR-LABEL: func.func @wrong_strides
+// TENSOR: tensor.insert_slice
+// TENSOR: tosa.reduce_sum
+// CHECK: tosa.concat
+// CHECK: tosa.mul
+// CHECK: tosa.reduce_sum
+// CHECK: "gmx.gather_multiaxis"({{.*}}) {axes = array<i64: 1>} : (tensor<1x6x1xf32>, tensor<1x2x2xi32>) -> tensor<1x2x2xf32>
+func.func @wrong_strides(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>) -> tensor<2x2xf32> {
+  %iota = "tosa.const"() <{values = dense<[[[0], [0]], [[1], [1]]]> : tensor<2x2x1xi32>}> : () -> tensor<2x2x1xi32>
+  %strides = "tosa.const"() <{values = dense<[[2, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %s221 = tosa.const_shape {values = dense<[2, 2, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s161 = tosa.const_shape {values = dense<[1, 6, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s42 = tosa.const_shape {values = dense<[4, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s14 = tosa.const_shape {values = dense<[1, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s22 = tosa.const_shape {values = dense<[2, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %i3 = tosa.reshape %idx, %s221 : (tensor<2x2xi32>, !tosa.shape<3>) -> tensor<2x2x1xi32>
+  %coords = tosa.concat %iota, %i3 {axis = 2 : i32} : (tensor<2x2x1xi32>, tensor<2x2x1xi32>) -> tensor<2x2x2xi32>
+  %values = tosa.reshape %x, %s161 : (tensor<2x3xf32>, !tosa.shape<3>) -> tensor<1x6x1xf32>
+  %rows = tosa.reshape %coords, %s42 : (tensor<2x2x2xi32>, !tosa.shape<2>) -> tensor<4x2xi32>
+  %scaled = tosa.mul %rows, %strides, %shift : (tensor<4x2xi32>, tensor<1x2xi32>, tensor<1xi8>) -> tensor<4x2xi32>
+  %flat = tosa.reduce_sum %scaled {axis = 1 : i32} : (tensor<4x2xi32>) -> tensor<4x1xi32>
+  %flat2 = tosa.reshape %flat, %s14 : (tensor<4x1xi32>, !tosa.shape<2>) -> tensor<1x4xi32>
+  %g = tosa.gather %values, %flat2 : (tensor<1x6x1xf32>, tensor<1x4xi32>) -> tensor<1x4x1xf32>
+  %r = tosa.reshape %g, %s22 : (tensor<1x4x1xf32>, !tosa.shape<2>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+
+// -----
+// fold-input-transpose: x[i, :, j] gathers from a transpose; the axes follow it.
+// CHECK-LABEL: func.func @transposed(
+// CHECK-NOT: tosa.transpose
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 0, 2>} : (tensor<4x5x6xf32>, tensor<3x1x2xi64>) -> tensor<3x5x1xf32>
+func.func @transposed(%x: tensor<4x5x6xf32>, %ij: tensor<3x1x2xi64>) -> tensor<3x1x5xf32> {
+  %t = tosa.transpose %x {perms = array<i32: 0, 2, 1>} : (tensor<4x5x6xf32>) -> tensor<4x6x5xf32>
+  %0 = "gmx.gather_multiaxis"(%t, %ij) {axes = array<i64: 0, 1>} : (tensor<4x6x5xf32>, tensor<3x1x2xi64>) -> tensor<3x1x5xf32>
+  return %0 : tensor<3x1x5xf32>
+}
+
+// -----
+// fold-input-transpose, negative: the kept dims would come out swapped.
+// CHECK-LABEL: func.func @transposed_kept_dims
+// CHECK: %[[T:.*]] = tosa.transpose %arg0
+// CHECK: "gmx.gather_multiaxis"(%[[T]], %arg1) {axes = array<i64: 2>}
+func.func @transposed_kept_dims(%x: tensor<4x5x6xf32>, %i: tensor<1x1x2xi64>) -> tensor<5x4x2xf32> {
+  %t = tosa.transpose %x {perms = array<i32: 1, 0, 2>} : (tensor<4x5x6xf32>) -> tensor<5x4x6xf32>
+  %0 = "gmx.gather_multiaxis"(%t, %i) {axes = array<i64: 2>} : (tensor<5x4x6xf32>, tensor<1x1x2xi64>) -> tensor<5x4x2xf32>
+  return %0 : tensor<5x4x2xf32>
+}
+
+// -----
+// fold-result-reshape: the reshape of the result splits the index dim.
+// CHECK-LABEL: func.func @result_reshape(
+// TENSOR-LABEL: func.func @result_reshape(
+// TENSOR: "gmx.gather_multiaxis"{{.*}} -> tensor<3x4x8xf32>
+// TENSOR-NEXT: return
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<3x4x1xi64>) -> tensor<3x4x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @result_reshape(%w: tensor<1x10x8xf32>, %i: tensor<1x12x1xi64>) -> tensor<3x4x8xf32> {
+  %0 = "gmx.gather_multiaxis"(%w, %i) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<1x12x1xi64>) -> tensor<1x12x8xf32>
+  %r = tensor.collapse_shape %0 [[0, 1], [2]] : tensor<1x12x8xf32> into tensor<12x8xf32>
+  %s = tensor.expand_shape %r [[0, 1], [2]] output_shape [3, 4, 8] : tensor<12x8xf32> into tensor<3x4x8xf32>
+  return %s : tensor<3x4x8xf32>
+}
+
+// -----
+// fold-result-reshape, negative: the gather result has another use.
+// CHECK-LABEL: func.func @result_reshape_shared
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<1x12x1xi64>) -> tensor<1x12x8xf32>
+// CHECK: tensor.collapse_shape %[[G]]
+// CHECK: tensor.expand_shape
+func.func @result_reshape_shared(%w: tensor<1x10x8xf32>, %i: tensor<1x12x1xi64>) -> (tensor<3x4x8xf32>, tensor<1x12x8xf32>) {
+  %0 = "gmx.gather_multiaxis"(%w, %i) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<1x12x1xi64>) -> tensor<1x12x8xf32>
+  %r = tensor.collapse_shape %0 [[0, 1], [2]] : tensor<1x12x8xf32> into tensor<12x8xf32>
+  %s = tensor.expand_shape %r [[0, 1], [2]] output_shape [3, 4, 8] : tensor<12x8xf32> into tensor<3x4x8xf32>
+  return %s, %0 : tensor<3x4x8xf32>, tensor<1x12x8xf32>
+}
+
+// -----
+// simplify-indices: cast and negative-index normalisation are gmx's own wrap.
+// CHECK-LABEL: func.func @normalised(
+// TENSOR-LABEL: func.func @normalised(
+// TENSOR-NEXT: "gmx.gather_multiaxis"(%arg0, %arg1)
+// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 0>} : (tensor<10x8xf32>, tensor<12x1xi64>) -> tensor<12x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @normalised(%w: tensor<10x8xf32>, %i: tensor<12x1xi64>) -> tensor<12x8xf32> {
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %ten = "tosa.const"() <{values = dense<10> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %c = tosa.cast %i : (tensor<12x1xi64>) -> tensor<12x1xi32>
+  %a = tosa.add %c, %ten : (tensor<12x1xi32>, tensor<1x1xi32>) -> tensor<12x1xi32>
+  %n = tosa.greater %zero, %c : (tensor<1x1xi32>, tensor<12x1xi32>) -> tensor<12x1xi1>
+  %s = tosa.select %n, %a, %c : (tensor<12x1xi1>, tensor<12x1xi32>, tensor<12x1xi32>) -> tensor<12x1xi32>
+  %0 = "gmx.gather_multiaxis"(%w, %s) {axes = array<i64: 0>} : (tensor<10x8xf32>, tensor<12x1xi32>) -> tensor<12x8xf32>
+  return %0 : tensor<12x8xf32>
+}
+
+// -----
+// simplify-indices, negative: adding 9 is not the wrap of a dim of 10.
+// CHECK-LABEL: func.func @normalised_wrong_dim
+// CHECK: %[[S:.*]] = tosa.select
+// CHECK: "gmx.gather_multiaxis"(%arg0, %[[S]])
+func.func @normalised_wrong_dim(%w: tensor<10x8xf32>, %i: tensor<12x1xi32>) -> tensor<12x8xf32> {
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %nine = "tosa.const"() <{values = dense<9> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %a = tosa.add %i, %nine : (tensor<12x1xi32>, tensor<1x1xi32>) -> tensor<12x1xi32>
+  %n = tosa.greater %zero, %i : (tensor<1x1xi32>, tensor<12x1xi32>) -> tensor<12x1xi1>
+  %s = tosa.select %n, %a, %i : (tensor<12x1xi1>, tensor<12x1xi32>, tensor<12x1xi32>) -> tensor<12x1xi32>
+  %0 = "gmx.gather_multiaxis"(%w, %s) {axes = array<i64: 0>} : (tensor<10x8xf32>, tensor<12x1xi32>) -> tensor<12x8xf32>
+  return %0 : tensor<12x8xf32>
+}
+
+// -----
+// simplify-indices: a tile that only broadcasts is dropped.
+// CHECK-LABEL: func.func @broadcast_tile
+// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<1x3x1xi64>) -> tensor<4x3x6xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @broadcast_tile(%x: tensor<4x5x6xf32>, %i: tensor<1x3x1xi64>) -> tensor<4x3x6xf32> {
+  %m = tosa.const_shape {values = dense<[4, 1, 6]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t = tosa.tile %i, %m : (tensor<1x3x1xi64>, !tosa.shape<3>) -> tensor<4x3x6xi64>
+  %0 = "gmx.gather_multiaxis"(%x, %t) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+  return %0 : tensor<4x3x6xf32>
+}
+
+// -----
+// simplify-indices, negative: a tile that repeats values is kept.
+// CHECK-LABEL: func.func @repeating_tile
+// CHECK: %[[T:.*]] = tosa.tile %arg1
+// CHECK: "gmx.gather_multiaxis"(%arg0, %[[T]])
+func.func @repeating_tile(%x: tensor<4x5x6xf32>, %i: tensor<2x3x6xi64>) -> tensor<4x3x6xf32> {
+  %m = tosa.const_shape {values = dense<[2, 1, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t = tosa.tile %i, %m : (tensor<2x3x6xi64>, !tosa.shape<3>) -> tensor<4x3x6xi64>
+  %0 = "gmx.gather_multiaxis"(%x, %t) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+  return %0 : tensor<4x3x6xf32>
+}
+
+// -----
+// simplify-indices: iota indices over a whole axis: the identity gather is its input.
+// CHECK-LABEL: func.func @identity
+// CHECK-NEXT: return %arg0
+func.func @identity(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %iota = "tosa.const"() <{values = dense<[[0], [1], [2], [3]]> : tensor<4x1xi32>}> : () -> tensor<4x1xi32>
+  %0 = "gmx.gather_multiaxis"(%x, %iota) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+// simplify-indices: iota over part of an axis is a slice of the input.
+// CHECK-LABEL: func.func @iota_prefix
+// CHECK-NEXT: %[[S:.*]] = tensor.extract_slice %arg0[0, 0] [2, 3] [1, 1]
+// CHECK-NEXT: return %[[S]]
+func.func @iota_prefix(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  %iota = "tosa.const"() <{values = dense<[[0], [1]]> : tensor<2x1xi32>}> : () -> tensor<2x1xi32>
+  %0 = "gmx.gather_multiaxis"(%x, %iota) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+// simplify-indices, negative: constant indices that are no iota stay indices.
+// CHECK-LABEL: func.func @constant_indices
+// CHECK: %[[C:.*]] = "tosa.const"() <{values = dense<{{\[}}[3], [1]]>
+// CHECK: "gmx.gather_multiaxis"(%arg0, %[[C]]) {axes = array<i64: 0>}
+func.func @constant_indices(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  %c = "tosa.const"() <{values = dense<[[3], [1]]> : tensor<2x1xi32>}> : () -> tensor<2x1xi32>
+  %0 = "gmx.gather_multiaxis"(%x, %c) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
