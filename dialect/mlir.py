@@ -13,6 +13,7 @@ from torch_mlir.dialects import (  # noqa: F401
     linalg,
     scf,
     tensor,
+    tosa,
 )
 from torch_mlir.execution_engine import ExecutionEngine  # noqa: F401
 from torch_mlir.runtime import np_to_memref  # noqa: F401

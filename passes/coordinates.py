@@ -37,7 +37,7 @@ from .index_values import (
     integer_width,
     wraps_like_gmx,
 )
-from .views import common_refinement, defining_op, merge_groups, op_name, static_shape_of, view_source
+from .views import strip_views, common_refinement, defining_op, merge_groups, op_name, static_shape_of, view_source
 
 
 class Work:
@@ -131,6 +131,30 @@ def _absorb_value_map(coord: Indexed, size: int) -> Indexed | None:
     return None
 
 
+def _hoist_value_map(work: Work, index: int) -> bool:
+    """Move an elementwise map above the broadcast it follows: f(tile(t)) is
+    tile(f(t)), and f then runs on the small tensor. Only when a broadcast
+    really goes away."""
+    coord = work.pending[index]
+    value = coord.value
+    if elementwise_operands(defining_op(value)) is None:
+        return False
+    shape = static_shape_of(value)
+    for leaf in reversed(elementwise_inputs(value)):
+        if static_shape_of(leaf) != shape or index_function(value, leaf) is None:
+            continue
+        trial = Work(work.spec, list(work.pending))
+        trial.pending[index] = replace(coord, value=leaf)
+        strip_layout(trial, index)
+        stripped = trial.pending[index]
+        if int(np.prod(static_shape_of(stripped.value))) >= int(np.prod(shape)):
+            return False
+        work.spec, work.pending = trial.spec, trial.pending
+        work.pending[index] = replace(stripped, maps=coord.maps + ((value, leaf),))
+        return True
+    return False
+
+
 def _classify_constant(work: Work, index: int, array: np.ndarray, size: int):
     """Iota, Zero or a compact constant Indexed for a constant coordinate."""
     coord = work.pending[index]
@@ -171,9 +195,10 @@ def peel(work: Work, index: int, size: int):
         if array is not None:
             return _classify_constant(work, index, array, size)
         absorbed = _absorb_value_map(coord, size)
-        if absorbed is None:
+        if absorbed is not None:
+            work.pending[index] = absorbed
+        elif not _hoist_value_map(work, index):
             break
-        work.pending[index] = absorbed
     try:  # give a real index tensor its natural shape in the output space
         _refine_to(work, index, static_shape_of(work.pending[index].value))
     except NoMatch:
@@ -279,8 +304,15 @@ def linear_terms(work: Work, index: int) -> list[tuple[int, int]]:
     if coord.tuple_size != 1:
         return [(index, 1)]
     if name in ("tosa.cast", "arith.extsi", "arith.trunci"):
-        work.pending[index] = replace(coord, value=defining_op(coord.value).operands[0])
-        return linear_terms(work, index)
+        # A cast of a sum is part of the arithmetic (the sum of valid terms is
+        # below the element count); a cast of one coordinate is kept unless
+        # it is lossless, and `peel` decides about it.
+        source = defining_op(coord.value).operands[0]
+        inner = strip_views(source)[0]
+        if op_name(inner) in ("tosa.add", "tosa.mul", "tosa.reduce_sum") or _widening(source, coord.value):
+            work.pending[index] = replace(coord, value=source)
+            return linear_terms(work, index)
+        return [(index, 1)]
     reduced = _reduced_concat_terms(coord)
     if reduced is not None:
         return _expand_terms(work, [(t, s) for t, s in reduced])
@@ -295,6 +327,12 @@ def linear_terms(work: Work, index: int) -> list[tuple[int, int]]:
                 if factor is not None and static_shape_of(op.operands[this]) == static_shape_of(coord.value):
                     return _expand_terms(work, [(replace(coord, value=op.operands[this]), factor)])
     return [(index, 1)]
+
+
+def _widening(source: ir.Value, result: ir.Value) -> bool:
+    a = integer_width(ir.ShapedType(source.type).element_type)
+    b = integer_width(ir.ShapedType(result.type).element_type)
+    return a is not None and b is not None and a <= b
 
 
 def _same_shapes(value: ir.Value, operands: int | None = None) -> bool:

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gmx.dialect.gmx import gather_multiaxis, static_shape
-from gmx.dialect.mlir import arith, ir, linalg, tensor
+from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
-from .index_values import integer_width
-from .views import emit_view, merge_groups, static_shape_of, tensor_type
+from .index_values import constant_value, integer_width
+from .views import defining_op, emit_view, merge_groups, static_shape_of, tensor_type
 
 
 class NoMatch(Exception):
@@ -55,6 +55,10 @@ class Indexed:
     # A constant coordinate re-emitted in compact form: `value` is the old
     # constant (for its element type), `array` the values over `shape`.
     array: object = None
+    # Elementwise index maps (root, leaf) frontends applied after broadcasting
+    # (e.g. take_along_dim's floor-mod on a tiled index), re-applied to the
+    # small tensor: the last one found is the innermost.
+    maps: tuple = ()
 
     def __eq__(self, other):  # identity of the IR value, not numpy equality
         return self is other
@@ -207,8 +211,6 @@ def _column(coord: Indexed, own: list[int], logical: list[int], element_type) ->
             value, [], [], [], [0] * (rank - 1) + [coord.component], shape + [1], [1] * rank,
         )
     if ir.RankedTensorType(value.type).element_type != element_type:
-        from gmx.dialect.mlir import tosa
-
         value = tosa.cast(tensor_type(static_shape_of(value), element_type), value)
     if own == logical:
         return emit_view(value, logical + [1])
@@ -224,21 +226,57 @@ def _indices(coords: list[Indexed], layout: Layout, logical: list[int]) -> ir.Va
     """The gmx indices operand: the coordinate tuples, last dim folded (c = k)."""
     k = len(coords)
     folded = logical[:-1] + [logical[-1] * k]
-    if k == 1 and coords[0].tuple_size == 1:
+    full = all(_gmx_shape(c.shape, layout) == logical for c in coords)
+    if full and k == 1 and coords[0].tuple_size == 1:
         return emit_view(materialize(coords[0]), logical)
-    if _shared_tuple(coords):
+    if full and _shared_tuple(coords):
         return emit_view(coords[0].value, folded)
     element_type = _index_element_type(coords)
     columns = [_column(c, _gmx_shape(c.shape, layout), logical, element_type) for c in coords]
+    if k == 1:
+        return emit_view(columns[0], logical)
     packed = tensor.concat(tensor_type(logical + [k], element_type), len(logical), columns)
     return emit_view(packed, folded)
 
 
 def materialize(coord: Indexed) -> ir.Value:
     """The coordinate's tensor (a new compact constant where it was folded)."""
-    if coord.array is None:
-        return coord.value
-    return new_constant(coord.array, ir.RankedTensorType(coord.value.type).element_type)
+    if coord.array is not None:
+        return new_constant(coord.array, ir.RankedTensorType(coord.value.type).element_type)
+    value = coord.value
+    for root, leaf in reversed(coord.maps):
+        value = clone_map(root, leaf, value)
+    return value
+
+
+def clone_map(root: ir.Value, leaf: ir.Value, new_leaf: ir.Value) -> ir.Value:
+    """The elementwise map from `leaf` to `root`, rebuilt on `new_leaf`'s shape
+    (splat constants re-created at its rank)."""
+    shape = static_shape_of(new_leaf)
+    cloned = {}
+
+    def clone(value: ir.Value) -> ir.Value:
+        if value == leaf:
+            return new_leaf
+        for old, new in cloned.items():
+            if old == value:
+                return new
+        element = ir.ShapedType(value.type).element_type
+        constant = constant_value(value)
+        if constant is not None:
+            result = new_constant(constant.reshape(-1)[:1].reshape([1] * len(shape)), element, tosa_const=True)
+        else:
+            op = defining_op(value)
+            operands = [o if (op.name == "tosa.mul" and i == 2) else clone(o) for i, o in enumerate(op.operands)]
+            created = ir.Operation.create(
+                op.name, results=[tensor_type(shape, element)], operands=operands,
+                attributes={a.name: a.attr for a in op.attributes},
+            )
+            result = created.results[0]
+        cloned[value] = result
+        return result
+
+    return clone(root)
 
 
 def synthesize(spec: GatherSpec) -> tuple[ir.Value, bool]:
@@ -306,13 +344,16 @@ def plan_of(spec: GatherSpec) -> Plan:
     for c in coords:
         for g, s in enumerate(_gmx_shape(c.shape, layout)):
             logical[g] = max(logical[g], s)
-    # every output dim must be produced: by an iota, or by the indices
-    for g, b in enumerate(layout.output_dims):
-        d = layout.input_dims[g]
-        from_input = d is not None and isinstance(spec.coords[d], Iota)
-        require(from_input or gmx_out[g] == 1 or logical[g] == gmx_out[g], "output dim produced by nothing")
-        if d is not None and isinstance(spec.coords[d], Indexed):
-            require(logical[g] == gmx_out[g], "axis dim larger than its output")
+    # Every output dim comes from an iota or from the indices; where the
+    # indices are constant along it (a broadcast index), they are broadcast
+    # there (a small tensor: iota dims stay 1).
+    require(bool(coords) or all(
+        gmx_out[g] == 1 or (d is not None and isinstance(spec.coords[d], Iota))
+        for g, d in enumerate(layout.input_dims)
+    ), "output dim produced by nothing")
+    for g, d in enumerate(layout.input_dims):
+        if coords and not (d is not None and isinstance(spec.coords[d], Iota)):
+            logical[g] = gmx_out[g]
     if coords:
         k = len(coords)
         folded = logical[:-1] + [logical[-1] * k]
@@ -357,11 +398,14 @@ def current_form(op) -> tuple:
             tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])), tuple(static_shape(op.results[0].type)))
 
 
-def new_constant(array: np.ndarray, element_type) -> ir.Value:
-    """An `arith.constant` tensor holding `array` (int values) in `element_type`."""
+def new_constant(array: np.ndarray, element_type, tosa_const: bool = False) -> ir.Value:
+    """A constant tensor holding `array` (int values) in `element_type`
+    (`arith.constant`, or `tosa.const` next to other TOSA ops)."""
     width = integer_width(element_type)
-    dtype = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width]
+    dtype = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width]
     attribute = ir.DenseElementsAttr.get(
         np.ascontiguousarray(array.astype(dtype)), type=tensor_type(list(array.shape), element_type)
     )
+    if tosa_const:
+        return tosa.const(attribute)
     return arith.constant(tensor_type(list(array.shape), element_type), attribute)

@@ -14,6 +14,8 @@ positive and a negative case for each):
     fold-input-reshape        gmx(reshape(x))        -> gmx(x), rank and axes adjusted
     raise-linearised-indices  gmx(reshape(x), sum(c_i * stride_i)) -> gmx(x, c...), true axes
     fold-input-transpose      gmx(transpose(x))      -> gmx(x), axes permuted
+    fold-input-broadcast      gmx(tile(x))           -> gmx(x) broadcasting its unit dims
+    fold-value-casts          cast(gmx(cast(x)))     -> gmx(x) when the casts round-trip
     fold-result-reshape       reshape(gmx)           -> gmx with the reshaped output
     simplify-indices          gmx(f(i))              -> gmx(i): views, broadcasting tiles, casts
                               and negative-index normalisation absorbed; iota
@@ -28,14 +30,17 @@ Only static shapes are raised. Exactness contract: see `coordinates`.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 import numpy as np
 
 from gmx.dialect.gmx import OP_NAME
+from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir, rewrite
 
 from .coordinates import Work, linear_terms, peel
+from .index_values import constant_value
 from .gather_spec import (
     GatherSpec,
     Indexed,
@@ -82,9 +87,9 @@ def _pattern(function):
         except NoMatch:
             return True
         except Exception as error:  # a bug must not lose the user's IR: say so, change nothing
-            op.location.emit_warning(
-                f"gmx-canonicalize: pattern {function.__name__} failed ({type(error).__name__}: {error}); "
-                "op left unchanged"
+            sys.stderr.write(
+                f"{location_text(op.location)}: warning: gmx-canonicalize: pattern {function.__name__} "
+                f"failed ({type(error).__name__}: {error}); op left unchanged\n"
             )
             return True
 
@@ -262,6 +267,69 @@ def fold_input_transpose(op, rewriter):
     return _rewrite(op, replace(spec, input=x0, coords=coords), rewriter)
 
 
+# --- fold-input-broadcast ------------------------------------------------------------------
+
+
+@_pattern
+def fold_input_broadcast(op, rewriter):
+    """A `tosa.tile` that broadcasts the input folds into gmx's own broadcasting.
+
+        %t = tosa.tile %x, %m : (tensor<1x5x6xf32>, !tosa.shape<3>) -> tensor<4x5x6xf32>
+        %g = "gmx.gather_multiaxis"(%t, %i) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<1x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+    Only dims of size 1 may be tiled, and not along an axis.
+    """
+    spec = spec_of_gmx(op)
+    tiled = op.operands[0]
+    require(op_name(tiled) == "tosa.tile")
+    x0 = defining_op(tiled).operands[0]
+    source = static_dims(x0)
+    multiples = constant_value(defining_op(tiled).operands[1])
+    require(multiples is not None)
+    coords = list(spec.coords)
+    for d, (m, size) in enumerate(zip(multiples, source)):
+        if m == 1:
+            continue
+        require(size == 1 and not isinstance(coords[d], Indexed), "a real repetition or an axis")
+        coords[d] = Zero()
+    return _rewrite(op, replace(spec, input=x0, coords=coords), rewriter)
+
+
+# --- fold-value-casts ------------------------------------------------------------------------------
+
+
+LOSSLESS_CASTS = {("i1", "i8"), ("i1", "i16"), ("i1", "i32"), ("i8", "i16"), ("i8", "i32"), ("i16", "i32"),
+                  ("i8", "i64"), ("i16", "i64"), ("i32", "i64"), ("f16", "f32"), ("bf16", "f32"), ("f32", "f64"),
+                  ("f16", "f64"), ("bf16", "f64")}
+
+
+def _element(value: ir.Value) -> str:
+    return str(ir.ShapedType(value.type).element_type)
+
+
+@_pattern
+def fold_value_casts(op, rewriter):
+    """A lossless cast of the input undone after the gather: gather the original.
+
+        %w = tosa.cast %x : (tensor<4x5xi1>) -> tensor<4x5xi8>
+        %g = "gmx.gather_multiaxis"(%w, %i) ... -> tensor<3x5xi8>
+        %r = tosa.cast %g : (tensor<3x5xi8>) -> tensor<3x5xi1>
+    becomes
+        %r = "gmx.gather_multiaxis"(%x, %i) ... -> tensor<3x5xi1>
+    (TOSA has no i1 gather, so frontends widen booleans around it.)
+    """
+    require(op.name == "tosa.cast")
+    gather, views = _gather_under_views(op.operands[0])
+    widened = gather.operands[0]
+    require(op_name(widened) == "tosa.cast")
+    x0 = defining_op(widened).operands[0]
+    require(_element(x0) == _element(op.results[0]), "not a round trip")
+    require((_element(x0), _element(widened)) in LOSSLESS_CASTS, "the first cast loses values")
+    spec = replace(spec_of_gmx(gather), input=x0, result_shape=static_dims(op.results[0]))
+    return _rewrite(op, spec, rewriter)
+
+
 # --- fold-result-reshape ------------------------------------------------------------------------
 
 
@@ -358,6 +426,8 @@ PATTERNS = (
     (OP_NAME, fold_input_reshape),
     (OP_NAME, raise_linearised_indices),
     (OP_NAME, fold_input_transpose),
+    (OP_NAME, fold_input_broadcast),
+    ("tosa.cast", fold_value_casts),
     (OP_NAME, simplify_indices),
 ) + tuple((name, fold_result_reshape) for name in VIEW_OPS)
 

@@ -207,12 +207,27 @@ def elementwise_inputs(root: ir.Value) -> list[ir.Value]:
     return found
 
 
-def wraps_like_gmx(function, leaf_width: int, size: int) -> bool:
-    """Whether gmx reads the same element through `function(t)` as through `t`.
+def _probes(size: int, width: int) -> np.ndarray:
+    """Index values outside [-size, size) where a frontend's map may fold an
+    invalid index back into range: multiples of the size, powers of two and
+    their neighbours, the type's extremes."""
+    top = (1 << (width - 1)) - 1
+    near = np.arange(-min(size, 64), min(size, 64) + 1, dtype=np.int64)
+    centres = [k * size for k in range(-4, 5)] + [sign * (1 << e) for e in range(1, width - 1) for sign in (1, -1)]
+    values = (np.array(centres, dtype=np.int64)[:, None] + near[None, :]).reshape(-1)
+    values = values[(values >= -top - 1 + 64) & (values <= top - 64)]
+    values = np.concatenate([values, np.array([-top - 1, -top, top - 1, top], dtype=np.int64)])
+    return values[(values < -size) | (values >= size)]
 
-    Checked exhaustively for every valid index t in [-size, size) (the range
-    ONNX, numpy and PyTorch accept): `function(t)` must itself be valid and
-    wrap to the same position as `t`.
+
+def wraps_like_gmx(function, leaf_width: int, size: int) -> bool:
+    """Whether gmx on `t` reads what the program reads through `function(t)`.
+
+    Wherever `function(t)` is a valid position [0, size), the program is
+    defined, so gmx must read the same element: `t` must be a valid index
+    [-size, size) that wraps to that position. Checked exhaustively on
+    [-size, size), and on probes outside it (a floor-mod, or a truncating
+    cast, maps some of those into range: such maps are not absorbed).
     """
     if size <= 0 or size > MAX_CHECKED_AXIS or size > (1 << (leaf_width - 1)):
         return False
@@ -220,4 +235,7 @@ def wraps_like_gmx(function, leaf_width: int, size: int) -> bool:
     result = np.asarray(function(t)).astype(np.int64)
     if result.shape != t.shape or np.any(result < -size) or np.any(result >= size):
         return False
-    return bool(np.all(np.where(result < 0, result + size, result) == np.where(t < 0, t + size, t)))
+    if not np.all(np.where(result < 0, result + size, result) == np.where(t < 0, t + size, t)):
+        return False
+    outside = np.asarray(function(_probes(size, leaf_width))).astype(np.int64)
+    return not np.any((outside >= 0) & (outside < size))
