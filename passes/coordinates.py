@@ -308,8 +308,7 @@ def linear_terms(work: Work, index: int) -> list[tuple[int, int]]:
         # below the element count); a cast of one coordinate is kept unless
         # it is lossless, and `peel` decides about it.
         source = defining_op(coord.value).operands[0]
-        inner = strip_views(source)[0]
-        if op_name(inner) in ("tosa.add", "tosa.mul", "tosa.reduce_sum") or _widening(source, coord.value):
+        if _is_sum(source) or _widening(source, coord.value):
             work.pending[index] = replace(coord, value=source)
             return linear_terms(work, index)
         return [(index, 1)]
@@ -327,6 +326,18 @@ def linear_terms(work: Work, index: int) -> list[tuple[int, int]]:
                 if factor is not None and static_shape_of(op.operands[this]) == static_shape_of(coord.value):
                     return _expand_terms(work, [(replace(coord, value=op.operands[this]), factor)])
     return [(index, 1)]
+
+
+def _is_sum(value: ir.Value) -> bool:
+    """Whether a linear sum lies under `value` through views, tiles and casts."""
+    while True:
+        value = strip_views(value)[0]
+        name = op_name(value)
+        if name in ("tosa.add", "tosa.mul", "tosa.reduce_sum"):
+            return True
+        if name not in ("tosa.tile", "tosa.cast"):
+            return False
+        value = defining_op(value).operands[0]
 
 
 def _widening(source: ir.Value, result: ir.Value) -> bool:
