@@ -1,0 +1,135 @@
+"""`python -m benchmarks`: fused vs unfused gathers, as a Markdown table.
+
+    python -m benchmarks                       # full sizes (>= 4M outputs), 7 rounds
+    python -m benchmarks --quick               # small sizes: a smoke test
+    python -m benchmarks --variants advanced,index_select --repeat 15 --json out.json
+
+Each variant is exported from PyTorch to TOSA, compiled by every contender
+(see `benchmarks.contenders`), checked against PyTorch eager
+(np.array_equal), then timed side by side. Exit status 1 when a contender
+failed to compile or returned a wrong output (its cells read FAILED/WRONG).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from .contenders import default_contenders
+from .programs import Case, Variant, export_case, select_variants, variant_names
+from .report import (
+    ContenderResult,
+    VariantResult,
+    machine_line,
+    machine_summary,
+    markdown_table,
+    table_columns,
+    write_json,
+)
+from .timing import measure
+
+RATIOS = [("unfused", "fused")]
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=7, help="timed rounds per variant (default 7)")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed rounds first (default 2)")
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    parser.add_argument(
+        "--variants", nargs="+", metavar="NAME",
+        help=f"only these (space or comma separated): {', '.join(variant_names())}",
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write every measurement as JSON")
+    parser.add_argument(
+        "--unchecked", action="store_true",
+        help="compile without run-time index bounds checks (checked=False)",
+    )
+    args = parser.parse_args(argv)
+    if args.repeat < 1 or args.warmup < 0:
+        parser.error("--repeat must be >= 1 and --warmup >= 0")
+    if args.variants:
+        args.variants = [n for item in args.variants for n in item.split(",") if n]
+    try:
+        select_variants(args.variants)
+    except ValueError as error:
+        parser.error(str(error))
+    return args
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def check_output(case: Case, output) -> str | None:
+    """None when `output` equals PyTorch eager's exactly, else what differs."""
+    expected = case.expected
+    if not isinstance(output, np.ndarray) or output.shape != expected.shape or output.dtype != expected.dtype:
+        got = f"{output.dtype}{list(output.shape)}" if isinstance(output, np.ndarray) else type(output).__name__
+        return f"wrong output: {got}, expected {expected.dtype}{list(expected.shape)}"
+    if not np.array_equal(output, expected):
+        return f"wrong output: {int(np.sum(output != expected))} of {expected.size} elements differ from torch eager"
+    return None
+
+
+def prepare_and_check(contender, case: Case) -> tuple[ContenderResult, object]:
+    """Compile the contender and check its output once; its callable, or None on failure."""
+    result = ContenderResult(contender.name)
+    try:
+        prepared = contender.prepare(case)
+        result.compile_s, result.info = prepared.compile_s, prepared.info
+        result.error = check_output(case, prepared.run(*case.inputs))
+    except Exception as error:  # a failing contender must not hide the others
+        result.error = f"failed: {type(error).__name__}: {error}"
+        return result, None
+    return result, (None if result.error else prepared.run)
+
+
+def run_variant(variant: Variant, size: str, contenders: list, repeat: int, warmup: int) -> VariantResult:
+    """Export, compile, check and time one variant."""
+    case = export_case(variant, size)
+    _log(f"{variant.name}: exported in {case.export_s:.2f} s ({len(case.text):,} chars)")
+    result = VariantResult(
+        variant.name, variant.expression, variant.linearised,
+        [list(a.shape) for a in case.inputs], list(case.expected.shape),
+        case.output_elements, case.export_s, len(case.text),
+    )
+    calls = {}
+    for contender in contenders:
+        result.contenders[contender.name], run = prepare_and_check(contender, case)
+        if run is not None:
+            calls[contender.name] = run
+        else:
+            _log(f"{variant.name}: {contender.name}: {result.contenders[contender.name].error}")
+    _log(f"{variant.name}: compiled; timing {', '.join(calls)}")
+    for name, samples in measure(calls, case.inputs, repeat, warmup).items():
+        result.contenders[name].samples = samples
+    return result
+
+
+def main(args: argparse.Namespace) -> int:
+    size = "quick" if args.quick else "full"
+    contenders = default_contenders(checked=not args.unchecked)
+    machine = machine_summary()
+    results = [
+        run_variant(v, size, contenders, args.repeat, args.warmup) for v in select_variants(args.variants)
+    ]
+    columns = table_columns([c.name for c in contenders], RATIOS)
+    print(machine_line(machine))
+    print(f"sizes: {size}; median of {args.repeat} interleaved runs after {args.warmup} warm-up; "
+          f"checked={not args.unchecked}; times include the runtime's copy of the result into numpy\n")
+    print(markdown_table(results, columns))
+    if args.json:
+        options = {"size": size, "repeat": args.repeat, "warmup": args.warmup, "checked": not args.unchecked}
+        write_json(args.json, machine, options, results)
+    return 0 if all(r.ok for r in results) else 1
+
+
+def _cli_main() -> None:
+    sys.exit(main(parse_arguments()))
+
+
+if __name__ == "__main__":
+    _cli_main()
