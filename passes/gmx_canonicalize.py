@@ -129,7 +129,7 @@ def _split_iotas(spec: GatherSpec, splits: dict[int, list[int]]) -> tuple[Gather
         where[b] = list(range(len(out), len(out) + len(pieces)))
         out.extend(pieces)
     masked = [Zero() if isinstance(c, Iota) and c.dim in splits else c for c in spec.coords]
-    refined = refine_output(replace(spec, coords=masked), [s for s in out if s != 1] if False else out)
+    refined = refine_output(replace(spec, coords=masked), out)
     return replace(refined, coords=[c2 if not (isinstance(c1, Iota) and c1.dim in splits) else c1
                                    for c1, c2 in zip(spec.coords, refined.coords)]), where
 
@@ -179,30 +179,13 @@ def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: lis
         require(coefficient not in by_stride, "two terms share a stride")
         by_stride[coefficient] = index
     require(sorted(by_stride) == sorted(strides), f"strides {sorted(by_stride)} are not {strides}")
-    results = {}
     for x, stride, size in zip(group, strides, sizes):
-        results[x] = peel(work, by_stride[stride], size)
-    # refinement while peeling later terms may have changed earlier ones
-    final = dict(zip(group, [None] * len(group)))
-    for x, stride in zip(group, strides):
-        final[x] = results[x]
+        # kept in `work` so that later refinements of the output renumber it
+        work.pending[by_stride[stride]] = peel(work, by_stride[stride], size)
     coords = list(work.spec.coords)
-    for x in group:
-        coords[x] = _current(work, final[x])
+    for x, stride in zip(group, strides):
+        coords[x] = work.pending[by_stride[stride]]
     return replace(work.spec, coords=coords)
-
-
-def _current(work: Work, coord):
-    """An Indexed peeled earlier, with the output space's later refinements."""
-    if not isinstance(coord, Indexed):
-        if isinstance(coord, Iota):
-            # later refinements never split iota dims; recompute its index
-            return coord
-        return coord
-    for pending in work.pending:
-        if pending.value == coord.value and pending.component == coord.component and pending.tuple_size == coord.tuple_size:
-            return pending
-    return coord
 
 
 @_pattern
@@ -391,12 +374,10 @@ def _peel_all(spec: GatherSpec) -> GatherSpec:
         coord = spec.coords[d]
         if not isinstance(coord, Indexed) or coord.tuple_size != 1:
             continue
-        others = [i for i in range(len(spec.coords)) if i != d]
         work = Work(spec, [coord])
         peeled = peel(work, 0, shape[d])
         coords = list(work.spec.coords)
         coords[d] = peeled
-        del others
         spec = replace(work.spec, coords=coords)
     return spec
 
