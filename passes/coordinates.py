@@ -34,6 +34,7 @@ from .index_values import (
     elementwise_inputs,
     elementwise_operands,
     index_function,
+    splat_value,
     integer_width,
     wraps_like_gmx,
 )
@@ -157,16 +158,14 @@ def _hoist_value_map(work: Work, index: int) -> bool:
 
 def _classify_constant(work: Work, index: int, array: np.ndarray, size: int):
     """Iota, Zero or a compact constant Indexed for a constant coordinate."""
-    coord = work.pending[index]
     try:
         _refine_to(work, index, list(array.shape))
     except NoMatch:
         pass
     coord = work.pending[index]
-    over_output = array.reshape([s for s in coord.shape])
+    compact = array.reshape(coord.shape)
     spanned = [b for b, s in enumerate(coord.shape) if s != 1]
     # drop dims along which the constant does not vary
-    compact = over_output
     shape = list(coord.shape)
     for b in spanned:
         first = np.take(compact, [0], axis=b)
@@ -207,13 +206,6 @@ def peel(work: Work, index: int, size: int):
 
 
 # --- Linear indices ------------------------------------------------------------------
-
-
-def _splat(value: ir.Value) -> int | None:
-    array = constant_value(value)
-    if array is None or array.size == 0 or np.any(array != array.reshape(-1)[0]):
-        return None
-    return int(array.reshape(-1)[0])
 
 
 def _concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
@@ -268,7 +260,7 @@ def _reduced_concat_terms(coord: Indexed) -> list[tuple[Indexed, int]] | None:
     shape = static_shape_of(summed)
     if ir.IntegerAttr(defining_op(value).attributes["axis"]).value != len(shape) - 1:
         return None
-    if op_name(summed) != "tosa.mul" or _splat(defining_op(summed).operands[2]) != 0:
+    if op_name(summed) != "tosa.mul" or splat_value(defining_op(summed).operands[2]) != 0:
         return None
     a, b = defining_op(summed).operands[0], defining_op(summed).operands[1]
     strides, tuples = constant_value(b), a
@@ -314,15 +306,15 @@ def linear_terms(work: Work, index: int) -> list[tuple[int, int]]:
         return [(index, 1)]
     reduced = _reduced_concat_terms(coord)
     if reduced is not None:
-        return _expand_terms(work, [(t, s) for t, s in reduced])
+        return _expand_terms(work, reduced)
     if name == "tosa.add" and _same_shapes(coord.value):
         a, b = defining_op(coord.value).operands[0], defining_op(coord.value).operands[1]
         return _expand_terms(work, [(replace(coord, value=a), 1), (replace(coord, value=b), 1)])
     if name == "tosa.mul":
         op = defining_op(coord.value)
-        if _splat(op.operands[2]) == 0:
+        if splat_value(op.operands[2]) == 0:
             for this, other in ((0, 1), (1, 0)):
-                factor = _splat(op.operands[other])
+                factor = splat_value(op.operands[other])
                 if factor is not None and static_shape_of(op.operands[this]) == static_shape_of(coord.value):
                     return _expand_terms(work, [(replace(coord, value=op.operands[this]), factor)])
     return [(index, 1)]
@@ -346,9 +338,8 @@ def _widening(source: ir.Value, result: ir.Value) -> bool:
     return a is not None and b is not None and a <= b
 
 
-def _same_shapes(value: ir.Value, operands: int | None = None) -> bool:
-    shapes = [static_shape_of(v) for v in list(defining_op(value).operands)[:operands]]
-    return all(s == static_shape_of(value) for s in shapes)
+def _same_shapes(value: ir.Value) -> bool:
+    return all(static_shape_of(v) == static_shape_of(value) for v in defining_op(value).operands)
 
 
 def _expand_terms(work: Work, terms: list[tuple[Indexed, int]]) -> list[tuple[int, int]]:

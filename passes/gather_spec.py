@@ -28,8 +28,8 @@ from gmx.dialect.gmx import gather_multiaxis, static_shape
 from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
-from .index_values import constant_value, integer_width
-from .views import defining_op, emit_view, merge_groups, static_shape_of, tensor_type
+from .index_values import integer_width, splat_value
+from .views import defining_op, emit_view, merge_groups, static_shape_of, strip_views, tensor_type
 
 
 class NoMatch(Exception):
@@ -161,18 +161,23 @@ def _layout(spec: GatherSpec) -> Layout:
 # --- Emission -------------------------------------------------------------------
 
 
-def _slice_input(spec: GatherSpec) -> tuple[ir.Value, list[int]]:
-    """The input cut to what the coordinates can reach (iota over a shorter output
-    dim, or a constant 0), as a `tensor.extract_slice`."""
-    shape = spec.input_shape
-    sizes = list(shape)
+def _reachable_sizes(spec: GatherSpec) -> list[int]:
+    """Per input dim, the extent the coordinates can reach: an iota reaches
+    its output dim's size, a constant 0 one element, an index the whole dim."""
+    sizes = list(spec.input_shape)
     for d, coord in enumerate(spec.coords):
         if isinstance(coord, Iota):
-            require(spec.out_shape[coord.dim] <= shape[d], "iota beyond its input dim")
+            require(spec.out_shape[coord.dim] <= sizes[d], "iota beyond its input dim")
             sizes[d] = spec.out_shape[coord.dim]
         elif isinstance(coord, Zero):
             sizes[d] = 1
-    if sizes == shape:
+    return sizes
+
+
+def _slice_input(spec: GatherSpec) -> tuple[ir.Value, list[int]]:
+    """The input cut to what the coordinates can reach, as a `tensor.extract_slice`."""
+    sizes = _reachable_sizes(spec)
+    if sizes == spec.input_shape:
         return spec.input, sizes
     element = ir.RankedTensorType(spec.input.type).element_type
     sliced = tensor.extract_slice(
@@ -186,8 +191,8 @@ def _gmx_shape(shape_by_output: Sequence[int], layout: Layout) -> list[int]:
 
 
 def _index_element_type(coords: list[Indexed]):
-    widths = [(integer_width(ir.ShapedType(c.value.type).element_type), c) for c in coords]
-    return max(widths, key=lambda wc: wc[0])[1].value.type.element_type
+    """The widest index element type among the coordinates."""
+    return max((ir.ShapedType(c.value.type).element_type for c in coords), key=integer_width)
 
 
 def _shared_tuple(coords: list[Indexed]) -> bool:
@@ -262,9 +267,9 @@ def clone_map(root: ir.Value, leaf: ir.Value, new_leaf: ir.Value) -> ir.Value:
             if old == value:
                 return new
         element = ir.ShapedType(value.type).element_type
-        constant = constant_value(value)
-        if constant is not None:
-            result = new_constant(constant.reshape(-1)[:1].reshape([1] * len(shape)), element, tosa_const=True)
+        splat = splat_value(value)  # the map's only constants are splats
+        if splat is not None:
+            result = new_constant(np.full([1] * len(shape), splat), element, tosa_const=True)
         else:
             op = defining_op(value)
             operands = [o if (op.name == "tosa.mul" and i == 2) else clone(o) for i, o in enumerate(op.operands)]
@@ -279,22 +284,21 @@ def clone_map(root: ir.Value, leaf: ir.Value, new_leaf: ir.Value) -> ir.Value:
     return clone(root)
 
 
-def synthesize(spec: GatherSpec) -> tuple[ir.Value, bool]:
-    """Emit the gather `spec` describes at the current insertion point.
-
-    Returns the value of type `result_shape` and whether a gmx op was needed
-    (False: the gather was the identity and the value is a view of the input).
-    Raises NoMatch (before emitting anything) when gmx cannot express it.
+def synthesize(spec: GatherSpec) -> ir.Value:
+    """Emit the gather `spec` describes at the current insertion point: a
+    value of shape `result_shape` (a view of the input when the gather is the
+    identity). Raises NoMatch (before emitting anything) when gmx cannot
+    express it.
     """
     plan = plan_of(spec)
     x, sliced_shape = _slice_input(spec)
     if not plan.indexed:
         require(plan.gmx_out == [sliced_shape[d] if d is not None else 1 for d in plan.layout.input_dims])
-        return emit_view(x, spec.result_shape), False
+        return emit_view(x, spec.result_shape)
     gmx_input = emit_view(x, plan.gmx_input)
     indices = _indices(plan.indexed, plan.layout, plan.logical)
     out = gather_multiaxis(gmx_input, indices, plan.axes)
-    return emit_view(out, spec.result_shape), True
+    return emit_view(out, spec.result_shape)
 
 
 @dataclass
@@ -308,8 +312,6 @@ class Plan:
 
     def form(self, spec: GatherSpec) -> tuple:
         """What the emitted gmx op looks like, to compare with an existing one."""
-        from .views import strip_views
-
         if not self.indexed:
             return ("identity",)
         if len(self.indexed) == 1 and self.indexed[0].tuple_size == 1 and self.indexed[0].array is None or _shared_tuple(self.indexed):
@@ -326,12 +328,7 @@ def plan_of(spec: GatherSpec) -> Plan:
     """The gmx op for `spec`, without emitting anything; NoMatch if impossible."""
     require(len(spec.coords) == len(spec.input_shape))
     layout = _layout(spec)
-    sizes = list(spec.input_shape)
-    for d, coord in enumerate(spec.coords):
-        if isinstance(coord, Iota):
-            sizes[d] = spec.out_shape[coord.dim]
-        elif isinstance(coord, Zero):
-            sizes[d] = 1
+    sizes = _reachable_sizes(spec)
     gmx_input = [1 if d is None else sizes[d] for d in layout.input_dims]
     gmx_out = _gmx_shape(spec.out_shape, layout)
     position = {d: g for g, d in enumerate(layout.input_dims) if d is not None}
@@ -391,8 +388,6 @@ def spec_of_gmx(op) -> GatherSpec:
 
 def current_form(op) -> tuple:
     """`Plan.form` of an existing gmx op."""
-    from .views import strip_views
-
     return (strip_views(op.operands[0])[0], tuple(static_shape(op.operands[0].type)),
             strip_views(op.operands[1])[0], tuple(static_shape(op.operands[1].type)),
             tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])), tuple(static_shape(op.results[0].type)))

@@ -73,7 +73,7 @@ def _rewrite(root, spec: GatherSpec, rewriter, current: tuple | None = None, vie
     if current is not None and plan.form(spec) == current and _views_needed(plan, spec) >= views_before:
         return True
     with rewriter.ip, root.location:
-        value, _ = synthesize(spec)
+        value = synthesize(spec)
     rewriter.replace_op(root, [value])
     return False
 
@@ -355,13 +355,7 @@ def fold_result_reshape(op, rewriter):
     fine = common_refinement(spec.out_shape, target)
     require(fine is not None)
     spec = replace(refine_output(spec, fine), result_shape=target)
-    plan = plan_of(spec)
-    if plan.form(spec) == current_form(gather) and _views_needed(plan, spec) >= views:
-        return True
-    with rewriter.ip, op.location:
-        value, _ = synthesize(spec)
-    rewriter.replace_op(op, [value])
-    return False
+    return _rewrite(op, spec, rewriter, current_form(gather), views)
 
 
 # --- simplify-indices ---------------------------------------------------------------------------------

@@ -161,6 +161,14 @@ def constant_value(value: ir.Value) -> np.ndarray | None:
     return wrap_to_width(np.broadcast_to(_apply(op.name, args), shape), width)
 
 
+def splat_value(value: ir.Value) -> int | None:
+    """The single value a constant tensor holds everywhere, or None."""
+    array = constant_value(value)
+    if array is None or array.size == 0 or np.any(array != array.reshape(-1)[0]):
+        return None
+    return int(array.reshape(-1)[0])
+
+
 def index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np.ndarray] | None:
     """`f` with root == f(leaf) elementwise, built from splat constants only.
 
@@ -172,11 +180,10 @@ def index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np.
     width = _element_width(root)
     if width is None or defining_op(root) is None:
         return None
-    constant = constant_value(root)
-    if constant is not None:
-        if constant.size == 0 or np.any(constant != constant.reshape(-1)[0]):
+    if constant_value(root) is not None:
+        scalar = splat_value(root)
+        if scalar is None:
             return None
-        scalar = constant.reshape(-1)[0]
         return lambda t: np.full(np.shape(t), scalar, dtype=np.int64)
     op = defining_op(root)
     operands = elementwise_operands(op)
