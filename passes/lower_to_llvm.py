@@ -58,6 +58,15 @@ def prepare_entry_points(module) -> None:
         op.attributes[SIGNATURE_ATTR] = op.attributes["function_type"]
 
 
+def loop_level_elements(checked: bool = True) -> list[str]:
+    """Pipeline elements (for `build_pass_manager`) taking a tensor module to
+    its loop level: what `--gmx-lower-to-llvm` has made of it just before
+    structured control flow is lowered to branches (scf loops on memrefs).
+    Tools that show the lowering stage by stage (gmx-study) use this."""
+    stop = next(i for i, s in enumerate(UPSTREAM_STAGES) if s.startswith("convert-scf-to-cf"))
+    return [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *UPSTREAM_STAGES[:stop]]
+
+
 def _build(pm, options) -> None:
     add_python_pass(pm, prepare_entry_points, PASS)
     CONVERT_GMX_TO_LINALG.add_to(pm, f"checked={str(options['checked']).lower()}")
