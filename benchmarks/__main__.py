@@ -1,10 +1,11 @@
-"""`python -m benchmarks`: fused vs unfused gathers, as a Markdown table.
+"""`python -m benchmarks` (or `gmx-bench`): gmx's compiled gathers against
+the unfused TOSA path, numpy, PyTorch eager and memcpy, as Markdown tables.
 
     python -m benchmarks                       # full sizes (>= 4M outputs), 7 rounds
     python -m benchmarks --quick               # small sizes: a smoke test
     python -m benchmarks --variants advanced,index_select --repeat 15 --json out.json
 
-Each variant is exported from PyTorch to TOSA, compiled by every contender
+Each variant is exported from PyTorch to TOSA, prepared by every contender
 (see `benchmarks.contenders`), checked against PyTorch eager
 (np.array_equal), then timed side by side. Exit status 1 when a contender
 failed to compile or returned a wrong output (its cells read FAILED/WRONG).
@@ -24,13 +25,24 @@ from .report import (
     VariantResult,
     machine_line,
     machine_summary,
+    compile_columns,
     markdown_table,
-    table_columns,
+    timing_columns,
     write_json,
 )
 from .timing import measure
 
-RATIOS = [("unfused", "fused")]
+# numerator/denominator: > 1 means the denominator is faster. gmx/gmx
+# unchecked is the price of the bounds check; memcpy/gmx the fraction of
+# memcpy's bandwidth a gather reaches.
+RATIOS = [
+    ("unfused", "gmx"),
+    ("numpy", "gmx"),
+    ("torch 1t", "gmx"),
+    ("torch", "gmx"),
+    ("gmx", "gmx unchecked"),
+    ("memcpy", "gmx"),
+]
 
 
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -43,10 +55,6 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"only these (space or comma separated): {', '.join(variant_names())}",
     )
     parser.add_argument("--json", metavar="PATH", help="also write every measurement as JSON")
-    parser.add_argument(
-        "--unchecked", action="store_true",
-        help="compile without run-time index bounds checks (checked=False)",
-    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.warmup < 0:
         parser.error("--repeat must be >= 1 and --warmup >= 0")
@@ -80,7 +88,8 @@ def prepare_and_check(contender, case: Case) -> tuple[ContenderResult, object]:
     try:
         prepared = contender.prepare(case)
         result.compile_s, result.info = prepared.compile_s, prepared.info
-        result.error = check_output(case, prepared.run(*case.inputs))
+        output = prepared.run(*case.inputs)
+        result.error = check_output(case, output) if prepared.checked else None
     except Exception as error:  # a failing contender must not hide the others
         result.error = f"failed: {type(error).__name__}: {error}"
         return result, None
@@ -94,7 +103,7 @@ def run_variant(variant: Variant, size: str, contenders: list, repeat: int, warm
     result = VariantResult(
         variant.name, variant.expression, variant.linearised,
         [list(a.shape) for a in case.inputs], list(case.expected.shape),
-        case.output_elements, case.export_s, len(case.text),
+        case.output_elements, case.output_bytes, variant.kind, case.export_s, len(case.text),
     )
     calls = {}
     for contender in contenders:
@@ -111,18 +120,20 @@ def run_variant(variant: Variant, size: str, contenders: list, repeat: int, warm
 
 def main(args: argparse.Namespace) -> int:
     size = "quick" if args.quick else "full"
-    contenders = default_contenders(checked=not args.unchecked)
+    contenders = default_contenders()
     machine = machine_summary()
     results = [
         run_variant(v, size, contenders, args.repeat, args.warmup) for v in select_variants(args.variants)
     ]
-    columns = table_columns([c.name for c in contenders], RATIOS)
+    names = [c.name for c in contenders]
     print(machine_line(machine))
     print(f"sizes: {size}; median of {args.repeat} interleaved runs after {args.warmup} warm-up; "
-          f"checked={not args.unchecked}; times include the runtime's copy of the result into numpy\n")
-    print(markdown_table(results, columns))
+          f"f32 data, i64 indices; GB/s = output bytes / gmx time\n")
+    print(markdown_table(results, timing_columns(names, RATIOS)))
+    print()
+    print(markdown_table(results, compile_columns(names)))
     if args.json:
-        options = {"size": size, "repeat": args.repeat, "warmup": args.warmup, "checked": not args.unchecked}
+        options = {"size": size, "repeat": args.repeat, "warmup": args.warmup}
         write_json(args.json, machine, options, results)
     return 0 if all(r.ok for r in results) else 1
 

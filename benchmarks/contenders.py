@@ -1,13 +1,21 @@
 """What is timed: each contender turns a `Case` into a callable on its inputs.
 
 A contender has a `name` (its column in the table) and
-`prepare(case) -> Prepared`. Adding a column (numpy, torch eager, a memcpy
-floor, ...) is adding a contender to `default_contenders`; the table, the
-correctness check and the timing loop pick it up.
+`prepare(case) -> Prepared`. Adding a column is adding a contender to
+`default_contenders`; the table, the correctness check and the timing loop
+pick it up.
 
+- `gmx`: the exported TOSA after `--gmx-canonicalize`, through
+  `--gmx-lower-to-llvm` (bounds-checked, the default); `gmx unchecked`: the
+  same with `checked=false`, to price the check.
 - `unfused`: the exported TOSA as is, through `--gmx-lower-to-llvm` (which
   runs upstream tosa-to-linalg on the linearised gather).
-- `fused`: the exported TOSA after `--gmx-canonicalize`, compiled the same way.
+- `numpy`: the variant's numpy form (take_along_axis, take, fancy indexing).
+- `torch 1t`, `torch`: PyTorch eager with 1 thread and with its default
+  thread count; tensors are made from the inputs once, outside the timing.
+- `memcpy`: a warm `np.copyto` of as many bytes as the output, the floor
+  a gather writing that output cannot beat. It computes nothing, so it is
+  not checked.
 """
 
 from __future__ import annotations
@@ -15,6 +23,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import numpy as np
 
 import gmx.runtime
 from gmx.dialect import OP_NAME, make_context
@@ -34,6 +44,7 @@ class Prepared:
     run: Callable
     compile_s: float | None = None
     info: dict = field(default_factory=dict)
+    checked: bool = True  # whether the output is compared with PyTorch eager
 
 
 def jit(text: str, checked: bool) -> tuple[gmx.runtime.CompiledProgram, float]:
@@ -91,7 +102,7 @@ class Fused:
     includes parsing, the pass and printing."""
 
     checked: bool = True
-    name: str = "fused"
+    name: str = "gmx"
 
     def prepare(self, case: Case) -> Prepared:
         start = time.perf_counter()
@@ -100,6 +111,72 @@ class Fused:
         return Prepared(program, time.perf_counter() - start, info)
 
 
-def default_contenders(checked: bool = True) -> list:
+@dataclass(frozen=True)
+class Numpy:
+    """The variant's numpy form on the same arrays."""
+
+    name: str = "numpy"
+
+    def prepare(self, case: Case) -> Prepared:
+        return Prepared(case.variant.numpy_forward)
+
+
+@dataclass(frozen=True)
+class TorchEager:
+    """PyTorch eager with `threads` threads (None: its default count)."""
+
+    threads: int | None = None
+    name: str = "torch"
+
+    def prepare(self, case: Case) -> Prepared:
+        import torch
+
+        tensors = [torch.from_numpy(a) for a in case.inputs]
+        threads = self.threads or _default_torch_threads()
+        forward = case.variant.forward
+
+        def run(*_):
+            # Set on every call: the rounds interleave contenders.
+            torch.set_num_threads(threads)
+            with torch.no_grad():
+                return forward(*tensors).numpy()
+
+        return Prepared(run, info={"threads": threads})
+
+
+def _default_torch_threads() -> int:
+    import torch
+
+    global _TORCH_DEFAULT_THREADS
+    if _TORCH_DEFAULT_THREADS is None:
+        _TORCH_DEFAULT_THREADS = torch.get_num_threads()
+    return _TORCH_DEFAULT_THREADS
+
+
+_TORCH_DEFAULT_THREADS: int | None = None
+
+
+@dataclass(frozen=True)
+class Memcpy:
+    """A warm copy of the output's bytes between two preallocated arrays."""
+
+    name: str = "memcpy"
+
+    def prepare(self, case: Case) -> Prepared:
+        source = case.expected.copy()
+        target = np.empty_like(source)
+        return Prepared(lambda *_: np.copyto(target, source), checked=False)
+
+
+def default_contenders() -> list:
     """The contenders of the table, in column order."""
-    return [Fused(checked), Unfused(checked)]
+    _default_torch_threads()  # before any contender changes it
+    return [
+        Fused(True),
+        Fused(False, name="gmx unchecked"),
+        Unfused(True),
+        Numpy(),
+        TorchEager(1, name="torch 1t"),
+        TorchEager(None, name="torch"),
+        Memcpy(),
+    ]

@@ -49,6 +49,12 @@ class Variant:
     forward: Callable
     inputs: dict[str, tuple[ArraySpec, ...]]
     linearised: bool = True
+    numpy_forward: Callable | None = None  # the same gather in numpy
+    numpy_expression: str = ""
+    # elementwise: one index per output element; block: one index per row of
+    # >= 64 contiguous elements (compared with memcpy); broadcast: indices
+    # broadcast against the data (peak memory is measured).
+    kind: str = "elementwise"
 
 
 @dataclass
@@ -66,6 +72,14 @@ class Case:
     def output_elements(self) -> int:
         return int(self.expected.size)
 
+    @property
+    def output_bytes(self) -> int:
+        return int(self.expected.nbytes)
+
+
+# PyTorch forms (what is exported, and the torch contenders) and numpy forms
+# (the numpy contenders) of each variant.
+
 
 def _gather_elements(x, idx):
     import torch
@@ -79,12 +93,24 @@ def _index_select(x, idx):
     return torch.index_select(x, 0, idx)
 
 
+def _index_select_mid(x, idx):
+    import torch
+
+    return torch.index_select(x, 1, idx)
+
+
 def _embedding(w, idx):
     return w[idx]
 
 
 def _advanced(x, i, j):
     return x[i, :, j]
+
+
+def _take_along_dim(x, idx):
+    import torch
+
+    return torch.take_along_dim(x, idx, dim=1)
 
 
 VARIANTS = (
@@ -94,6 +120,19 @@ VARIANTS = (
             "full": (ArraySpec((256, 256, 64)), ArraySpec((256, 256, 64), high=256)),
             "quick": (ArraySpec((8, 16, 4)), ArraySpec((8, 12, 4), high=16)),
         },
+        numpy_forward=lambda x, idx: np.take_along_axis(x, idx, 1),
+        numpy_expression="np.take_along_axis(x, idx, 1)",
+        kind="elementwise",
+    ),
+    Variant(
+        "take_along_dim_bcast", "torch.take_along_dim(x, idx, dim=1)", _take_along_dim,
+        {
+            "full": (ArraySpec((256, 256, 64)), ArraySpec((256, 256, 1), high=256)),
+            "quick": (ArraySpec((8, 16, 4)), ArraySpec((8, 12, 1), high=16)),
+        },
+        numpy_forward=lambda x, idx: np.take_along_axis(x, idx, 1),
+        numpy_expression="np.take_along_axis(x, idx, 1)",
+        kind="broadcast",
     ),
     Variant(
         "index_select", "torch.index_select(x, 0, idx)", _index_select,
@@ -101,6 +140,19 @@ VARIANTS = (
             "full": (ArraySpec((50000, 256)), ArraySpec((16384,), high=50000)),
             "quick": (ArraySpec((100, 16)), ArraySpec((64,), high=100)),
         },
+        numpy_forward=lambda x, idx: np.take(x, idx, 0),
+        numpy_expression="np.take(x, idx, 0)",
+        kind="block",
+    ),
+    Variant(
+        "onnx_gather_axis1", "torch.index_select(x, 1, idx)", _index_select_mid,
+        {
+            "full": (ArraySpec((64, 4096, 64)), ArraySpec((1024,), high=4096)),
+            "quick": (ArraySpec((4, 32, 8)), ArraySpec((16,), high=32)),
+        },
+        numpy_forward=lambda x, idx: np.take(x, idx, 1),
+        numpy_expression="np.take(x, idx, 1)",
+        kind="block",
     ),
     Variant(
         "embedding", "w[idx]", _embedding,
@@ -109,6 +161,9 @@ VARIANTS = (
             "quick": (ArraySpec((100, 8)), ArraySpec((4, 6), high=100)),
         },
         linearised=False,
+        numpy_forward=lambda w, idx: w[idx],
+        numpy_expression="w[idx]",
+        kind="block",
     ),
     Variant(
         "advanced", "x[i, :, j]", _advanced,
@@ -116,6 +171,9 @@ VARIANTS = (
             "full": (ArraySpec((64, 4096, 64)), ArraySpec((1024,), high=64), ArraySpec((1024,), high=64)),
             "quick": (ArraySpec((8, 32, 8)), ArraySpec((16,), high=8), ArraySpec((16,), high=8)),
         },
+        numpy_forward=lambda x, i, j: x[i, :, j],
+        numpy_expression="x[i, :, j]",
+        kind="elementwise",
     ),
 )
 

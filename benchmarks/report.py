@@ -1,9 +1,9 @@
 """Results of a run, as a Markdown table and as JSON.
 
-Columns are data: `table_columns` lists (header, cell function) pairs; one
-"<name> ms" and one "compile <name> s" column per contender, and one ratio
-column per (numerator, denominator) pair, so a new contender needs no change
-here.
+Columns are data: `timing_columns` lists (header, cell function) pairs, one
+"<name> ms" column per contender and one ratio column per (numerator,
+denominator) pair, so a new contender needs no change here;
+`compile_columns` is the second table (fusion and compile times).
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ class VariantResult:
     input_shapes: list[list[int]]
     output_shape: list[int]
     output_elements: int
+    output_bytes: int
+    kind: str
     export_s: float
     program_chars: int
     contenders: dict[str, ContenderResult] = field(default_factory=dict)
@@ -58,9 +60,12 @@ def _fmt(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+FUSED = "gmx"  # the contender that runs the program after --gmx-canonicalize
+
+
 def fused_state(result: VariantResult) -> str:
     """yes: every tosa.gather was raised into gmx; partial; no; – (not run)."""
-    fused = result.contenders.get("fused")
+    fused = result.contenders.get(FUSED)
     if fused is None or "gmx_ops" not in fused.info:
         return "–"
     if fused.info["gmx_ops"] == 0:
@@ -70,7 +75,7 @@ def fused_state(result: VariantResult) -> str:
 
 def gmx_ops(result: VariantResult) -> str:
     """How many gmx.gather_multiaxis the fused program holds."""
-    fused = result.contenders.get("fused")
+    fused = result.contenders.get(FUSED)
     return str(fused.info.get("gmx_ops", "–")) if fused else "–"
 
 
@@ -93,20 +98,40 @@ def _ratio_cell(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}x"
 
 
-def table_columns(contenders: list[str], ratios: list[tuple[str, str]]) -> list[Column]:
-    """The table's columns for these contender names and ratio pairs."""
+def gigabytes_per_second(result: VariantResult, name: str) -> str:
+    """Output bytes written per second by contender `name`, in GB/s."""
+    c = result.contenders.get(name)
+    if c is None or not c.median_ms:
+        return "–"
+    return f"{result.output_bytes / (c.median_ms * 1e-3) / 1e9:.1f}"
+
+
+def timing_columns(contenders: list[str], ratios: list[tuple[str, str]]) -> list[Column]:
+    """The timing table's columns for these contender names and ratio pairs
+    (a ratio a/b > 1 means b is faster)."""
     columns: list[Column] = [
         ("variant", lambda r: f"{r.name} `{r.expression}`"),
-        ("linearised", lambda r: "yes" if r.linearised else "no"),
+        ("kind", lambda r: r.kind),
         ("outputs", lambda r: f"{r.output_elements:,}"),
-        ("fused?", fused_state),
-        ("gmx ops", gmx_ops),
     ]
     columns += [(f"{n} ms", lambda r, n=n: _time_cell(r, n)) for n in contenders]
     columns += [(f"{a}/{b}", lambda r, a=a, b=b: _ratio_cell(ratio(r, a, b))) for a, b in ratios]
+    columns += [(f"{FUSED} GB/s", lambda r: gigabytes_per_second(r, FUSED))]
+    return columns
+
+
+def compile_columns(contenders: list[str]) -> list[Column]:
+    """The second table: what the fusion made and what compiling cost."""
+    compiled = [n for n in contenders if n in (FUSED, "unfused")]
+    columns: list[Column] = [
+        ("variant", lambda r: r.name),
+        ("input shapes", lambda r: " ".join("x".join(map(str, s)) for s in r.input_shapes)),
+        ("fused?", fused_state),
+        ("gmx ops", gmx_ops),
+    ]
     columns += [
         (f"compile {n} s", lambda r, n=n: _fmt(r.contenders[n].compile_s if n in r.contenders else None, 2))
-        for n in contenders
+        for n in compiled
     ]
     columns.append(("export s", lambda r: _fmt(r.export_s, 2)))
     return columns

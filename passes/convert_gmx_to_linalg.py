@@ -1,41 +1,50 @@
-"""`--convert-gmx-to-linalg`: each gmx.gather_multiaxis becomes one linalg.generic.
+"""`--convert-gmx-to-linalg`: each gmx.gather_multiaxis becomes one gather
+linalg.generic, preceded in checked mode by a scan of its indices.
 
 Before:
 
     %r = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>}
            : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
 
-After (checked mode; `%c4`, `%c0` are constants hoisted before the generic):
+After (checked mode, the default; constants hoisted, names shortened):
 
-    %e = tensor.empty() : tensor<2x3xf32>
-    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>,
-                                          affine_map<(d0, d1) -> (d0, d1)>],
-                         iterator_types = ["parallel", "parallel"]}
-           ins(%i : tensor<2x1xi64>) outs(%e : tensor<2x3xf32>) {
-    ^bb0(%v: i64, %out: f32):
-      %raw = arith.index_cast %v : i64 to index
-      %neg = arith.cmpi slt, %raw, %c0 : index
-      %wrapped = arith.addi %raw, %c4 : index
-      %idx = arith.select %neg, %wrapped, %raw : index
-      %ok = arith.cmpi ult, %idx, %c4 : index
-      %safe = arith.select %ok, %idx, %c0 : index
-      scf.if %ok {} else { func.call @gmx_index_error(site, axis, value, size) }
-      %d1 = linalg.index 1 : index
-      %x = tensor.extract %x[%safe, %d1] : tensor<4x3xf32>
-      linalg.yield %x : f32
-    } -> tensor<2x3xf32>
+    // 1. Are all indices in [-4, 4)? One branch-free and-reduction over the
+    //    indices tensor (vectorisable): v + 4 <u 8.
+    %ok = linalg.generic {iterator_types = ["reduction", "reduction"]}
+            ins(%i : tensor<2x1xi64>) outs(%true : tensor<i1>) {...}
+    %r = scf.if %ok -> tensor<2x3xf32> {
+      // 2. The gather: the output's iteration space, indices through
+      //    indexing maps, the input through tensor.extract; negative
+      //    indices wrap once. No check, no branch: LLVM hoists the index
+      //    load, turns rows into memcpy and vectorises element gathers.
+      %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>,
+                                            affine_map<(d0, d1) -> (d0, d1)>],
+                           iterator_types = ["parallel", "parallel"]}
+             ins(%i : tensor<2x1xi64>) outs(%e : tensor<2x3xf32>) {
+      ^bb0(%v: i64, %out: f32):
+        %raw = arith.index_cast %v : i64 to index
+        %idx = arith.select (%raw < 0), %raw + 4, %raw : index
+        %d1 = linalg.index 1 : index
+        %x = tensor.extract %x[%idx, %d1] : tensor<4x3xf32>
+        linalg.yield %x : f32
+      }
+      scf.yield %g
+    } else {
+      // 3. Cold path: report every bad index through
+      //    @gmx_index_error(site, axis, value, size), in index order, then
+      //    gather with bad indices read as 0 (never outside the input).
+      ...
+    }
 
-The iteration space is the output's. Indices are read through indexing maps
-(coordinate j of a tuple at `d_last * c + j`; broadcast dims at 0), or with
-`tensor.extract` when a dynamic dim may broadcast at run time. The input is
-read with `tensor.extract`. Negative indices wrap once. In checked mode
-(default) an index outside its axis is reported through
-`@gmx_index_error(site, axis, value, size)` and replaced by 0, so the
-generated code never reads outside its buffers; `checked=false` drops the
-check for benchmarks. Dynamic shapes that turn out incompatible at run time
-are reported through `@gmx_shape_error(site, dim, input_size, indices_size)`
-and the gather is skipped (an `scf.if` guards it). `site` indexes the module
-attribute `gmx.error_sites`, which holds each gather's source location.
+Scanning the indices rather than the output also reports bad indices that
+no output element reads (an empty output). `checked=false` emits the gather
+alone (for benchmarks). Indices are read through indexing maps (coordinate
+j of a tuple at `d_last * c + j`; broadcast dims at 0), or with
+`tensor.extract` when a dynamic dim may broadcast at run time. Dynamic
+shapes that turn out incompatible at run time are reported through
+`@gmx_shape_error(site, dim, input_size, indices_size)` and the gather is
+skipped (an `scf.if` guards it). `site` indexes the module attribute
+`gmx.error_sites`, which holds each gather's source location.
 """
 
 from __future__ import annotations
@@ -54,6 +63,9 @@ ERROR_SITES_ATTR = "gmx.error_sites"
 # Kinds of run-time shape errors, passed as `dim` < 0 to gmx_shape_error.
 SHAPE_ERROR_NOT_DIVISIBLE = -1
 SHAPE_ERROR_EMPTY_AXIS = -2
+# Outputs per tile of a checked gather: its indices (up to 8 bytes each) and
+# outputs stay in the L2 cache between the scan and the gather.
+TILE_ELEMENTS = 1 << 15
 
 
 def _index(value: int) -> ir.Value:
@@ -95,6 +107,27 @@ def _all(values: list[ir.Value]) -> ir.Value:
     return result
 
 
+def _slice(source: ir.Value, start: ir.Value, rows: int) -> ir.Value:
+    """`rows` rows of a static tensor from row `start` on (dim 0)."""
+    shape = list(ir.RankedTensorType(source.type).shape)
+    element = ir.RankedTensorType(source.type).element_type
+    dynamic = ir.ShapedType.get_dynamic_size()
+    return tensor.extract_slice(
+        ir.RankedTensorType.get([rows] + shape[1:], element), source, [start], [], [],
+        [dynamic] + [0] * (len(shape) - 1), [rows] + shape[1:], [1] * len(shape),
+    )
+
+
+def _insert(tile: ir.Value, dest: ir.Value, start: ir.Value, rows: int) -> ir.Value:
+    """`tile` written into `dest` from row `start` on (dim 0)."""
+    shape = list(ir.RankedTensorType(dest.type).shape)
+    dynamic = ir.ShapedType.get_dynamic_size()
+    return tensor.insert_slice(
+        tile, dest, [start], [], [],
+        [dynamic] + [0] * (len(shape) - 1), [rows] + shape[1:], [1] * len(shape),
+    )
+
+
 def _call_on_failure(ok: ir.Value, callee: str, args: list[ir.Value]) -> None:
     """`scf.if !ok { func.call @callee(args) }`, args converted to i64."""
     args = [_i64(a) for a in args]
@@ -123,6 +156,7 @@ class GatherLowering:
         self.input_sizes = [_dim(self.input, d) for d in range(self.rank)]
         self.logical_sizes = self._logical_sizes()
         self.output_sizes = [self._output_size(d) for d in range(self.rank)]
+        self._row_offset = None  # of the tile being built: its first output row
 
     # -- sizes -------------------------------------------------------------
     def _logical_sizes(self) -> list[ir.Value]:
@@ -170,10 +204,10 @@ class GatherLowering:
     def build(self) -> ir.Value:
         flags = self._shape_checks()
         if not flags:
-            return self._generic()
+            return self._checked_gather()
         guard = scf.IfOp(_all(flags), [self.result_type], has_else=True)
         with ir.InsertionPoint(guard.then_block):
-            scf.YieldOp([self._generic()])
+            scf.YieldOp([self._checked_gather()])
         with ir.InsertionPoint(guard.else_block):
             scf.YieldOp([self._empty_output()])
         return guard.results[0]
@@ -185,22 +219,154 @@ class GatherLowering:
         ]
         return tensor.empty(sizes, self.result_type.element_type)
 
-    def _generic(self) -> ir.Value:
+    def _checked_gather(self) -> ir.Value:
+        """The gather; in checked mode behind a scan of the indices, with the
+        reporting, clamping gather as the cold path."""
+        if not self.checked or not self.axes:  # without axes no index value is read
+            return self._generic(clamp=False)
+        rows = self._rows_per_tile()
+        if rows is None:
+            return self._scanned_gather(self._empty_output(), self.indices, None)
+        return self._tiled_gather(rows)
+
+    def _scanned_gather(self, outs: ir.Value, indices: ir.Value, row_offset) -> ir.Value:
+        """Scan `indices`; gather into `outs` without a check when all are
+        in range, else report them and gather with bad indices read as 0."""
+        valid = self._scan_indices(self._in_range, indices)
+        branch = scf.IfOp(valid, [outs.type], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([self._generic(False, outs, indices, row_offset)])
+        with ir.InsertionPoint(branch.else_block):
+            self._scan_indices(self._report_out_of_range, indices)
+            scf.YieldOp([self._generic(True, outs, indices, row_offset)])
+        return branch.results[0]
+
+    # -- tiles: scan and gather a block of output rows at a time ---------------
+    def _rows_per_tile(self) -> int | None:
+        """Output rows (dim 0) per tile, or None to scan and gather whole.
+
+        Scanning all indices and then gathering reads large indices twice
+        from memory; a tile of TILE_ELEMENTS outputs keeps its indices in
+        cache between the two. Tiled: static shapes, rank >= 2, a non-empty
+        output larger than one tile, indices that run along dim 0 (not
+        broadcast there), and a divisor of dim 0 as the tile height, so
+        every tile has the same static shape."""
+        shape = self.result_type.shape
+        static = all(
+            not ir.ShapedType.is_dynamic_size(n)
+            for t in (self.input.type, self.indices.type, self.result_type)
+            for n in ir.RankedTensorType(t).shape
+        )
+        if not static or self.rank < 2 or 0 in shape or self.plan.indices_access[0] is not Access.ITER:
+            return None
+        row = 1
+        for n in shape[1:]:
+            row *= n
+        if shape[0] * row <= TILE_ELEMENTS:
+            return None
+        fitting = max(1, TILE_ELEMENTS // row)
+        return max(t for t in range(1, min(fitting, shape[0]) + 1) if shape[0] % t == 0)
+
+    def _tiled_gather(self, rows: int) -> ir.Value:
+        shape = list(self.result_type.shape)
+        index_shape = list(ir.RankedTensorType(self.indices.type).shape)
+        loop = scf.ForOp(_index(0), _index(shape[0]), _index(rows), [self._empty_output()])
+        with ir.InsertionPoint(loop.body):
+            start = loop.induction_variable
+            acc = loop.inner_iter_args[0]
+            outs = _slice(acc, start, rows)
+            indices = _slice(self.indices, start, rows) if index_shape[0] > 1 else self.indices
+            tile = self._scanned_gather(outs, indices, start)
+            scf.YieldOp([_insert(tile, acc, start, rows)])
+        return loop.results[0]
+
+    # -- the scan of the indices ---------------------------------------------
+    def _scan_indices(self, step, indices: ir.Value) -> ir.Value:
+        """An and-reduction over every index value: `step(acc, value, axis,
+        size)` gives the new i1 accumulator. Coordinates of folded tuples
+        (c > 1) are told apart by viewing the last dim as [L, c]."""
+        c = self.plan.coordinate_size
+        indices = indices if c == 1 else self._split_coordinates(indices)
+        rank = ir.RankedTensorType(indices.type).rank
+        i1 = ir.IntegerType.get_signless(1)
+        true = arith.constant(i1, 1)
+        init = linalg.fill(true, outs=[tensor.empty([], i1)])
+        reduction = ir.Attribute.parse("#linalg.iterator_type<reduction>")
+        maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, [])]
+        generic = linalg.GenericOp_(
+            [indices], [init],
+            ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+            ir.ArrayAttr.get([reduction] * rank),
+        )
+        block = generic.regions[0].blocks[0]
+        with ir.InsertionPoint(block):
+            value, acc = block.arguments
+            axis, size = self._coordinate_axis(linalg.IndexOp(rank - 1).result if c > 1 else None)
+            linalg.YieldOp([step(acc, value, axis, size)])
+        return tensor.extract(generic.results[0], [])
+
+    def _split_coordinates(self, indices: ir.Value) -> ir.Value:
+        """The indices with the last dim viewed as [L, c] (no copy)."""
+        c = self.plan.coordinate_size
+        shape = list(ir.RankedTensorType(indices.type).shape)
+        element = ir.RankedTensorType(indices.type).element_type
+        last = shape[-1]
+        logical = last if ir.ShapedType.is_dynamic_size(last) else last // c
+        static = shape[:-1] + [logical, c]
+        last_size = arith.divui(_dim(indices, self.rank - 1), _index(c))
+        sizes = [_dim(indices, d) for d in range(self.rank - 1)] + [last_size, _index(c)]
+        dynamic = [v for v, n in zip(sizes, static) if ir.ShapedType.is_dynamic_size(n)]
+        groups = [[d] for d in range(self.rank - 1)] + [[self.rank - 1, self.rank]]
+        result = ir.RankedTensorType.get(static, element)
+        return tensor.expand_shape(result, indices, groups, dynamic, static)
+
+    def _coordinate_axis(self, position: ir.Value | None) -> tuple[ir.Value, ir.Value]:
+        """(axis, input size along it) of the coordinate at `position` in its
+        tuple (None: the only coordinate)."""
+        axis, size = _index(self.axes[0]), self.input_sizes[self.axes[0]]
+        for j in range(1, len(self.axes)):
+            here = _cmp("eq", position, _index(j))
+            axis = arith.select(here, _index(self.axes[j]), axis)
+            size = arith.select(here, self.input_sizes[self.axes[j]], size)
+        return axis, size
+
+    @staticmethod
+    def _in_range(acc, value, axis, size) -> ir.Value:
+        """acc and (value in [-size, size)), branch-free: value + size <u 2 size."""
+        i64 = ir.IntegerType.get_signless(64)
+        v, n = _i64(value), arith.index_cast(i64, size)
+        ok = _cmp("ult", arith.addi(v, n), arith.addi(n, n))
+        return arith.andi(acc, ok)
+
+    def _report_out_of_range(self, acc, value, axis, size) -> ir.Value:
+        """Report a value outside [-size, size) (the cold path's scan)."""
+        ok = self._in_range(arith.constant(ir.IntegerType.get_signless(1), 1), value, axis, size)
+        _call_on_failure(ok, INDEX_ERROR_FN, [self.site, axis, value, size])
+        return arith.andi(acc, ok)
+
+    # -- the gather -------------------------------------------------------------
+    def _generic(self, clamp: bool, outs=None, indices=None, row_offset=None) -> ir.Value:
+        """The gather generic over `outs` (default: a new output), reading
+        `indices` (default: the op's); a tile passes its first output row
+        as `row_offset`."""
         rank, c = self.rank, self.plan.coordinate_size
-        index_inputs = [self.indices] * len(self.axes) if self.plan.indices_by_map else []
+        outs = self._empty_output() if outs is None else outs
+        indices = self.indices if indices is None else indices
+        self._row_offset = row_offset
+        index_inputs = [indices] * len(self.axes) if self.plan.indices_by_map else []
         maps = [self._indices_map(j) for j in range(len(index_inputs))]
         maps.append(ir.AffineMap.get_identity(rank))
         parallel = ir.Attribute.parse("#linalg.iterator_type<parallel>")
         generic = linalg.GenericOp_(
             index_inputs,
-            [self._empty_output()],
+            [outs],
             ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
             ir.ArrayAttr.get([parallel] * rank),
         )
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             raw_values = list(block.arguments)[: len(index_inputs)] or self._extract_indices(c)
-            positions = self._input_positions(raw_values)
+            positions = self._input_positions(raw_values, clamp)
             linalg.YieldOp([tensor.extract(self.input, positions)])
         return generic.results[0]
 
@@ -219,6 +385,8 @@ class GatherLowering:
         if access is Access.ZERO:
             return _index(0)
         here = linalg.IndexOp(d).result
+        if d == 0 and self._row_offset is not None:
+            here = arith.addi(here, self._row_offset)
         if access is Access.ITER:
             return here
         return arith.select(_cmp("eq", size, _index(1)), _index(0), here)
@@ -239,25 +407,23 @@ class GatherLowering:
             values.append(tensor.extract(self.indices, base[:-1] + [column]))
         return values
 
-    def _input_positions(self, raw_values: list[ir.Value]) -> list[ir.Value]:
-        gathered = {axis: self._checked_index(axis, v) for axis, v in zip(self.axes, raw_values)}
+    def _input_positions(self, raw_values: list[ir.Value], clamp: bool) -> list[ir.Value]:
+        gathered = {axis: self._wrapped_index(axis, v, clamp) for axis, v in zip(self.axes, raw_values)}
         return [
             gathered[d] if d in gathered else self._position(self.plan.input_access[d], d, self.input_sizes[d])
             for d in range(self.rank)
         ]
 
-    def _checked_index(self, axis: int, raw: ir.Value) -> ir.Value:
-        """Wrap a negative index once; in checked mode report and zero an
-        index still outside [0, size)."""
+    def _wrapped_index(self, axis: int, raw: ir.Value, clamp: bool) -> ir.Value:
+        """Wrap a negative index once; with `clamp`, read an index still
+        outside [0, size) as 0 (the cold path, after the report)."""
         size = self.input_sizes[axis]
         value = arith.index_cast(ir.IndexType.get(), raw)
         zero = _index(0)
         wrapped = arith.select(_cmp("slt", value, zero), arith.addi(value, size), value)
-        if not self.checked:
+        if not clamp:
             return wrapped
-        in_bounds = _cmp("ult", wrapped, size)
-        _call_on_failure(in_bounds, INDEX_ERROR_FN, [self.site, _index(axis), raw, size])
-        return arith.select(in_bounds, wrapped, zero)
+        return arith.select(_cmp("ult", wrapped, size), wrapped, zero)
 
 
 # -- the pass -----------------------------------------------------------------

@@ -6,18 +6,15 @@ identity-layout memrefs and results are owned by the caller (the ownership-
 based deallocation pipeline clones what a function does not own), so a
 caller can free each returned buffer once. Nothing here emits calls into
 MLIR's runner-utils library, which this build's ExecutionEngine lacks.
+Public functions are prepared first and their arguments marked noalias
+last (`entry_points`).
 """
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import ir
-
 from .convert_gmx_to_linalg import PASS as CONVERT_GMX_TO_LINALG
+from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .registry import PassInfo, PassOption, add_python_pass
-
-# The tensor signature of each public function, kept through the lowering so
-# that an LLVM-dialect module can still be called on numpy arrays.
-SIGNATURE_ATTR = "gmx.signature"
 
 UPSTREAM_STAGES = (
     "tosa-to-linalg-pipeline",
@@ -28,12 +25,16 @@ UPSTREAM_STAGES = (
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "
     "unknown-type-conversion=identity-layout-map}",
+    # The i1 flag of each index scan: a stack slot, not a malloc per tile.
+    "func.func(promote-buffers-to-stack)",
     "buffer-deallocation-pipeline",
     "convert-bufferization-to-memref",
     "convert-linalg-to-loops",
-    "lower-affine",
     "convert-scf-to-cf",
+    # Slices of a tiled gather are subviews; their metadata expands to
+    # affine.apply, lowered right after.
     "expand-strided-metadata",
+    "lower-affine",
     "finalize-memref-to-llvm",
     "convert-complex-to-llvm",
     "convert-math-to-llvm",
@@ -43,19 +44,6 @@ UPSTREAM_STAGES = (
     "convert-index-to-llvm",
     "reconcile-unrealized-casts",
 )
-
-
-def prepare_entry_points(module) -> None:
-    """Give every public function with a body the C interface the
-    ExecutionEngine calls, and record its tensor signature."""
-    for op in module.regions[0].blocks[0].operations:
-        op = op.operation
-        if op.name != "func.func" or not op.regions[0].blocks:
-            continue
-        if "sym_visibility" in op.attributes:
-            continue  # private or nested: not an entry point
-        op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-        op.attributes[SIGNATURE_ATTR] = op.attributes["function_type"]
 
 
 def loop_level_elements(checked: bool = True) -> list[str]:
@@ -72,6 +60,7 @@ def _build(pm, options) -> None:
     CONVERT_GMX_TO_LINALG.add_to(pm, f"checked={str(options['checked']).lower()}")
     for stage in UPSTREAM_STAGES:
         pm.add(stage)
+    add_python_pass(pm, mark_arguments_noalias, PASS)
 
 
 PASS = PassInfo(

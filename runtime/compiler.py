@@ -29,7 +29,7 @@ from gmx.passes.convert_gmx_to_linalg import (
     error_sites,
 )
 from gmx.passes.lower_to_llvm import PASS as LOWER_TO_LLVM
-from gmx.passes.lower_to_llvm import SIGNATURE_ATTR
+from gmx.passes.entry_points import SIGNATURE_ATTR
 
 from . import memref
 from .dtypes import numpy_dtype
@@ -170,12 +170,7 @@ class CompiledProgram:
         arrays = self._check_arguments(arrays)
         descriptors = [memref.to_descriptor(a) for a in arrays]
         returned = self._call(descriptors)
-        try:
-            outputs = [
-                memref.to_numpy(d, sig.rank, sig.dtype) for d, sig in zip(returned, self.results)
-            ]
-        finally:
-            memref.free_results(returned)
+        outputs = memref.adopt_results(returned, [(sig.rank, sig.dtype) for sig in self.results])
         self._raise_reported_errors()
         if len(outputs) == 1:
             return outputs[0]

@@ -2,8 +2,9 @@
 
 Arguments are passed as contiguous arrays without copies where possible.
 Results are buffers the compiled code allocated and the caller owns (see
-`gmx.passes.lower_to_llvm`): each is copied into a new numpy array and its
-allocation freed exactly once.
+`gmx.passes.lower_to_llvm`): each becomes a numpy array viewing that buffer
+without a copy, and the buffer is freed exactly once, when the last array
+viewing it is gone.
 """
 
 from __future__ import annotations
@@ -49,8 +50,9 @@ def to_descriptor(array: np.ndarray):
     return descriptor
 
 
-def strided_view(descriptor, rank: int, dtype: np.dtype) -> np.ndarray:
-    """A writable numpy view of the memref's elements (no copy).
+def strided_view(descriptor, rank: int, dtype: np.dtype, owner=None) -> np.ndarray:
+    """A writable numpy view of the memref's elements (no copy), which keeps
+    `owner` alive for as long as it lives.
 
     Memref strides are in elements and non-negative; a view of an empty
     memref is a fresh empty array (its pointers may be anything)."""
@@ -61,21 +63,44 @@ def strided_view(descriptor, rank: int, dtype: np.dtype) -> np.ndarray:
     itemsize = dtype.itemsize
     span = (1 + sum((n - 1) * s for n, s in zip(shape, strides))) * itemsize
     start = descriptor.aligned + descriptor.offset * itemsize
-    raw = np.ctypeslib.as_array((ctypes.c_uint8 * span).from_address(start))
+    buffer = (ctypes.c_uint8 * span).from_address(start)
+    buffer.owner = owner  # numpy keeps `buffer` (and so `owner`) as the view's base
+    raw = np.ctypeslib.as_array(buffer)
     return np.lib.stride_tricks.as_strided(
         raw.view(dtype), shape=shape, strides=[s * itemsize for s in strides]
     )
 
 
-def to_numpy(descriptor, rank: int, dtype: np.dtype) -> np.ndarray:
-    """A new array holding a copy of the memref's elements."""
-    return strided_view(descriptor, rank, dtype).copy()
+class _Allocation:
+    """A buffer the compiled code malloc'd and handed to the caller: freed
+    once, when nothing refers to it any more."""
+
+    __slots__ = ("pointer",)
+
+    def __init__(self, pointer: int):
+        self.pointer = pointer
+
+    def __del__(self):
+        _libc.free(self.pointer)
 
 
-def free_results(descriptors) -> None:
-    """Free each distinct allocation among the returned descriptors once."""
-    for pointer in {d.allocated for d in descriptors if d.allocated}:
-        _libc.free(pointer)
+def adopt_results(descriptors, signatures) -> list[np.ndarray]:
+    """Numpy arrays viewing the returned buffers (given (rank, dtype) per
+    result), which take over their allocations: each is freed exactly once,
+    after its last view. A buffer returned twice (a function returning one
+    value twice) is copied for the second result, so that every result is
+    an array of its own, as it would be from numpy."""
+    owners: dict[int, _Allocation] = {}
+    arrays = []
+    for d, (rank, dtype) in zip(descriptors, signatures):
+        if not d.allocated:
+            arrays.append(strided_view(d, rank, dtype))
+        elif d.allocated in owners:
+            arrays.append(strided_view(d, rank, dtype, owners[d.allocated]).copy())
+        else:
+            owners[d.allocated] = _Allocation(d.allocated)
+            arrays.append(strided_view(d, rank, dtype, owners[d.allocated]))
+    return arrays
 
 
 class _UnrankedMemRef(ctypes.Structure):

@@ -1,20 +1,41 @@
 // RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg --canonicalize --cse | FileCheck %s
 // RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg=checked=false --canonicalize --cse | FileCheck %s --check-prefix=UNCHECKED
 
+// Checked: a branch-free scan of the indices (v + 4 <u 8: v in [-4, 4)), then
+// the unchecked gather; the cold path reports each bad index, in index order,
+// and gathers with bad indices read as 0.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg.mlir:20:8"]}
+// CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg.mlir:41:8"]}
 // CHECK: func.func private @gmx_index_error(i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @test_gather_elements
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%true : i1) outs(%{{.*}} : tensor<i1>)
+// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]]], iterator_types = ["reduction", "reduction"]}
+// CHECK-SAME: ins(%arg1 : tensor<2x3xi64>) outs(%[[INIT]] : tensor<i1>)
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4]] : i64
+// CHECK: arith.cmpi ult, %[[SUM]], %[[C8]] : i64
+// CHECK-NOT: scf.if
+// CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK: scf.if %[[OK]] -> (tensor<2x3xf32>) {
 // CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]]]
 // CHECK-SAME: iterator_types = ["parallel", "parallel"]
-// CHECK-SAME: ins(%{{.*}} : tensor<2x3xi64>) outs(%[[EMPTY]] : tensor<2x3xf32>)
+// CHECK-SAME: ins(%arg1 : tensor<2x3xi64>) outs(%[[EMPTY]] : tensor<2x3xf32>)
+// CHECK-NOT: func.call
+// CHECK: tensor.extract %arg0[%{{.*}}, %{{.*}}] : tensor<4x3xf32>
+// CHECK: } else {
+// CHECK: iterator_types = ["reduction", "reduction"]
 // CHECK: scf.if
 // CHECK: func.call @gmx_index_error
-// CHECK: tensor.extract %{{.*}} : tensor<4x3xf32>
+// CHECK: linalg.generic
+// CHECK: %[[CLAMPED:.*]] = arith.select %{{.*}}, %{{.*}}, %c0 : index
+// CHECK: tensor.extract %arg0[%[[CLAMPED]], %{{.*}}] : tensor<4x3xf32>
 // UNCHECKED-LABEL: func.func @test_gather_elements
 // UNCHECKED-NOT: scf.if
 // UNCHECKED-NOT: func.call
+// UNCHECKED-NOT: reduction
 // UNCHECKED: tensor.extract
 func.func @test_gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tensor<2x3xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
@@ -79,6 +100,9 @@ func.func @test_broadcast_input(%x: tensor<1x5xi1>, %i: tensor<3x2xi64>) -> tens
 // CHECK-DAG: %[[ID0:.*]] = tensor.dim %arg1, %c0 : tensor<?x?xi64>
 // CHECK: func.call @gmx_shape_error
 // CHECK: %[[R:.*]] = scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK-SAME: ins(%arg1 : tensor<?x?xi64>)
+// CHECK: scf.if %{{.*}} -> (tensor<?x?xf32>) {
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<?x?xf32>)
 // CHECK: tensor.extract %arg1
@@ -108,4 +132,46 @@ func.func @test_rank0(%x: tensor<f32>, %i: tensor<i64>) -> tensor<f32> {
 // CHECK: func.func @test_no_gather
 func.func @test_no_gather(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
+}
+
+// -----
+
+// A large static gather is checked a tile of rows at a time (here 32 rows of
+// 1024 outputs): the scan of a tile's indices and its gather read them while
+// they are still in cache.
+// CHECK-LABEL: func.func @test_tiled
+// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %c0 to %c64 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x1024xf32>) {
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [32, 1024] [1, 1]
+// CHECK: %[[IDX:.*]] = tensor.extract_slice %arg1[%[[ROW]], 0] [32, 1024] [1, 1]
+// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK-SAME: ins(%[[IDX]] : tensor<32x1024xi64>)
+// CHECK: scf.if
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[OUT]] : tensor<32x1024xf32>)
+// CHECK: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
+// CHECK: tensor.extract %arg0[%[[FIRST]], %{{.*}}] : tensor<64x8xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [32, 1024] [1, 1]
+// CHECK: return %[[R]]
+// UNCHECKED-LABEL: func.func @test_tiled
+// UNCHECKED-NOT: scf.for
+func.func @test_tiled(%x: tensor<64x8xf32>, %i: tensor<64x1024xi64>) -> tensor<64x1024xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x8xf32>, tensor<64x1024xi64>) -> tensor<64x1024xf32>
+  return %0 : tensor<64x1024xf32>
+}
+
+// -----
+
+// Tuples of c = 2 coordinates: the scan views the indices as [.., L, 2] and
+// picks each coordinate's axis and size by its position in the tuple
+// (axis 2 of size 4 first, then axis 0 of size 2).
+// CHECK-LABEL: func.func @test_scan_tuples
+// CHECK: %[[VIEW:.*]] = tensor.expand_shape %arg1 {{\[\[}}0], [1], [2, 3]] output_shape [2, 1, 2, 2] : tensor<2x1x4xi8> into tensor<2x1x2x2xi8>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[VIEW]] : tensor<2x1x2x2xi8>)
+// CHECK: %[[J:.*]] = linalg.index 3 : index
+// CHECK: %[[SECOND:.*]] = arith.cmpi eq, %[[J]], %c1 : index
+// CHECK: arith.select %[[SECOND]], %c2, %c4 : index
+func.func @test_scan_tuples(%x: tensor<2x3x4xf16>, %i: tensor<2x1x4xi8>) -> tensor<2x3x2xf16> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 2, 0>} : (tensor<2x3x4xf16>, tensor<2x1x4xi8>) -> tensor<2x3x2xf16>
+  return %0 : tensor<2x3x2xf16>
 }

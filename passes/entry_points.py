@@ -1,0 +1,80 @@
+"""What `--gmx-lower-to-llvm` does to public functions, at both of its ends.
+
+Before bufferization (`prepare_entry_points`): every public function with a
+body gets the C interface the ExecutionEngine calls, its tensor signature is
+recorded in `gmx.signature`, and each tensor argument is marked
+`bufferization.writable = false`, so that bufferization never writes into a
+caller's buffer (a numpy array the user passed stays as it was).
+
+After the LLVM lowering (`mark_arguments_noalias`): the pointer arguments of
+those functions, when the signature was tensors only, are marked
+`llvm.noalias`. That is true by construction: the function only reads
+through them (they are not writable) and writes only to buffers it
+allocated, so no write can alias a read. It is what lets LLVM hoist the
+index load of a gather out of the inner loop, turn row gathers into memcpy
+and vectorise elementwise gathers; without it every store to the output
+might change the indices.
+"""
+
+from __future__ import annotations
+
+from gmx.dialect.mlir import ir
+
+# The tensor signature of each public function, kept through the lowering so
+# that an LLVM-dialect module can still be called on numpy arrays.
+SIGNATURE_ATTR = "gmx.signature"
+
+
+def _is_tensor(t: ir.Type) -> bool:
+    return isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType))
+
+
+def _top_level_functions(module, name: str):
+    for op in module.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == name and op.regions[0].blocks:
+            yield op
+
+
+def _set_argument_attribute(function, indices, name: str, value: ir.Attribute) -> None:
+    """Add `name = value` to the attribute dictionaries of the arguments at `indices`."""
+    count = len(function.regions[0].blocks[0].arguments)
+    old = list(ir.ArrayAttr(function.attributes["arg_attrs"])) if "arg_attrs" in function.attributes else []
+    dicts = []
+    for i in range(count):
+        entries = {a.name: a.attr for a in ir.DictAttr(old[i])} if i < len(old) else {}
+        if i in indices:
+            entries[name] = value
+        dicts.append(ir.DictAttr.get(entries))
+    function.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
+
+
+def prepare_entry_points(module) -> None:
+    """Give every public function with a body the C interface, record its
+    tensor signature and make its tensor arguments read-only."""
+    for op in _top_level_functions(module, "func.func"):
+        if "sym_visibility" in op.attributes:
+            continue  # private or nested: not an entry point
+        op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        op.attributes[SIGNATURE_ATTR] = op.attributes["function_type"]
+        inputs = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value).inputs
+        tensors = {i for i, t in enumerate(inputs) if _is_tensor(t)}
+        if tensors:
+            _set_argument_attribute(op, tensors, "bufferization.writable", ir.BoolAttr.get(False))
+
+
+def _tensors_only(function) -> bool:
+    signature = ir.FunctionType(ir.TypeAttr(function.attributes[SIGNATURE_ATTR]).value)
+    return all(_is_tensor(t) for t in signature.inputs)
+
+
+def mark_arguments_noalias(module) -> None:
+    """Mark the pointer arguments of lowered entry functions `llvm.noalias`
+    (see the module docstring for why that holds)."""
+    for op in _top_level_functions(module, "llvm.func"):
+        if SIGNATURE_ATTR not in op.attributes or not _tensors_only(op):
+            continue
+        arguments = op.regions[0].blocks[0].arguments
+        pointers = {i for i, a in enumerate(arguments) if str(a.type) == "!llvm.ptr"}
+        if pointers:
+            _set_argument_attribute(op, pointers, "llvm.noalias", ir.UnitAttr.get())
