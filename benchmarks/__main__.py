@@ -4,11 +4,18 @@ the unfused TOSA path, numpy, PyTorch eager and memcpy, as Markdown tables.
     python -m benchmarks                       # full sizes (>= 4M outputs), 7 rounds
     python -m benchmarks --quick               # small sizes: a smoke test
     python -m benchmarks --variants advanced,index_select --repeat 15 --json out.json
+    python -m benchmarks --sections memory,compile-time
 
-Each variant is exported from PyTorch to TOSA, prepared by every contender
-(see `benchmarks.contenders`), checked against PyTorch eager
-(np.array_equal), then timed side by side. Exit status 1 when a contender
-failed to compile or returned a wrong output (its cells read FAILED/WRONG).
+Three sections, each a Markdown table:
+- timing: each variant is exported from PyTorch to TOSA, prepared by every
+  contender (see `benchmarks.contenders`), checked against PyTorch eager
+  (np.array_equal), then timed side by side;
+- memory: peak memory of the broadcasting gather per contender
+  (`benchmarks.memory`);
+- compile-time: gmx-opt on generated modules of 250, 500 and 1000 gathers
+  (`benchmarks.compile_time`).
+Exit status 1 when a contender failed to compile or returned a wrong output
+(its cells read FAILED/WRONG).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import sys
 
 import numpy as np
 
+from . import compile_time, memory
 from .contenders import default_contenders
 from .programs import Case, Variant, export_case, select_variants, variant_names
 from .report import (
@@ -28,6 +36,7 @@ from .report import (
     compile_columns,
     markdown_table,
     timing_columns,
+    variant_entries,
     write_json,
 )
 from .timing import measure
@@ -35,6 +44,10 @@ from .timing import measure
 # numerator/denominator: > 1 means the denominator is faster. gmx/gmx
 # unchecked is the price of the bounds check; memcpy/gmx the fraction of
 # memcpy's bandwidth a gather reaches.
+SECTIONS = ("timing", "memory", "compile-time")
+MEMORY_VARIANT = "take_along_dim_bcast"
+COMPILE_SIZES = {"full": (0, 250, 500, 1000), "quick": (0, 5, 10)}
+
 RATIOS = [
     ("unfused", "gmx"),
     ("numpy", "gmx"),
@@ -55,9 +68,17 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"only these (space or comma separated): {', '.join(variant_names())}",
     )
     parser.add_argument("--json", metavar="PATH", help="also write every measurement as JSON")
+    parser.add_argument(
+        "--sections", default=",".join(SECTIONS),
+        help=f"comma separated, any of {', '.join(SECTIONS)} (default: all)",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.warmup < 0:
         parser.error("--repeat must be >= 1 and --warmup >= 0")
+    args.sections = [n for n in args.sections.split(",") if n]
+    unknown = sorted(set(args.sections) - set(SECTIONS))
+    if unknown or not args.sections:
+        parser.error(f"unknown section(s) {', '.join(unknown) or '(none given)'}; known: {', '.join(SECTIONS)}")
     if args.variants:
         args.variants = [n for item in args.variants for n in item.split(",") if n]
     try:
@@ -120,22 +141,42 @@ def run_variant(variant: Variant, size: str, contenders: list, repeat: int, warm
 
 def main(args: argparse.Namespace) -> int:
     size = "quick" if args.quick else "full"
-    contenders = default_contenders()
     machine = machine_summary()
+    print(machine_line(machine))
+    report: dict = {"machine": machine, "options": {"size": size, "repeat": args.repeat, "warmup": args.warmup}}
+    ok = True
+    if "timing" in args.sections:
+        results = timing_section(args, size)
+        ok = all(r.ok for r in results)
+        report["variants"] = variant_entries(results)
+    if "memory" in args.sections:
+        _log(f"memory: {MEMORY_VARIANT}, one child process per contender")
+        peaks = memory.peak_memory(MEMORY_VARIANT, size)
+        print("\n" + memory.markdown(MEMORY_VARIANT, peaks))
+        report["memory"] = {MEMORY_VARIANT: peaks}
+    if "compile-time" in args.sections:
+        _log(f"compile time: gmx-opt on {', '.join(map(str, COMPILE_SIZES[size][1:]))} gathers")
+        times = compile_time.compile_times(COMPILE_SIZES[size])
+        print("\nCompile time, `gmx-opt --gmx-canonicalize --gmx-lower-to-llvm`, median of 3:\n")
+        print(compile_time.markdown(times))
+        report["compile_time_s"] = times
+    if args.json:
+        write_json(args.json, report)
+    return 0 if ok else 1
+
+
+def timing_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
+    contenders = default_contenders()
     results = [
         run_variant(v, size, contenders, args.repeat, args.warmup) for v in select_variants(args.variants)
     ]
     names = [c.name for c in contenders]
-    print(machine_line(machine))
     print(f"sizes: {size}; median of {args.repeat} interleaved runs after {args.warmup} warm-up; "
           f"f32 data, i64 indices; GB/s = output bytes / gmx time\n")
     print(markdown_table(results, timing_columns(names, RATIOS)))
     print()
     print(markdown_table(results, compile_columns(names)))
-    if args.json:
-        options = {"size": size, "repeat": args.repeat, "warmup": args.warmup}
-        write_json(args.json, machine, options, results)
-    return 0 if all(r.ok for r in results) else 1
+    return results
 
 
 def _cli_main() -> None:

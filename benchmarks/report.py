@@ -186,14 +186,21 @@ def machine_line(machine: dict) -> str:
     )
 
 
-def write_json(path: str, machine: dict, options: dict, results: list[VariantResult]) -> None:
-    """Everything measured, including every timing sample (seconds)."""
+def variant_entries(results: list[VariantResult]) -> list[dict]:
+    """The timing results as JSON-ready dicts, every sample included (seconds)."""
     variants = []
     for r in results:
         entry = asdict(r)
         for name, c in r.contenders.items():
             entry["contenders"][name]["median_ms"] = c.median_ms
         variants.append(entry)
-    with open(path, "w") as f:
-        json.dump({"machine": machine, "options": options, "variants": variants}, f, indent=2)
+    return variants
+
+
+def write_json(path: str, report: dict) -> None:
+    """Everything measured, written atomically (a temp file renamed)."""
+    temporary = f"{path}.tmp-{os.getpid()}"
+    with open(temporary, "w") as f:
+        json.dump(report, f, indent=2)
         f.write("\n")
+    os.replace(temporary, path)

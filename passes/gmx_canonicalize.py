@@ -40,7 +40,7 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir, rewrite
 
 from .coordinates import Work, linear_terms, peel
-from .index_values import constant_value
+from .index_values import constant_value, evaluation_cache
 from .gather_spec import (
     GatherSpec,
     Indexed,
@@ -83,7 +83,8 @@ def _pattern(function):
 
     def apply(op, rewriter):
         try:
-            return function(op, rewriter)
+            with evaluation_cache():  # the IR only changes in the final rewrite
+                return function(op, rewriter)
         except NoMatch:
             return True
         except Exception as error:  # a bug must not lose the user's IR: say so, change nothing

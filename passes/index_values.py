@@ -129,8 +129,42 @@ def _leaf_constant(op, shape) -> np.ndarray | None:
     return None
 
 
+class evaluation_cache:
+    """`with evaluation_cache():` memoises `constant_value` for the block.
+
+    Index arithmetic is a DAG whose shared subtrees (iotas, strides) would
+    otherwise be evaluated once per path to them. The IR must not change
+    inside the block (a pattern's match); nesting keeps the outer cache."""
+
+    def __enter__(self):
+        global _CACHE
+        self._outer = _CACHE
+        if _CACHE is None:
+            _CACHE = {}
+        return self
+
+    def __exit__(self, *exc):
+        global _CACHE
+        _CACHE = self._outer
+        return False
+
+
+_CACHE: dict | None = None
+
+
 def constant_value(value: ir.Value) -> np.ndarray | None:
     """The int64 array `value` always holds, or None if it isn't a known constant."""
+    if _CACHE is None:
+        return _constant_value(value)
+    if value not in _CACHE:
+        array = _constant_value(value)
+        if array is not None:
+            array.flags.writeable = False  # shared by every caller
+        _CACHE[value] = array
+    return _CACHE[value]
+
+
+def _constant_value(value: ir.Value) -> np.ndarray | None:
     op = defining_op(value)
     if op is not None and op.name == "tosa.const_shape":  # !tosa.shape<n>, not a tensor
         return np.array(op.attributes["values"]).astype(np.int64).reshape(-1)

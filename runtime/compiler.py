@@ -150,7 +150,7 @@ class CompiledProgram:
             raise ValueError(self._shape_error_message(site, dim, a, b))
         if index_errors:
             site, axis, value, size = index_errors[0]
-            more = f" ({len(index_errors)} out-of-bounds reads)" if len(index_errors) > 1 else ""
+            more = f" ({len(index_errors)} indices out of bounds)" if len(index_errors) > 1 else ""
             raise IndexError(
                 f"{self._site(site)}: index {value} is out of bounds for axis {axis} "
                 f"with size {size}{more}"
