@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 
 from .study.dtypes import DATA_DTYPES, INDEX_DTYPES
@@ -156,8 +157,8 @@ def missing_dependency(needed: tuple[str, ...]) -> str | None:
 
 
 def parse_arguments(argv=None) -> argparse.Namespace:
-    """Parse and validate everything; args.studies is the list of Study
-    objects to run (one, or every variant at every size with --all)."""
+    """Parse and validate everything: args.study is the Study to run, or with
+    --all args.sweep lists (output size, Study) for every variant and size."""
     parser = _argument_parser()
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.warmup < 0:
@@ -168,13 +169,13 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         _check_sweep_arguments(parser, args)
         args.sizes = parse_sizes(parser, args.sizes)
         needed = ("torch", "onnx", "matplotlib")
-        args.studies = [_study(parser, sweep_study, name, n, **given) for name in VARIANTS for n in args.sizes]
+        args.sweep = [(n, _study(parser, sweep_study, name, n, **given)) for name in VARIANTS for n in args.sizes]
     else:
         _check_single_arguments(parser, args)
         given.update(_shape_options(parser, args))
         study = _study(parser, make_study, args.variant, **given)
         needed = ("torch", "onnx") if study.variant.frontend == "onnx" else ("torch",)
-        args.studies = [study]
+        args.study = study
     problem = missing_dependency(needed)
     if problem:
         parser.error(problem)
@@ -221,18 +222,20 @@ def _check_sweep_arguments(parser, args) -> None:
         parser.error(f"--all studies every variant; drop '{args.variant}' or --all")
     if args.report is None:
         parser.error("--all needs --report DIR")
+    if os.path.exists(args.report) and not os.path.isdir(args.report):
+        parser.error(f"--report '{args.report}' exists and is not a directory")
     for flag in ("--shape", "--indices-shape", "--axis", "--axes", "--batch-dims", "--pattern"):
         if getattr(args, flag[2:].replace("-", "_")) is not None:
             parser.error(f"{flag} does not apply with --all: the sweep sets the shapes (see --sizes)")
 
 
 def study_one(args: argparse.Namespace) -> int:
-    """Print the study of args.studies[0]; 1 if it failed."""
+    """Print the study of args.study; 1 if it failed."""
     from .study.frontends import FrontendError
     from .study.outcome import run_study
     from .study.render import render
 
-    study = args.studies[0]
+    study = args.study
     timing = None if args.no_timing else (args.repeat, args.warmup)
     try:
         outcome = run_study(study, not args.unchecked, timing)

@@ -21,6 +21,14 @@ class Outcome:
     run: Run
     output: tuple[str, tuple[int, ...]]  # (element type, shape) of the result
 
+    def slim(self) -> None:
+        """Drop what only the text of one study needs (programs, IR, the
+        compiled contenders and their inputs), keeping what a report shows."""
+        self.run.calls.clear()
+        self.lowering.frontend_text = self.lowering.fused_text = None
+        for stage in self.lowering.stages.values():
+            stage.text = None
+
     @property
     def problems(self) -> list[str]:
         """Why the study failed: wrong or failing contenders, required stages

@@ -9,7 +9,9 @@ the same result (`numpy_fn`, `torch_fn`, on the inputs in argument order).
 Its `frontend` says where the program comes from: "torch" exports `torch_fn`
 itself with torch-mlir, "onnx" imports one ONNX node (`onnx_node`), "gmx" is
 the op itself. `sweep_options(n)` gives shapes with exactly n output
-elements (n a multiple of SWEEP_UNIT) for `--all`.
+elements (n a multiple of SWEEP_UNIT) for `--all`, as r rows of c
+(`sweep_dims`): no dim of size 1, where frontends and the fusion take other
+paths.
 
 Index values: eager torch.gather, index_select and embedding reject negative
 indices, so those use [0, size); ONNX, torch.take, take_along_dim, advanced
@@ -36,7 +38,13 @@ BLOCK = "single axis block gather"
 ND = "multiple contiguous axes block gather"
 MULTIAXIS = "multiaxis gather"
 
-SWEEP_UNIT = 64  # every sweep shape has SWEEP_UNIT * r output elements
+SWEEP_UNIT = 64  # sweep sizes are multiples of this
+
+
+def sweep_dims(n: int) -> tuple[int, int]:
+    """(r, c) with r * c = n outputs, both > 1 for every n >= SWEEP_UNIT."""
+    c = 16 if n < 1024 else 64
+    return n // c, c
 
 
 class StudyError(ValueError):
@@ -238,7 +246,8 @@ class OnnxGather(Variant):
         return "Gather", {"axis": s.axis}
 
     def sweep_options(self, n):
-        return {"shape": (n // SWEEP_UNIT, 80), "indices_shape": (SWEEP_UNIT,), "axis": 1}
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (c,), "axis": 1}
 
 
 class OnnxGatherElements(Variant):
@@ -266,8 +275,8 @@ class OnnxGatherElements(Variant):
         return "GatherElements", {"axis": s.axis}
 
     def sweep_options(self, n):
-        r = n // SWEEP_UNIT
-        return {"shape": (r, 80), "indices_shape": (r, SWEEP_UNIT), "axis": 1}
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
 
 
 class OnnxGatherND(Variant):
@@ -313,7 +322,8 @@ class OnnxGatherND(Variant):
         return "GatherND", {"batch_dims": s.batch_dims}
 
     def sweep_options(self, n):
-        return {"shape": (n // SWEEP_UNIT, 4, SWEEP_UNIT), "indices_shape": (n // SWEEP_UNIT, 2), "batch_dims": 0}
+        r, c = sweep_dims(n)
+        return {"shape": (r, 4, c), "indices_shape": (r, 2), "batch_dims": 0}
 
 
 def _batch_grids(arange, idx, b: int) -> tuple:
@@ -346,8 +356,8 @@ class Take(Variant):
         return lambda x, idx: torch.take(x, idx)
 
     def sweep_options(self, n):
-        r = n // SWEEP_UNIT
-        return {"shape": (r, 80), "indices_shape": (r, SWEEP_UNIT)}
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (r, c)}
 
 
 class TakeAlongAxis(Variant):
@@ -371,8 +381,8 @@ class TakeAlongAxis(Variant):
         return lambda x, idx: torch.take_along_dim(x, idx, s.axis)
 
     def sweep_options(self, n):
-        r = n // SWEEP_UNIT
-        return {"shape": (r, 80), "indices_shape": (r, SWEEP_UNIT), "axis": 1}
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
 
 
 class TorchGather(Variant):
@@ -396,8 +406,8 @@ class TorchGather(Variant):
         return lambda x, idx: torch.gather(x, s.axis, idx)
 
     def sweep_options(self, n):
-        r = n // SWEEP_UNIT
-        return {"shape": (r, 80), "indices_shape": (r, SWEEP_UNIT), "axis": 1}
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
 
 
 class IndexSelect(Variant):
@@ -420,7 +430,8 @@ class IndexSelect(Variant):
         return lambda x, idx: torch.index_select(x, s.axis, idx)
 
     def sweep_options(self, n):
-        return {"shape": (n // SWEEP_UNIT, 80), "indices_shape": (SWEEP_UNIT,), "axis": 1}
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (c,), "axis": 1}
 
 
 class Embedding(Variant):
@@ -455,8 +466,8 @@ class Embedding(Variant):
         return lambda idx, w: F.embedding(idx, w)
 
     def sweep_options(self, n):
-        r = n // SWEEP_UNIT
-        return {"shape": (r, SWEEP_UNIT), "indices_shape": (r,)}
+        r, c = sweep_dims(n)
+        return {"shape": (r, c), "indices_shape": (r,)}
 
 
 class AdvancedIndex(Variant):
@@ -488,8 +499,8 @@ class AdvancedIndex(Variant):
         return _indexer(s.pattern)
 
     def sweep_options(self, n):
-        r = n // SWEEP_UNIT
-        return {"shape": (r, SWEEP_UNIT, 8), "indices_shape": (r,), "pattern": ("i", ":", "j")}
+        r, c = sweep_dims(n)
+        return {"shape": (r, c, 8), "indices_shape": (r,), "pattern": ("i", ":", "j")}
 
 
 def _indexer(pattern: tuple[str, ...]) -> Callable:
@@ -564,8 +575,8 @@ class Multiaxis(Variant):
         return _torch_multiaxis(s.axes)
 
     def sweep_options(self, n):
-        r = n // SWEEP_UNIT
-        return {"shape": (r, SWEEP_UNIT, 8), "indices_shape": (r, 1, 2), "axes": (2, 0)}
+        r, c = sweep_dims(n)
+        return {"shape": (r, c, 8), "indices_shape": (r, 1, 2), "axes": (2, 0)}
 
 
 def _torch_multiaxis(axes: tuple[int, ...]) -> Callable:
