@@ -32,6 +32,7 @@ from .study.variants import (
     StudyError,
     fmt_dims,
     make_study,
+    option_text,
     parse_pattern,
     sweep_study,
 )
@@ -51,15 +52,9 @@ class _Parser(argparse.ArgumentParser):
 def _variants_help() -> str:
     lines = ["variants (defaults in brackets):"]
     for name, v in VARIANTS.items():
-        options = "".join(f" {OPTION_FLAGS[k]} {_option_text(val)}" for k, val in v.options.items())
+        options = "".join(f" {OPTION_FLAGS[k]} {option_text(val)}" for k, val in v.options.items())
         lines.append(f"  {name:<22} [--shape {fmt_dims(v.shape)} --indices-shape {fmt_dims(v.indices_shape)}{options}]")
     return "\n".join(lines)
-
-
-def _option_text(value) -> str:
-    if isinstance(value, tuple):
-        return ",".join(str(v) for v in value)
-    return str(value)
 
 
 def _argument_parser() -> argparse.ArgumentParser:
@@ -242,6 +237,10 @@ def study_one(args: argparse.Namespace) -> int:
     except FrontendError as error:
         print(f"{PROG}: error: {study.variant.name}: {error}", file=sys.stderr)
         return 1
+    except Exception as error:  # noqa: BLE001  a bug of ours: one line, as every other failure
+        print(f"{PROG}: error: {study.variant.name}: internal error: {type(error).__name__}: {error}",
+              file=sys.stderr)
+        return 1
     sys.stdout.write(render(outcome, args.shown, timing))
     for problem in outcome.problems:
         print(f"{PROG}: error: {study.variant.name}: {problem}", file=sys.stderr)
@@ -257,7 +256,11 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _cli_main() -> None:
-    sys.exit(main(parse_arguments()))
+    try:
+        sys.exit(main(parse_arguments()))
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\n{PROG}: interrupted\n")
+        sys.exit(130)
 
 
 if __name__ == "__main__":

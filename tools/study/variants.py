@@ -635,8 +635,24 @@ def make_study(name: str, **given) -> Study:
             f"{name}: --index-dtype {study.index_dtype} is not accepted by {study.expression().split('(')[0]}; "
             f"use {' or '.join(variant.index_dtypes)}"
         )
-    variant.check(study)
+    try:
+        variant.check(study)
+    except StudyError as error:
+        raise StudyError(str(error) + _defaults_note(variant, given)) from None
     return study
+
+
+def _defaults_note(variant: Variant, given: dict) -> str:
+    """`; defaults used: --indices-shape 4x3x6, --axis 1` for what was not given."""
+    defaults = {"shape": fmt_dims(variant.shape), "indices_shape": fmt_dims(variant.indices_shape)}
+    defaults.update({k: option_text(v) for k, v in variant.options.items()})
+    used = [f"--{k.replace('_', '-')} {v}" for k, v in defaults.items() if given.get(k) is None]
+    return f"; defaults used: {', '.join(used)}" if used else ""
+
+
+def option_text(value) -> str:
+    """An option's value as written on the command line (`2,0`, `i,:,j`, `1`)."""
+    return ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value)
 
 
 def sweep_study(name: str, n: int, **given) -> Study:
