@@ -164,7 +164,12 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         _check_sweep_arguments(parser, args)
         args.sizes = parse_sizes(parser, args.sizes)
         needed = ("torch", "onnx", "matplotlib")
-        args.sweep = [(n, _study(parser, sweep_study, name, n, **given)) for name in VARIANTS for n in args.sizes]
+        args.index_dtypes = {name: _sweep_index_dtype(name, args.index_dtype) for name in VARIANTS}
+        args.sweep = [
+            (n, _study(parser, sweep_study, name, n, **{**given, "index_dtype": args.index_dtypes[name]}))
+            for name in VARIANTS
+            for n in args.sizes
+        ]
     else:
         _check_single_arguments(parser, args)
         given.update(_shape_options(parser, args))
@@ -175,6 +180,13 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     if problem:
         parser.error(problem)
     return args
+
+
+def _sweep_index_dtype(name: str, wanted: str) -> str:
+    """The sweep uses `wanted` where the variant's frontend takes it, else
+    i64 (torch.take, take_along_dim and ONNX GatherND take no i32); the
+    report says which."""
+    return wanted if wanted in VARIANTS[name].index_dtypes else "i64"
 
 
 def _study(parser, make, *args, **kwargs):

@@ -18,7 +18,8 @@ def fmt_ms(ms: float | None) -> str:
     """Milliseconds with three or four significant digits; `–` when absent."""
     if ms is None:
         return "–"
-    return f"{ms:.4f}" if ms < 1 else f"{ms:.3g}" if ms < 100 else f"{ms:.0f}"
+    decimals = 4 if ms < 1 else 3 if ms < 10 else 2 if ms < 100 else 1
+    return f"{ms:.{decimals}f}"
 
 
 def fmt_ratio(value: float | None) -> str:

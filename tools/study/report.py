@@ -163,13 +163,21 @@ def plot_section(points: list[Point]) -> list[str]:
     return lines
 
 
+def index_dtypes(args) -> str:
+    """`i32 (i64 for take, ...: their frontends take no i32)`, or just `i64`."""
+    others = [name for name, dtype in args.index_dtypes.items() if dtype != args.index_dtype]
+    if not others:
+        return args.index_dtype
+    return f"{args.index_dtype} (i64 for {', '.join(others)}: their frontends take no {args.index_dtype})"
+
+
 def report_text(points: list[Point], args, seconds: float) -> str:
     """The Markdown of the whole report."""
     sizes = ", ".join(f"{n:,}" for n in args.sizes)
     lines = [
         "# gmx-study report",
         "",
-        f"Every variant at {sizes} output elements; data {args.dtype}, indices {args.index_dtype}, "
+        f"Every variant at {sizes} output elements; data {args.dtype}, indices {index_dtypes(args)}, "
         f"{'unchecked' if args.unchecked else 'checked'} indices, seed {args.seed}; "
         f"{len(points)} points in {seconds:.0f} s.",
         "",
