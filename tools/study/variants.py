@@ -222,21 +222,52 @@ def _wrap(idx, size: int):
     return torch.where(idx < 0, idx + size, idx)
 
 
-# --- ONNX -----------------------------------------------------------------------
+# --- shared by frontends -------------------------------------------------------
 
 
-class OnnxGather(Variant):
+class BlockGather(Variant):
+    """ONNX Gather, numpy.take, index_select: blocks of the data along the axis."""
+
     def check(self, s):
         check_axis(s)
-
-    def expression(self, s):
-        return f"onnx.Gather(x, idx, axis={s.axis})"
 
     def numpy_expression(self, s):
         return f"np.take(x, idx, axis={s.axis})"
 
     def numpy_fn(self, s):
         return lambda x, idx: np.take(x, idx, axis=s.axis)
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (c,), "axis": 1}
+
+
+class ElementGather(Variant):
+    """ONNX GatherElements, torch.gather: same rank, indices no larger than
+    the data off the axis."""
+
+    def check(self, s):
+        check_axis(s)
+        check_same_rank(s)
+        check_within(s)
+
+    def numpy_expression(self, s):
+        return f"np.take_along_axis(x, idx, {s.axis})"
+
+    def numpy_fn(self, s):
+        return lambda x, idx: np.take_along_axis(_prefix(x, idx, s.axis_index), idx, s.axis)
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
+
+
+# --- ONNX -----------------------------------------------------------------------
+
+
+class OnnxGather(BlockGather):
+    def expression(self, s):
+        return f"onnx.Gather(x, idx, axis={s.axis})"
 
     def torch_fn(self, s):
         lead = (slice(None),) * s.axis_index
@@ -245,25 +276,10 @@ class OnnxGather(Variant):
     def onnx_node(self, s):
         return "Gather", {"axis": s.axis}
 
-    def sweep_options(self, n):
-        r, c = sweep_dims(n)
-        return {"shape": (r, c + 16), "indices_shape": (c,), "axis": 1}
 
-
-class OnnxGatherElements(Variant):
-    def check(self, s):
-        check_axis(s)
-        check_same_rank(s)
-        check_within(s)
-
+class OnnxGatherElements(ElementGather):
     def expression(self, s):
         return f"onnx.GatherElements(x, idx, axis={s.axis})"
-
-    def numpy_expression(self, s):
-        return f"np.take_along_axis(x, idx, {s.axis})"
-
-    def numpy_fn(self, s):
-        return lambda x, idx: np.take_along_axis(_prefix(x, idx, s.axis_index), idx, s.axis)
 
     def torch_fn(self, s):
         import torch
@@ -273,10 +289,6 @@ class OnnxGatherElements(Variant):
 
     def onnx_node(self, s):
         return "GatherElements", {"axis": s.axis}
-
-    def sweep_options(self, n):
-        r, c = sweep_dims(n)
-        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
 
 
 class OnnxGatherND(Variant):
@@ -360,7 +372,7 @@ class Take(Variant):
         return {"shape": (r, c + 16), "indices_shape": (r, c)}
 
 
-class TakeAlongAxis(Variant):
+class TakeAlongAxis(ElementGather):
     def check(self, s):
         check_axis(s)
         check_same_rank(s)
@@ -368,9 +380,6 @@ class TakeAlongAxis(Variant):
 
     def expression(self, s):
         return f"torch.take_along_dim(x, idx, {s.axis})"
-
-    def numpy_expression(self, s):
-        return f"np.take_along_axis(x, idx, {s.axis})"
 
     def numpy_fn(self, s):
         return lambda x, idx: np.take_along_axis(x, idx, s.axis)
@@ -380,37 +389,18 @@ class TakeAlongAxis(Variant):
 
         return lambda x, idx: torch.take_along_dim(x, idx, s.axis)
 
-    def sweep_options(self, n):
-        r, c = sweep_dims(n)
-        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
 
-
-class TorchGather(Variant):
-    def check(self, s):
-        check_axis(s)
-        check_same_rank(s)
-        check_within(s)
-
+class TorchGather(ElementGather):
     def expression(self, s):
         return f"torch.gather(x, {s.axis}, idx)"
-
-    def numpy_expression(self, s):
-        return f"np.take_along_axis(x, idx, {s.axis})"
-
-    def numpy_fn(self, s):
-        return lambda x, idx: np.take_along_axis(_prefix(x, idx, s.axis_index), idx, s.axis)
 
     def torch_fn(self, s):
         import torch
 
         return lambda x, idx: torch.gather(x, s.axis, idx)
 
-    def sweep_options(self, n):
-        r, c = sweep_dims(n)
-        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
 
-
-class IndexSelect(Variant):
+class IndexSelect(BlockGather):
     def check(self, s):
         check_axis(s)
         check_rank(s, rank=1, what="indices")
@@ -418,20 +408,10 @@ class IndexSelect(Variant):
     def expression(self, s):
         return f"torch.index_select(x, {s.axis}, idx)"
 
-    def numpy_expression(self, s):
-        return f"np.take(x, idx, axis={s.axis})"
-
-    def numpy_fn(self, s):
-        return lambda x, idx: np.take(x, idx, axis=s.axis)
-
     def torch_fn(self, s):
         import torch
 
         return lambda x, idx: torch.index_select(x, s.axis, idx)
-
-    def sweep_options(self, n):
-        r, c = sweep_dims(n)
-        return {"shape": (r, c + 16), "indices_shape": (c,), "axis": 1}
 
 
 class Embedding(Variant):
