@@ -9,6 +9,7 @@ import matplotlib.image
 import pytest
 
 from gmx.tools import gmx_study
+from gmx.tools.study import plots
 from gmx.tools.study import sweep as sweep_module
 from gmx.tools.study.variants import VARIANTS
 
@@ -60,6 +61,7 @@ BAD_ARGUMENTS = [
     (["torch-gather", "--report", "out"], "--report goes with --all"),
     (["--all"], "--all needs --report DIR"),
     (["--all", "--report", "out", "--axis", "1"], "--axis does not apply with --all"),
+    (["--all", "--report", "out", "--no-timing"], "--no-timing does not apply with --all"),
     (["--all", "--report", "out", "--sizes", "100"], "--sizes '100': 100 is not a positive multiple of 64"),
 ]
 
@@ -225,7 +227,7 @@ def test_sweep_plots_are_valid_pngs(report):
         assert height > 100 and width > 100 and channels in (3, 4)
 
 
-def test_sweep_goes_on_after_a_failure(tmp_path, monkeypatch, capsys):
+def test_sweep_goes_on_after_failures(tmp_path, monkeypatch, capsys):
     args = gmx_study.parse_arguments(["--all", "--report", str(tmp_path), "--sizes", "64", "--repeat", "1"])
     args.sweep = [p for p in args.sweep if p[1].variant.name in ("take", "multiaxis")]
     real = sweep_module.run_study
@@ -235,13 +237,20 @@ def test_sweep_goes_on_after_a_failure(tmp_path, monkeypatch, capsys):
             raise KeyError("boom")
         return real(study, *rest)
 
+    def broken_plot(points):
+        raise ValueError("no ink")
+
     monkeypatch.setattr(sweep_module, "run_study", broken)
+    monkeypatch.setattr(plots, "plot_variant", broken_plot)
     assert gmx_study.main(args) == 1
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
     assert "gmx-study: error: take at 64 outputs: internal error: KeyError: 'boom'" in captured.err
+    assert "gmx-study: error: plot of multiaxis: internal error: ValueError: no ink" in captured.err
     assert "[##############################] 2/2 done" in captured.err
     text = (tmp_path / "report.md").read_text()
     assert "- take at 64 outputs: internal error: KeyError: 'boom'" in text
+    assert "- plot of multiaxis: internal error: ValueError: no ink" in text
+    assert "multiaxis.png" not in text and not (tmp_path / "multiaxis.png").exists()
     times = {r["variant"]: r for r in markdown_tables(text)["Run times"]}
     assert times["take"]["fused ms"] == "FAILED" and float(times["multiaxis"]["fused ms"]) > 0

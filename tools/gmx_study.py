@@ -78,7 +78,7 @@ def _argument_parser() -> argparse.ArgumentParser:
     shapes.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     run = parser.add_argument_group("what runs")
     run.add_argument("--unchecked", action="store_true", help="compile without run-time index bounds checks")
-    run.add_argument("--stages", default=",".join(SHOWN_BY_DEFAULT),
+    run.add_argument("--stages",
                      help=f"stages whose IR is printed, comma separated, or none: {', '.join(STAGE_KEYS)} "
                           f"(default {','.join(SHOWN_BY_DEFAULT)})")
     run.add_argument("--repeat", type=int, default=7, help="timed rounds (default 7)")
@@ -132,7 +132,9 @@ def parse_sizes(parser, text: str | None) -> tuple[int, ...]:
     return tuple(sizes)
 
 
-def parse_stages(parser, text: str) -> tuple[str, ...]:
+def parse_stages(parser, text: str | None) -> tuple[str, ...]:
+    if text is None:
+        return SHOWN_BY_DEFAULT
     if text.strip() == "none":
         return ()
     stages = tuple(s.strip() for s in text.split(","))
@@ -234,6 +236,9 @@ def _check_sweep_arguments(parser, args) -> None:
     for flag in ("--shape", "--indices-shape", "--axis", "--axes", "--batch-dims", "--pattern"):
         if getattr(args, flag[2:].replace("-", "_")) is not None:
             parser.error(f"{flag} does not apply with --all: the sweep sets the shapes (see --sizes)")
+    if args.stages is not None or args.no_timing:
+        flag = "--stages" if args.stages is not None else "--no-timing"
+        parser.error(f"{flag} does not apply with --all: the report shows no IR and times every point")
 
 
 def study_one(args: argparse.Namespace) -> int:

@@ -148,18 +148,20 @@ def time_section(points: list[Point], repeat: int, warmup: int) -> list[str]:
 # --- the whole report -----------------------------------------------------------------
 
 
-def failure_section(points: list[Point]) -> list[str]:
+def failure_section(points: list[Point], others: list[str]) -> list[str]:
     lines = ["## Failures", ""]
-    failed = [(p, problem) for p in points for problem in p.problems]
-    if not failed:
+    failed = [f"{p.study.variant.name} at {p.outputs:,} outputs: {problem}" for p in points for problem in p.problems]
+    if not failed + others:
         return lines + ["None: every result equals numpy's and every stage lowered."]
-    return lines + [f"- {p.study.variant.name} at {p.outputs:,} outputs: {problem}" for p, problem in failed]
+    return lines + [f"- {problem}" for problem in failed + others]
 
 
-def plot_section(points: list[Point]) -> list[str]:
+def plot_section(points: list[Point], problems: list[str]) -> list[str]:
+    """An image per variant whose plot was drawn (`problems` name the others)."""
     lines = ["## Plots", ""]
     for name in by_variant(points):
-        lines += [f"![{name}]({name}.png)", ""]
+        if not any(p.startswith(f"plot of {name}:") for p in problems):
+            lines += [f"![{name}]({name}.png)", ""]
     return lines
 
 
@@ -171,8 +173,9 @@ def index_dtypes(args) -> str:
     return f"{args.index_dtype} (i64 for {', '.join(others)}: their frontends take no {args.index_dtype})"
 
 
-def report_text(points: list[Point], args, seconds: float) -> str:
-    """The Markdown of the whole report."""
+def report_text(points: list[Point], args, seconds: float, other_problems: list[str] = ()) -> str:
+    """The Markdown of the whole report; `other_problems` (plots that
+    failed) join the failures."""
     sizes = ", ".join(f"{n:,}" for n in args.sizes)
     lines = [
         "# gmx-study report",
@@ -186,5 +189,6 @@ def report_text(points: list[Point], args, seconds: float) -> str:
     ]
     lines += equivalence_section(points) + [""] + count_section(points) + [""]
     lines += time_section(points, args.repeat, args.warmup) + [""]
-    lines += plot_section(points) + failure_section(points)
+    others = list(other_problems)
+    lines += plot_section(points, others) + failure_section(points, others)
     return "\n".join(lines) + "\n"

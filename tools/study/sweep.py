@@ -35,7 +35,7 @@ class Point:
 
 
 class Progress:
-    """`[#####.....] 12/50 torch-gather 65536` on stderr: redrawn in place on
+    """`[#####.....] 12/50 torch-gather at 65,536 outputs` on stderr: redrawn in place on
     a terminal, one line per step elsewhere (logs, CI)."""
 
     WIDTH = 30
@@ -86,9 +86,25 @@ def sweep(studies: list[tuple[int, Study]], checked: bool, timing: tuple[int, in
     return points
 
 
+def write_plots(directory: str, points: list[Point]) -> list[str]:
+    """DIR/<variant>.png for each variant; the plots that failed, as problems.
+    Raises OutputError when a file cannot be written."""
+    from .plots import plot_variant
+
+    problems = []
+    names = list(dict.fromkeys(p.study.variant.name for p in points))
+    for name in names:
+        try:
+            png = plot_variant([p for p in points if p.study.variant.name == name])
+        except Exception as error:  # noqa: BLE001  one plot's bug must not lose the report
+            problems.append(f"plot of {name}: internal error: {type(error).__name__}: {error}")
+            continue
+        write_output(os.path.join(directory, f"{name}.png"), png)
+    return problems
+
+
 def sweep_main(args) -> int:
     """Run the sweep of args.sweep and write the report into args.report."""
-    from .plots import plot_variant
     from .report import report_text
 
     start = time.perf_counter()
@@ -97,19 +113,18 @@ def sweep_main(args) -> int:
     except OSError as error:
         print(f"gmx-study: error: could not create '{args.report}': {error.strerror or error}", file=sys.stderr)
         return 1
-    timing = (args.repeat, args.warmup)
-    points = sweep(args.sweep, not args.unchecked, timing)
+    points = sweep(args.sweep, not args.unchecked, (args.repeat, args.warmup))
     seconds = time.perf_counter() - start
-    names = list(dict.fromkeys(p.study.variant.name for p in points))
+    report = os.path.join(args.report, "report.md")
     try:
-        for name in names:
-            mine = [p for p in points if p.study.variant.name == name]
-            write_output(os.path.join(args.report, f"{name}.png"), plot_variant(mine))
-        write_output(os.path.join(args.report, "report.md"), report_text(points, args, seconds))
+        plot_problems = write_plots(args.report, points)
+        write_output(report, report_text(points, args, seconds, plot_problems))
     except OutputError as error:
         print(f"gmx-study: error: {error}", file=sys.stderr)
         return 1
+    for problem in plot_problems:
+        print(f"gmx-study: error: {problem}", file=sys.stderr)
     failed = [p for p in points if p.problems]
-    print(f"gmx-study: {len(points)} points in {seconds:.0f} s, {len(failed)} failed; "
-          f"wrote {os.path.join(args.report, 'report.md')} and {len(names)} plots")
-    return 1 if failed else 0
+    print(f"gmx-study: {len(points)} points in {seconds:.0f} s, {len(failed)} failed; wrote {report} "
+          f"and {len({p.study.variant.name for p in points}) - len(plot_problems)} plots")
+    return 1 if failed or plot_problems else 0
