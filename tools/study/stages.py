@@ -76,64 +76,68 @@ def lower(frontend_text: str, arguments: Sequence[str], checked: bool) -> Loweri
     """Run every stage on `frontend_text`; `arguments` name the entry's
     arguments in `derive`'s descriptions."""
     result = Lowering(frontend_text, checked)
-    linalg = f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}"
-    loops = loop_level_elements(checked)
+    elements = {
+        "fused": ["gmx-canonicalize"],
+        "linalg": [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}"],
+        "loops": loop_level_elements(checked),
+    }
+    elements["unfused-loops"] = elements["loops"]
+    titles = _titles(elements, checked)
     with make_context():
-        parsed = _parse(frontend_text)
-        if isinstance(parsed, Stage):
-            result.stages = {k: Stage(k, TITLES[k], error=parsed.error) for k in STAGE_KEYS}
+        try:
+            parsed = ir.Module.parse(frontend_text)  # owns the module: keep it while we work
+        except ir.MLIRError as error:
+            failed = f"the frontend program does not parse: {_first_line(error)}"
+            result.stages = {k: Stage(k, titles[k], error=failed) for k in STAGE_KEYS}
             return result
         frontend = parsed.operation
-        result.stages["frontend"] = snapshot("frontend", frontend)
-        fused = _run("fused", frontend.clone(), ["gmx-canonicalize"])
-        result.stages["fused"] = snapshot("fused", fused)
-        if not isinstance(fused, Stage):
+        result.stages["frontend"] = snapshot(titles["frontend"], frontend)
+        fused = _stage("fused", frontend, elements, titles, result)
+        if fused is not None:
             result.fused_text = fused.get_asm()
             result.derived = derive(fused, arguments)
-            result.stages["linalg"] = snapshot("linalg", _run("linalg", fused.clone(), [linalg]))
-            result.stages["loops"] = snapshot("loops", _run("loops", fused.clone(), loops))
+            _stage("linalg", fused, elements, titles, result)
+            _stage("loops", fused, elements, titles, result)
         else:
             for key in ("linalg", "loops"):
-                result.stages[key] = Stage(key, TITLES[key], error="not run: --gmx-canonicalize failed")
-        result.stages["unfused-loops"] = snapshot("unfused-loops", _run("unfused-loops", frontend.clone(), loops))
+                result.stages[key] = Stage(key, titles[key], error="not run: --gmx-canonicalize failed")
+        _stage("unfused-loops", frontend, elements, titles, result)
     return result
 
 
-TITLES = {
-    "frontend": "the frontend program",
-    "fused": "after --gmx-canonicalize",
-    "linalg": "after --convert-gmx-to-linalg (the rest stays as it is)",
-    "loops": "loop level: loop_level_elements (tosa-to-linalg-pipeline ... convert-linalg-to-loops, lower-affine)",
-    "unfused-loops": "unfused loop level: the frontend program through the same elements",
-}
-
-
-def _parse(text: str):
-    """The module, or a failed Stage."""
+def _stage(key: str, source, elements: dict, titles: dict, result: Lowering):
+    """Run stage `key`'s elements on a clone of `source` into result.stages;
+    the module, or None when the pipeline failed (the stage says why)."""
+    module = source.clone()
     try:
-        return ir.Module.parse(text)
+        build_pass_manager(elements[key]).run(module)
     except ir.MLIRError as error:
-        return Stage("frontend", TITLES["frontend"], error=f"does not parse: {_first_line(error)}")
-
-
-def _run(key: str, module, elements: list[str]):
-    """`module` after `elements`, or a failed Stage saying why."""
-    try:
-        build_pass_manager(elements).run(module)
-    except ir.MLIRError as error:
-        return Stage(key, TITLES[key], error=f"does not lower: {_first_line(error)}")
+        result.stages[key] = Stage(key, titles[key], error=f"does not lower: {_first_line(error)}")
+        return None
+    result.stages[key] = snapshot(titles[key], module, key)
     return module
+
+
+def _titles(elements: dict[str, list[str]], checked: bool) -> dict[str, str]:
+    """Stage titles that name the pipelines as they are (never a copy)."""
+    loops = elements["loops"]
+    span = f"{len(loops)} elements, {loops[0]} ... {loops[-1]}"
+    return {
+        "frontend": "the frontend program",
+        "fused": "after --gmx-canonicalize",
+        "linalg": f"after --convert-gmx-to-linalg=checked={str(checked).lower()} (the rest stays as it is)",
+        "loops": f"loop level: lower_to_llvm.loop_level_elements ({span})",
+        "unfused-loops": "unfused loop level: the frontend program through the same elements",
+    }
 
 
 def _first_line(error: ir.MLIRError) -> str:
     return error_text(error).splitlines()[0]
 
 
-def snapshot(key: str, module) -> Stage:
-    """The Stage of a module (or the failed Stage itself)."""
-    if isinstance(module, Stage):
-        return module
-    return Stage(key, TITLES[key], module.get_asm(large_elements_limit=ELIDE), count_ops(module))
+def snapshot(title: str, module, key: str = "frontend") -> Stage:
+    """The Stage of a module: its IR with large constants elided, its op counts."""
+    return Stage(key, title, module.get_asm(large_elements_limit=ELIDE), count_ops(module))
 
 
 def count_ops(module) -> Counter:
