@@ -71,18 +71,18 @@ def _argument_parser() -> argparse.ArgumentParser:
     shapes.add_argument("--indices-shape", metavar="DIMS", help="indices shape (multiaxis: with the tuples folded into the last dim)")
     shapes.add_argument("--axis", type=int, help="the gathered axis (negative counts from the end)")
     shapes.add_argument("--axes", metavar="A,B,...", help="multiaxis: the axes, e.g. 2,0")
-    shapes.add_argument("--batch-dims", type=int, help="onnx-gather-nd: batch_dims")
+    shapes.add_argument("--batch-dims", type=int, metavar="B", help="onnx-gather-nd: batch_dims")
     shapes.add_argument("--pattern", help="advanced-index: the index, e.g. i,:,j (names are index tensors)")
     shapes.add_argument("--dtype", choices=list(DATA_DTYPES), default="f32", help="data element type (default f32)")
     shapes.add_argument("--index-dtype", choices=list(INDEX_DTYPES), default="i64", help="index element type (default i64)")
-    shapes.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    shapes.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the random inputs (default 0)")
     run = parser.add_argument_group("what runs")
     run.add_argument("--unchecked", action="store_true", help="compile without run-time index bounds checks")
-    run.add_argument("--stages",
+    run.add_argument("--stages", metavar="LIST",
                      help=f"stages whose IR is printed, comma separated, or none: {', '.join(STAGE_KEYS)} "
                           f"(default {','.join(SHOWN_BY_DEFAULT)})")
-    run.add_argument("--repeat", type=int, default=7, help="timed rounds (default 7)")
-    run.add_argument("--warmup", type=int, default=2, help="untimed rounds first (default 2)")
+    run.add_argument("--repeat", type=int, default=7, metavar="N", help="timed rounds (default 7)")
+    run.add_argument("--warmup", type=int, default=2, metavar="N", help="untimed rounds first (default 2)")
     run.add_argument("--no-timing", action="store_true", help="check results, do not time them")
     sweep = parser.add_argument_group("the sweep")
     sweep.add_argument("--all", action="store_true", help="every variant over --sizes; needs --report")
