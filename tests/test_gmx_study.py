@@ -254,3 +254,18 @@ def test_sweep_goes_on_after_failures(tmp_path, monkeypatch, capsys):
     assert "multiaxis.png" not in text and not (tmp_path / "multiaxis.png").exists()
     times = {r["variant"]: r for r in markdown_tables(text)["Run times"]}
     assert times["take"]["fused ms"] == "FAILED" and float(times["multiaxis"]["fused ms"]) > 0
+
+
+def test_a_wrong_result_fails_the_study(monkeypatch, capsys):
+    # a reference that disagrees with everything: every contender is wrong
+    variant = type(VARIANTS["multiaxis"])
+    right = variant.numpy_fn
+    monkeypatch.setattr(variant, "numpy_fn", lambda self, s: lambda *a: right(self, s)(*a) + 1)
+    assert study("multiaxis", "--no-timing", "--stages", "none") == 1
+    captured = capsys.readouterr()
+    assert re.search(r"^fused +wrong: 15 of 15 elements differ$", captured.out, re.MULTILINE)
+    assert re.search(r"^torch +wrong: 15 of 15 elements differ$", captured.out, re.MULTILINE)
+    assert captured.err.splitlines() == [
+        "gmx-study: error: multiaxis: fused: wrong: 15 of 15 elements differ",
+        "gmx-study: error: multiaxis: torch: wrong: 15 of 15 elements differ",
+    ]
