@@ -1,4 +1,4 @@
-"""lit configuration: gmx-opt, gmx-run and FileCheck (the PyPI `filecheck`)."""
+"""lit configuration: gmx-opt, gmx-run, gmx-study and FileCheck (the PyPI `filecheck`)."""
 
 import os
 import shutil
@@ -26,4 +26,5 @@ def _tool(name):
 
 config.substitutions.append(("gmx-opt", _tool("gmx-opt")))
 config.substitutions.append(("gmx-run", _tool("gmx-run")))
+config.substitutions.append(("gmx-study", _tool("gmx-study")))
 config.substitutions.append(("FileCheck", _tool("filecheck")))

@@ -9,9 +9,10 @@ used to have:
     directory/<name>/test_data_set_0/input_<j>.pb, output_<j>.pb
 
 `load(directory / name)` reads one back (`NodeCase`); `onnx_to_tosa(model)`
-imports a model with torch-mlir's ONNX importer and lowers it with
-torch-mlir's pipelines to TOSA text, whose function is named after the case
-(the importer names it after the ONNX graph).
+(from `gmx.tools.study.frontends`, which gmx-study uses too) imports a model
+with torch-mlir's ONNX importer and lowers it with torch-mlir's pipelines to
+TOSA text, whose function is named after the case (the importer names it
+after the ONNX graph).
 
 Generation: `onnx.backend.test.loader.load_model_tests(kind="node")` imports
 every module of `onnx.backend.test.case.node` (each one runs its exporters,
@@ -32,6 +33,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from gmx.tools.study.frontends import onnx_to_tosa  # noqa: F401  (the tests call it from here)
+
 # The modules of onnx.backend.test.case.node holding the exporters.
 OP_MODULES = {"Gather": "gather", "GatherElements": "gatherelements", "GatherND": "gathernd"}
 
@@ -48,11 +51,6 @@ CASES = (
     "test_gathernd_example_float32",
     "test_gathernd_example_int32",
     "test_gathernd_example_int32_batch_dim1",
-)
-
-# torch-mlir's ONNX -> torch backend -> TOSA backend lowering.
-TOSA_PIPELINE = (
-    "builtin.module(torch-onnx-to-torch-backend-pipeline,torch-backend-to-tosa-backend-pipeline)"
 )
 
 
@@ -114,24 +112,3 @@ def load(case_dir: Path) -> NodeCase:
         inputs=arrays("input", len(model.graph.input)),
         outputs=arrays("output", len(model.graph.output)),
     )
-
-
-def onnx_to_tosa(model: onnx.ModelProto) -> str:
-    """Import with torch-mlir's ONNX importer (as `torch-mlir-import-onnx`
-    does), lower with TOSA_PIPELINE, return the module as text."""
-    import torch_mlir.dialects.torch as torch_d  # registers the torch-* passes
-    from torch_mlir.extras import onnx_importer
-
-    from gmx.dialect.mlir import ir, passmanager
-
-    onnx.checker.check_model(model)
-    model = onnx.shape_inference.infer_shapes(model, data_prop=True)
-    context = ir.Context()
-    torch_d.register_dialect(context)
-    info = onnx_importer.ModelInfo(model)
-    module = info.create_module(context=context).operation
-    onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
-    module.verify()
-    with context:
-        passmanager.PassManager.parse(TOSA_PIPELINE).run(module)
-    return module.get_asm()

@@ -1,5 +1,8 @@
 """gmx-opt, gmx-run and the pass registry, called in-process."""
 
+import os
+import stat
+
 import numpy as np
 import pytest
 
@@ -89,6 +92,20 @@ def test_opt_output_file(gather_file, tmp_path):
     target = tmp_path / "out.mlir"
     assert opt(gather_file, "--convert-gmx-to-linalg", "-o", target) == 0
     assert "linalg.generic" in target.read_text()
+
+
+def test_output_files_get_the_usual_mode(gather_file, tmp_path):
+    # written through a temporary file, yet not left with its private 0600
+    umask = os.umask(0o022)
+    try:
+        target = tmp_path / "out.mlir"
+        assert opt(gather_file, "-o", target) == 0
+        assert stat.S_IMODE(target.stat().st_mode) == 0o644
+        target.chmod(0o600)
+        assert opt(gather_file, "-o", target) == 0
+        assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    finally:
+        os.umask(umask)
 
 
 def test_opt_bad_option_value(gather_file, capsys):

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 
 
 class OutputError(Exception):
     """The output could not be written."""
+
+
+def _file_mode(path: str) -> int:
+    """The mode the written file gets: the target's if it exists, else what
+    a plain open() would give (0666 less the umask), not the temporary
+    file's private 0600."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_output(path: str, data: str | bytes) -> None:
@@ -27,6 +40,7 @@ def write_output(path: str, data: str | bytes) -> None:
         with tempfile.NamedTemporaryFile(mode, dir=folder, delete=False, prefix=".gmx-") as handle:
             handle.write(data)
             temporary = handle.name
+        os.chmod(temporary, _file_mode(path))
         os.replace(temporary, path)
     except OSError as error:
         raise OutputError(f"could not write output file '{path}': {error.strerror or error}") from None

@@ -1,0 +1,284 @@
+"""gmx-study: how a gather variant lowers, stage by stage, with costs.
+
+    gmx-study VARIANT [--shape 4x5x6] [--indices-shape 4x3x6] [--axis 1] ...
+    gmx-study --all --report DIR [--sizes 4096,65536]
+
+For one variant: the frontend program (TOSA from torch-mlir for the torch
+and ONNX variants, gmx for multiaxis), the program after --gmx-canonicalize
+with what the fusion derived, after --convert-gmx-to-linalg, at loop level;
+op counts per stage; fused, unfused and torch results against numpy; run
+times and ratios. With --all: every variant over a size sweep, written to
+DIR/report.md and one PNG plot per variant.
+
+Exit status: 0 when every result is right; 1 when a result is wrong, a
+program that must compile does not, or the frontend fails; 2 for bad
+arguments or a missing optional dependency (one line on stderr, no
+traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+
+from .study.dtypes import DATA_DTYPES, INDEX_DTYPES
+from .study.stages import STAGE_KEYS
+from .study.variants import (
+    OPTION_FLAGS,
+    SWEEP_UNIT,
+    VARIANTS,
+    StudyError,
+    fmt_dims,
+    make_study,
+    option_text,
+    parse_pattern,
+    sweep_study,
+)
+
+PROG = "gmx-study"
+DEFAULT_SIZES = tuple(2**k for k in (12, 14, 16, 18, 20))
+SHOWN_BY_DEFAULT = ("frontend", "fused", "linalg", "loops")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with errors as one line: `gmx-study: error: ...`, exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _variants_help() -> str:
+    lines = ["variants (defaults in brackets):"]
+    for name, v in VARIANTS.items():
+        options = "".join(f" {OPTION_FLAGS[k]} {option_text(val)}" for k, val in v.options.items())
+        lines.append(f"  {name:<22} [--shape {fmt_dims(v.shape)} --indices-shape {fmt_dims(v.indices_shape)}{options}]")
+    return "\n".join(lines)
+
+
+def _argument_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Show how a gather variant lowers, stage by stage, with op counts, checks and run times.",
+        epilog=_variants_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument("variant", nargs="?", metavar="VARIANT", help="one of the variants below")
+    shapes = parser.add_argument_group("the gather")
+    shapes.add_argument("--shape", metavar="DIMS", help="data shape, e.g. 4x5x6 (for embedding: the table)")
+    shapes.add_argument("--indices-shape", metavar="DIMS", help="indices shape (multiaxis: with the tuples folded into the last dim)")
+    shapes.add_argument("--axis", type=int, help="the gathered axis (negative counts from the end)")
+    shapes.add_argument("--axes", metavar="A,B,...", help="multiaxis: the axes, e.g. 2,0")
+    shapes.add_argument("--batch-dims", type=int, metavar="B", help="onnx-gather-nd: batch_dims")
+    shapes.add_argument("--pattern", help="advanced-index: the index, e.g. i,:,j (names are index tensors)")
+    shapes.add_argument("--dtype", choices=list(DATA_DTYPES), default="f32", help="data element type (default f32)")
+    shapes.add_argument("--index-dtype", choices=list(INDEX_DTYPES), default="i64", help="index element type (default i64)")
+    shapes.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the random inputs (default 0)")
+    run = parser.add_argument_group("what runs")
+    run.add_argument("--unchecked", action="store_true", help="compile without run-time index bounds checks")
+    run.add_argument("--stages", metavar="LIST",
+                     help=f"stages whose IR is printed, comma separated, or none: {', '.join(STAGE_KEYS)} "
+                          f"(default {','.join(SHOWN_BY_DEFAULT)})")
+    run.add_argument("--repeat", type=int, default=7, metavar="N", help="timed rounds (default 7)")
+    run.add_argument("--warmup", type=int, default=2, metavar="N", help="untimed rounds first (default 2)")
+    run.add_argument("--no-timing", action="store_true", help="check results, do not time them")
+    sweep = parser.add_argument_group("the sweep")
+    sweep.add_argument("--all", action="store_true", help="every variant over --sizes; needs --report")
+    sweep.add_argument("--report", metavar="DIR", help="write DIR/report.md and DIR/<variant>.png")
+    sweep.add_argument("--sizes", metavar="N,N,...",
+                       help=f"output sizes of the sweep, multiples of {SWEEP_UNIT}, e.g. 4096,2^16 "
+                            f"(default {','.join(str(n) for n in DEFAULT_SIZES)})")
+    return parser
+
+
+def parse_shape(parser, flag: str, text: str | None) -> tuple[int, ...] | None:
+    """`4x5x6` -> (4, 5, 6); a precise parser.error otherwise."""
+    if text is None:
+        return None
+    parts = text.lower().split("x")
+    if not all(p.strip().isdigit() for p in parts):
+        parser.error(f"{flag} '{text}' must be dims separated by 'x', e.g. 4x5x6")
+    dims = tuple(int(p) for p in parts)
+    if 0 in dims:
+        parser.error(f"{flag} '{text}': every dim must be at least 1")
+    return dims
+
+
+def parse_ints(parser, flag: str, text: str | None) -> tuple[int, ...] | None:
+    """`2,0` -> (2, 0)."""
+    if text is None:
+        return None
+    try:
+        return tuple(int(p) for p in text.split(","))
+    except ValueError:
+        parser.error(f"{flag} '{text}' must be integers separated by commas, e.g. 2,0")
+
+
+def parse_sizes(parser, text: str | None) -> tuple[int, ...]:
+    """`4096,2^16` -> (4096, 65536): each a positive multiple of SWEEP_UNIT."""
+    if text is None:
+        return DEFAULT_SIZES
+    sizes = []
+    for part in text.split(","):
+        base, caret, exponent = part.strip().partition("^")
+        if not base.isdigit() or (caret and not exponent.isdigit()):
+            parser.error(f"--sizes '{text}': '{part}' is not a number such as 4096 or 2^12")
+        n = int(base) ** int(exponent) if caret else int(base)
+        if n < SWEEP_UNIT or n % SWEEP_UNIT:
+            parser.error(f"--sizes '{text}': {n} is not a positive multiple of {SWEEP_UNIT}")
+        sizes.append(n)
+    return tuple(sizes)
+
+
+def parse_stages(parser, text: str | None) -> tuple[str, ...]:
+    if text is None:
+        return SHOWN_BY_DEFAULT
+    if text.strip() == "none":
+        return ()
+    stages = tuple(s.strip() for s in text.split(","))
+    unknown = [s for s in stages if s not in STAGE_KEYS]
+    if unknown:
+        parser.error(f"--stages: unknown stage '{unknown[0]}' (stages: {', '.join(STAGE_KEYS)}, or none)")
+    return stages
+
+
+def missing_dependency(needed: tuple[str, ...]) -> str | None:
+    """The first of `needed` that is not installed, as an error message."""
+    for module in needed:
+        if importlib.util.find_spec(module) is None:
+            return (f"{module} is not installed; gmx-study needs the study extra: "
+                    f"pip install 'gmx[study]' (or -e '.[study]' in a checkout)")
+    return None
+
+
+def parse_arguments(argv=None) -> argparse.Namespace:
+    """Parse and validate everything: args.study is the Study to run, or with
+    --all args.sweep lists (output size, Study) for every variant and size."""
+    parser = _argument_parser()
+    args = parser.parse_args(argv)
+    if args.repeat < 1 or args.warmup < 0:
+        parser.error("--repeat must be at least 1 and --warmup at least 0")
+    args.shown = parse_stages(parser, args.stages)
+    given = {"dtype": args.dtype, "index_dtype": args.index_dtype, "seed": args.seed}
+    if args.all:
+        _check_sweep_arguments(parser, args)
+        args.sizes = parse_sizes(parser, args.sizes)
+        needed = ("torch", "onnx", "matplotlib")
+        args.index_dtypes = {name: _sweep_index_dtype(name, args.index_dtype) for name in VARIANTS}
+        args.sweep = [
+            (n, _study(parser, sweep_study, name, n, **{**given, "index_dtype": args.index_dtypes[name]}))
+            for name in VARIANTS
+            for n in args.sizes
+        ]
+    else:
+        _check_single_arguments(parser, args)
+        given.update(_shape_options(parser, args))
+        study = _study(parser, make_study, args.variant, **given)
+        needed = ("torch", "onnx") if study.variant.frontend == "onnx" else ("torch",)
+        args.study = study
+    problem = missing_dependency(needed)
+    if problem:
+        parser.error(problem)
+    return args
+
+
+def _sweep_index_dtype(name: str, wanted: str) -> str:
+    """The sweep uses `wanted` where the variant's frontend takes it, else
+    i64 (torch.take, take_along_dim and ONNX GatherND take no i32); the
+    report says which."""
+    return wanted if wanted in VARIANTS[name].index_dtypes else "i64"
+
+
+def _study(parser, make, *args, **kwargs):
+    try:
+        return make(*args, **kwargs)
+    except StudyError as error:
+        parser.error(str(error))
+
+
+def _shape_options(parser, args) -> dict:
+    return {
+        "shape": parse_shape(parser, "--shape", args.shape),
+        "indices_shape": parse_shape(parser, "--indices-shape", args.indices_shape),
+        "axis": args.axis,
+        "axes": parse_ints(parser, "--axes", args.axes),
+        "batch_dims": args.batch_dims,
+        "pattern": _pattern(parser, args.pattern),
+    }
+
+
+def _pattern(parser, text):
+    if text is None:
+        return None
+    try:
+        return parse_pattern(text)
+    except StudyError as error:
+        parser.error(str(error))
+
+
+def _check_single_arguments(parser, args) -> None:
+    if args.variant is None:
+        parser.error(f"name a VARIANT ({', '.join(VARIANTS)}) or use --all --report DIR")
+    for flag, value in (("--report", args.report), ("--sizes", args.sizes)):
+        if value is not None:
+            parser.error(f"{flag} goes with --all")
+
+
+def _check_sweep_arguments(parser, args) -> None:
+    if args.variant is not None:
+        parser.error(f"--all studies every variant; drop '{args.variant}' or --all")
+    if args.report is None:
+        parser.error("--all needs --report DIR")
+    if os.path.exists(args.report) and not os.path.isdir(args.report):
+        parser.error(f"--report '{args.report}' exists and is not a directory")
+    for flag in ("--shape", "--indices-shape", "--axis", "--axes", "--batch-dims", "--pattern"):
+        if getattr(args, flag[2:].replace("-", "_")) is not None:
+            parser.error(f"{flag} does not apply with --all: the sweep sets the shapes (see --sizes)")
+    if args.stages is not None or args.no_timing:
+        flag = "--stages" if args.stages is not None else "--no-timing"
+        parser.error(f"{flag} does not apply with --all: the report shows no IR and times every point")
+
+
+def study_one(args: argparse.Namespace) -> int:
+    """Print the study of args.study; 1 if it failed."""
+    from .study.frontends import FrontendError
+    from .study.outcome import run_study
+    from .study.render import render
+
+    study = args.study
+    timing = None if args.no_timing else (args.repeat, args.warmup)
+    try:
+        outcome = run_study(study, not args.unchecked, timing)
+    except FrontendError as error:
+        print(f"{PROG}: error: {study.variant.name}: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # noqa: BLE001  a bug of ours: one line, as every other failure
+        print(f"{PROG}: error: {study.variant.name}: internal error: {type(error).__name__}: {error}",
+              file=sys.stderr)
+        return 1
+    sys.stdout.write(render(outcome, args.shown, timing))
+    for problem in outcome.problems:
+        print(f"{PROG}: error: {study.variant.name}: {problem}", file=sys.stderr)
+    return 1 if outcome.problems else 0
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.all:
+        from .study.sweep import sweep_main
+
+        return sweep_main(args)
+    return study_one(args)
+
+
+def _cli_main() -> None:
+    try:
+        sys.exit(main(parse_arguments()))
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\n{PROG}: interrupted\n")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    _cli_main()

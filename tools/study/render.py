@@ -1,0 +1,117 @@
+"""The text gmx-study prints for one study: stages, op counts, checks, times."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .frontends import ROUTES
+from .measure import CONTENDERS, Run, ratio
+from .outcome import Outcome
+from .stages import STAGE_KEYS, Lowering
+from .variants import Study, fmt_dims
+
+STAGE_COLUMNS = {"frontend": "frontend", "fused": "fused", "linalg": "linalg", "loops": "loops",
+                 "unfused-loops": "unfused loops"}
+
+
+def fmt_ms(ms: float | None) -> str:
+    """Milliseconds with three or four significant digits; `–` when absent."""
+    if ms is None:
+        return "–"
+    decimals = 4 if ms < 1 else 3 if ms < 10 else 2 if ms < 100 else 1
+    return f"{ms:.{decimals}f}"
+
+
+def fmt_ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}x"
+
+
+def header(study: Study, output: tuple[str, tuple[int, ...]], checked: bool) -> list[str]:
+    dtype, shape = output
+    return [
+        f"gmx-study {study.variant.name}: {study.expression()}",
+        f"inputs {study.describe()}; output {dtype}[{fmt_dims(shape)}]; "
+        f"{'checked' if checked else 'unchecked'} indices; seed {study.seed}",
+    ]
+
+
+def stage_sections(study: Study, lowering: Lowering, shown: Iterable[str]) -> list[str]:
+    """One section per shown stage: a header, then the IR or why there is none."""
+    lines = []
+    for number, key in enumerate(STAGE_KEYS, start=1):
+        if key not in shown:
+            continue
+        stage = lowering.stages[key]
+        title = ROUTES[study.variant.frontend] if key == "frontend" else stage.title
+        ops = "" if stage.error else f" ({stage.total} ops)"
+        lines += ["", f"=== {number}. {key}: {title}{ops} ==="]
+        if key == "fused":
+            lines += derived_lines(lowering)
+        lines.append(stage.error or stage.text.rstrip())
+    return lines
+
+
+def derived_lines(lowering: Lowering) -> list[str]:
+    if not lowering.derived:
+        return ["derived: no gmx.gather_multiaxis (the fusion did not raise this program)"]
+    return [f"derived: {d.summary()}" for d in lowering.derived]
+
+
+def text_table(head: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> list[str]:
+    """Columns two spaces apart; `align` has an `l` or `r` per column (default:
+    the first left, the others right)."""
+    align = align or "l" + "r" * (len(head) - 1)
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+
+    def line(row):
+        cells = [str(c).ljust(w) if a == "l" else str(c).rjust(w) for c, w, a in zip(row, widths, align)]
+        return "  ".join(cells).rstrip()
+
+    return [line(head)] + [line(r) for r in rows]
+
+
+def count_rows(lowering: Lowering) -> tuple[list[str], list[list[str]]]:
+    """Op name -> count per stage (`-` for none, `?` where the stage failed), and a total row."""
+    stages = [lowering.stages[k] for k in STAGE_KEYS]
+    names = sorted(set().union(*(s.counts for s in stages)))
+
+    def cell(stage, name):
+        return "?" if stage.error else str(stage.counts[name] or "-")
+
+    rows = [[name] + [cell(s, name) for s in stages] for name in names]
+    rows.append(["total"] + ["?" if s.error else str(s.total) for s in stages])
+    return ["op"] + [STAGE_COLUMNS[k] for k in STAGE_KEYS], rows
+
+
+def count_section(lowering: Lowering) -> list[str]:
+    lines = ["", "=== op counts per stage ==="] + text_table(*count_rows(lowering))
+    failed = [s for s in lowering.stages.values() if s.error]
+    return lines + [f"?: {STAGE_COLUMNS[s.key]}: {s.error}" for s in failed]
+
+
+def check_section(study: Study, run: Run) -> list[str]:
+    lines = ["", f"=== results against numpy: {study.variant.numpy_expression(study)} ==="]
+    return lines + text_table(["contender", "result"], [[n, run.results[n].line()] for n in CONTENDERS], "ll")[1:]
+
+
+def timing_section(run: Run, repeat: int, warmup: int) -> list[str]:
+    lines = [
+        "",
+        f"=== times: median of {repeat} interleaved runs after {warmup} warm-up, one thread ===",
+    ]
+    rows = [[n, fmt_ms(run.results[n].median_ms), fmt_ratio(ratio(run, n))] for n in CONTENDERS]
+    lines += text_table(["contender", "ms", "vs fused"], rows)
+    lines.append("(fused and unfused include gmx.runtime's copy of the result into numpy)")
+    return lines
+
+
+def render(outcome: Outcome, shown: Iterable[str], timing: tuple[int, int] | None) -> str:
+    """The whole text of one study; `timing` is (repeat, warmup) or None."""
+    study, lowering, run = outcome.study, outcome.lowering, outcome.run
+    lines = header(study, outcome.output, lowering.checked)
+    lines += stage_sections(study, lowering, shown)
+    lines += count_section(lowering)
+    lines += check_section(study, run)
+    if timing is not None:
+        lines += timing_section(run, *timing)
+    return "\n".join(lines) + "\n"

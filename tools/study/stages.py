@@ -1,0 +1,236 @@
+"""The lowering of one frontend program, stage by stage.
+
+    frontend       the program as the frontend emitted it
+    fused          after --gmx-canonicalize
+    linalg         after --convert-gmx-to-linalg (everything else as it was)
+    loops          the fused program at loop level: loop_level_elements(checked)
+    unfused-loops  the frontend program through the same elements
+
+Each stage keeps its IR (large constants elided, for reading) and its op
+counts; a stage whose pipeline fails keeps the first line of the error
+instead. `derive` reads, from the fused module, what the fusion made of
+each gather: the gmx op's axes, its operand and result types, and the ops
+between them and the function's arguments and results.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gmx.dialect import OP_NAME, make_context
+from gmx.dialect.locations import error_text
+from gmx.dialect.mlir import ir
+from gmx.passes.lower_to_llvm import loop_level_elements
+from gmx.passes.pipeline import build_pass_manager
+from gmx.passes.views import VIEW_OPS, defining_op
+
+ELIDE = 16  # constants with more elements print as dense_resource<__elided__> / "..."
+CONSTANTS = ("tosa.const", "tosa.const_shape", "arith.constant")
+STAGE_KEYS = ("frontend", "fused", "linalg", "loops", "unfused-loops")
+
+
+@dataclass
+class Stage:
+    key: str  # one of STAGE_KEYS
+    title: str
+    text: str | None = None  # the IR, large constants elided
+    counts: Counter = field(default_factory=Counter)
+    error: str | None = None  # the first line of why the stage failed
+
+    @property
+    def total(self) -> int | None:
+        return None if self.error else sum(self.counts.values())
+
+
+@dataclass(frozen=True)
+class Derived:
+    """One gmx op of the fused program, as the fusion derived it."""
+
+    axes: tuple[int, ...]
+    input_type: str  # `4x5x6xf32`
+    input_source: str  # how the input is computed from the arguments: `x`, `expand_shape(x)`, ...
+    indices_type: str
+    indices_source: str
+    output_type: str
+    result: str  # what happens to the result: `returned`, `collapse_shape to 3x5xf32, returned`
+
+    def summary(self) -> str:
+        return (
+            f"{OP_NAME} axes={list(self.axes)}: input {self.input_type} = {self.input_source}; "
+            f"indices {self.indices_type} = {self.indices_source}; output {self.output_type}, {self.result}"
+        )
+
+
+@dataclass
+class Lowering:
+    frontend_text: str
+    checked: bool
+    stages: dict[str, Stage] = field(default_factory=dict)
+    fused_text: str | None = None  # complete (for compiling), None if the pass failed
+    derived: list[Derived] = field(default_factory=list)
+
+
+def lower(frontend_text: str, arguments: Sequence[str], checked: bool) -> Lowering:
+    """Run every stage on `frontend_text`; `arguments` name the entry's
+    arguments in `derive`'s descriptions."""
+    result = Lowering(frontend_text, checked)
+    elements = {
+        "fused": ["gmx-canonicalize"],
+        "linalg": [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}"],
+        "loops": loop_level_elements(checked),
+    }
+    elements["unfused-loops"] = elements["loops"]
+    titles = _titles(elements, checked)
+    with make_context():
+        try:
+            parsed = ir.Module.parse(frontend_text)  # owns the module: keep it while we work
+        except ir.MLIRError as error:
+            failed = f"the frontend program does not parse: {_first_line(error)}"
+            result.stages = {k: Stage(k, titles[k], error=failed) for k in STAGE_KEYS}
+            return result
+        frontend = parsed.operation
+        result.stages["frontend"] = snapshot(titles["frontend"], frontend)
+        fused = _stage("fused", frontend, elements, titles, result)
+        if fused is not None:
+            result.fused_text = fused.get_asm()
+            result.derived = derive(fused, arguments)
+            _stage("linalg", fused, elements, titles, result)
+            _stage("loops", fused, elements, titles, result)
+        else:
+            for key in ("linalg", "loops"):
+                result.stages[key] = Stage(key, titles[key], error="not run: --gmx-canonicalize failed")
+        _stage("unfused-loops", frontend, elements, titles, result)
+    return result
+
+
+def _stage(key: str, source, elements: dict, titles: dict, result: Lowering):
+    """Run stage `key`'s elements on a clone of `source` into result.stages;
+    the module, or None when the pipeline failed (the stage says why)."""
+    module = source.clone()
+    try:
+        build_pass_manager(elements[key]).run(module)
+    except ir.MLIRError as error:
+        result.stages[key] = Stage(key, titles[key], error=f"does not lower: {_first_line(error)}")
+        return None
+    result.stages[key] = snapshot(titles[key], module, key)
+    return module
+
+
+def _titles(elements: dict[str, list[str]], checked: bool) -> dict[str, str]:
+    """Stage titles that name the pipelines as they are (never a copy)."""
+    loops = elements["loops"]
+    span = f"{len(loops)} elements, {loops[0]} ... {loops[-1]}"
+    return {
+        "frontend": "the frontend program",
+        "fused": "after --gmx-canonicalize",
+        "linalg": f"after --convert-gmx-to-linalg=checked={str(checked).lower()} (the rest stays as it is)",
+        "loops": f"loop level: lower_to_llvm.loop_level_elements ({span})",
+        "unfused-loops": "unfused loop level: the frontend program through the same elements",
+    }
+
+
+def _first_line(error: ir.MLIRError) -> str:
+    return error_text(error).splitlines()[0]
+
+
+def snapshot(title: str, module, key: str = "frontend") -> Stage:
+    """The Stage of a module: its IR with large constants elided, its op counts."""
+    return Stage(key, title, module.get_asm(large_elements_limit=ELIDE), count_ops(module))
+
+
+def count_ops(module) -> Counter:
+    """Op name -> how many, nested ops included, the module itself not."""
+    counts: Counter = Counter()
+
+    def visit(op):
+        counts[op.name] += 1
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    counts["builtin.module"] -= 1
+    return +counts
+
+
+# --- what the fusion derived ---------------------------------------------------
+
+
+def derive(module, arguments: Sequence[str]) -> list[Derived]:
+    """Every gmx op of `module`, described (see Derived)."""
+    found = []
+
+    def visit(op):
+        if op.name == OP_NAME:
+            found.append(_describe_gather(op, arguments))
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return found
+
+
+def _describe_gather(op, arguments: Sequence[str]) -> Derived:
+    input, indices = op.operands[0], op.operands[1]
+    return Derived(
+        tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])),
+        type_text(input.type),
+        source(input, arguments),
+        type_text(indices.type),
+        source(indices, arguments),
+        type_text(op.results[0].type),
+        fate(op.results[0]),
+    )
+
+
+def type_text(t: ir.Type) -> str:
+    """`4x5x6xf32` for tensor<4x5x6xf32>."""
+    text = str(t)
+    return text[len("tensor<") : -1] if text.startswith("tensor<") else text
+
+
+def short_name(op) -> str:
+    """`expand_shape` for tensor.expand_shape: the dialect shows in the IR."""
+    return op.name.split(".", 1)[-1]
+
+
+def source(value: ir.Value, arguments: Sequence[str], limit: int = 160) -> str:
+    """How `value` is computed from the function's arguments, as nested calls
+    (`collapse_shape(concat(expand_shape(i), expand_shape(j)))`), constants
+    as `const`; deeper calls become `…` until it fits in `limit` characters."""
+    depth = 1
+    text = _call_text(value, arguments, depth)
+    while True:
+        deeper = _call_text(value, arguments, depth + 1)
+        if deeper == text or len(deeper) > limit:
+            return text
+        text, depth = deeper, depth + 1
+
+
+def _call_text(value: ir.Value, arguments: Sequence[str], depth: int) -> str:
+    op = defining_op(value)
+    if op is None:
+        number = ir.BlockArgument(value).arg_number
+        return arguments[number] if number < len(arguments) else f"%arg{number}"
+    if op.name in CONSTANTS:
+        return "const"
+    if depth == 0:
+        return "…"
+    tensors = [v for v in op.operands if isinstance(v.type, ir.RankedTensorType)]
+    return f"{short_name(op)}({', '.join(_call_text(v, arguments, depth - 1) for v in tensors)})"
+
+
+def fate(value: ir.Value) -> str:
+    """What becomes of a gmx result: the views it goes through, then
+    `returned` or the op that uses it."""
+    steps = []
+    while True:
+        uses = list(value.uses)
+        if len(uses) != 1:
+            return ", ".join(steps + [f"used by {len(uses)} ops"])
+        user = uses[0].owner
+        if user.name == "func.return":
+            return ", ".join(steps + ["returned"])
+        if user.name not in VIEW_OPS:
+            return ", ".join(steps + [f"used by {user.name}"])
+        value = user.results[0]
+        steps.append(f"{short_name(user)} to {type_text(value.type)}")

@@ -1,0 +1,641 @@
+"""The gather variants gmx-study knows, and a validated `Study` of one.
+
+A `Variant` is one gather as a frontend writes it. It says which options
+apply (`axis`, `axes`, `batch_dims`, `pattern`) and their defaults, checks
+every rule its frontend imposes on shapes (`check`, raising `StudyError`
+before anything is built), makes inputs whose index values lie in the range
+the frontend accepts, and gives the numpy and torch callables that compute
+the same result (`numpy_fn`, `torch_fn`, on the inputs in argument order).
+Its `frontend` says where the program comes from: "torch" exports `torch_fn`
+itself with torch-mlir, "onnx" imports one ONNX node (`onnx_node`), "gmx" is
+the op itself. `sweep_options(n)` gives shapes with exactly n output
+elements (n a multiple of SWEEP_UNIT) for `--all`, as r rows of c
+(`sweep_dims`): no dim of size 1, where frontends and the fusion take other
+paths.
+
+Index values: eager torch.gather, index_select and embedding reject negative
+indices, so those use [0, size); ONNX, torch.take, take_along_dim, advanced
+indexing and gmx accept [-size, size), and use all of it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
+
+from .dtypes import INDEX_DTYPES, random_data
+
+# Seed 000's equivalence classes ("Operator Equivalence Classes").
+ELEMENT = "single axis element gather"
+FLAT = "single axis element gather, 1-D input"
+BLOCK = "single axis block gather"
+ND = "multiple contiguous axes block gather"
+MULTIAXIS = "multiaxis gather"
+
+SWEEP_UNIT = 64  # sweep sizes are multiples of this
+
+
+def sweep_dims(n: int) -> tuple[int, int]:
+    """(r, c) with r * c = n outputs, both > 1 for every n >= SWEEP_UNIT."""
+    c = 16 if n < 1024 else 64
+    return n // c, c
+
+
+class StudyError(ValueError):
+    """Options that do not fit the variant; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Study:
+    """One variant at concrete shapes and dtypes, validated by `make_study`.
+
+    `axis` is as given (may be negative; `axis_index` is in [0, rank)).
+    `pattern` lists the entries of an advanced index, `:` or a name."""
+
+    variant: Variant
+    shape: tuple[int, ...]
+    indices_shape: tuple[int, ...]
+    axis: int | None = None
+    axes: tuple[int, ...] | None = None
+    batch_dims: int | None = None
+    pattern: tuple[str, ...] | None = None
+    dtype: str = "f32"
+    index_dtype: str = "i64"
+    seed: int = 0
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def axis_index(self) -> int:
+        return self.axis % self.rank
+
+    def arguments(self) -> tuple[str, ...]:
+        """The names of the inputs, in the frontend program's argument order."""
+        return self.variant.arguments(self)
+
+    def inputs(self) -> tuple[np.ndarray, ...]:
+        """Random inputs (seeded), in argument order; every index in range."""
+        return self.variant.inputs(self, np.random.default_rng(self.seed))
+
+    def expression(self) -> str:
+        return self.variant.expression(self)
+
+    def describe(self) -> str:
+        """`x: f32[4x5x6], idx: i64[4x3x6]` for the inputs."""
+        types = self.variant.input_types(self)
+        return ", ".join(f"{n}: {t}[{fmt_dims(s)}]" for n, (t, s) in zip(self.arguments(), types))
+
+
+def fmt_dims(shape) -> str:
+    """`4x5x6`, as shapes are written on the command line and in MLIR types."""
+    return "x".join(str(d) for d in shape)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A gather variant: see the module docstring. Subclasses fill in the
+    hooks; the base class has the common single-index case."""
+
+    name: str
+    frontend: str  # "torch", "onnx" or "gmx"
+    category: str  # seed 000's equivalence class
+    shape: tuple[int, ...]  # default data shape
+    indices_shape: tuple[int, ...]  # default indices shape
+    options: dict = field(default_factory=dict)  # option -> default value
+    negative: bool = True  # the frontend accepts indices in [-size, size)
+    index_dtypes: tuple[str, ...] = ("i32", "i64")
+
+    # -- arguments and inputs --------------------------------------------------
+    def arguments(self, s: Study) -> tuple[str, ...]:
+        return ("x", "idx")
+
+    def input_types(self, s: Study) -> list[tuple[str, tuple[int, ...]]]:
+        return [(s.dtype, s.shape), (s.index_dtype, s.indices_shape)]
+
+    def indexed_size(self, s: Study) -> int:
+        """The size of the dim the indices address."""
+        return s.shape[s.axis_index]
+
+    def inputs(self, s: Study, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+        data = random_data(s.shape, s.dtype, rng)
+        return data, index_values(rng, s.indices_shape, self.indexed_size(s), self.negative, s.index_dtype)
+
+    # -- rules -----------------------------------------------------------------
+    def check(self, s: Study) -> None:
+        """Raise StudyError for shapes the frontend does not accept."""
+
+    # -- what it computes --------------------------------------------------------
+    def expression(self, s: Study) -> str:
+        raise NotImplementedError
+
+    def numpy_expression(self, s: Study) -> str:
+        raise NotImplementedError
+
+    def numpy_fn(self, s: Study) -> Callable:
+        raise NotImplementedError
+
+    def torch_fn(self, s: Study) -> Callable:
+        raise NotImplementedError
+
+    def onnx_node(self, s: Study) -> tuple[str, dict]:
+        """(op type, attributes) of the ONNX node, for frontend "onnx"."""
+        raise NotImplementedError
+
+    def sweep_options(self, n: int) -> dict:
+        raise NotImplementedError
+
+
+# --- helpers ------------------------------------------------------------------
+
+
+def index_values(rng, shape, size: int, negative: bool, dtype: str) -> np.ndarray:
+    """Uniform indices into a dim of `size`: [-size, size) or [0, size)."""
+    low = -size if negative else 0
+    return rng.integers(low, size, shape).astype(INDEX_DTYPES[dtype])
+
+
+def index_tuples(rng, logical_shape, sizes, negative: bool, dtype: str) -> np.ndarray:
+    """Coordinate tuples: shape `logical_shape + [len(sizes)]`, coordinate j
+    uniform over a dim of `sizes[j]`."""
+    columns = [index_values(rng, tuple(logical_shape), n, negative, dtype) for n in sizes]
+    return np.stack(columns, axis=-1)
+
+
+def check_axis(s: Study) -> None:
+    if not -s.rank <= s.axis < s.rank:
+        raise StudyError(f"{s.variant.name}: axis {s.axis} is out of range [{-s.rank}, {s.rank}) for data rank {s.rank}")
+
+
+def check_same_rank(s: Study) -> None:
+    if len(s.indices_shape) != s.rank:
+        raise StudyError(
+            f"{s.variant.name}: indices rank {len(s.indices_shape)} must equal data rank {s.rank} "
+            f"(--shape {fmt_dims(s.shape)}, --indices-shape {fmt_dims(s.indices_shape)})"
+        )
+
+
+def check_within(s: Study) -> None:
+    """torch.gather and ONNX GatherElements: indices no larger than the data off the axis."""
+    for d, (n, m) in enumerate(zip(s.shape, s.indices_shape)):
+        if d != s.axis_index and m > n:
+            raise StudyError(
+                f"{s.variant.name}: indices dim {d} has size {m}, larger than data dim {d} of size {n} "
+                f"(only the axis {s.axis_index} may differ)"
+            )
+
+
+def check_broadcastable(s: Study) -> None:
+    """take_along_dim: off the axis, data and indices broadcast (equal or one of them 1)."""
+    for d, (n, m) in enumerate(zip(s.shape, s.indices_shape)):
+        if d != s.axis_index and n != m and 1 not in (n, m):
+            raise StudyError(
+                f"{s.variant.name}: dim {d} does not broadcast: data has size {n}, indices have size {m} "
+                f"(must be equal or one of them 1 off the axis {s.axis_index})"
+            )
+
+
+def check_rank(s: Study, rank: int | None = None, at_least: int = 1, what: str = "data") -> None:
+    shape = s.shape if what == "data" else s.indices_shape
+    if rank is not None and len(shape) != rank:
+        raise StudyError(f"{s.variant.name}: {what} must have rank {rank}, got {fmt_dims(shape)} (rank {len(shape)})")
+    if len(shape) < at_least:
+        raise StudyError(f"{s.variant.name}: {what} must have rank >= {at_least}, got {fmt_dims(shape)}")
+
+
+def _prefix(x, idx, axis: int):
+    """`x` cut to `idx`'s extent off `axis` (torch.gather reads only that part)."""
+    return x[tuple(slice(None) if d == axis else slice(0, m) for d, m in enumerate(idx.shape))]
+
+
+def _wrap(idx, size: int):
+    """Negative indices wrapped once (torch has no gather that does it)."""
+    import torch
+
+    return torch.where(idx < 0, idx + size, idx)
+
+
+# --- shared by frontends -------------------------------------------------------
+
+
+class BlockGather(Variant):
+    """ONNX Gather, numpy.take, index_select: blocks of the data along the axis."""
+
+    def check(self, s):
+        check_axis(s)
+
+    def numpy_expression(self, s):
+        return f"np.take(x, idx, axis={s.axis})"
+
+    def numpy_fn(self, s):
+        return lambda x, idx: np.take(x, idx, axis=s.axis)
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (c,), "axis": 1}
+
+
+class ElementGather(Variant):
+    """ONNX GatherElements, torch.gather: same rank, indices no larger than
+    the data off the axis."""
+
+    def check(self, s):
+        check_axis(s)
+        check_same_rank(s)
+        check_within(s)
+
+    def numpy_expression(self, s):
+        return f"np.take_along_axis(x, idx, {s.axis})"
+
+    def numpy_fn(self, s):
+        return lambda x, idx: np.take_along_axis(_prefix(x, idx, s.axis_index), idx, s.axis)
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
+
+
+# --- ONNX -----------------------------------------------------------------------
+
+
+class OnnxGather(BlockGather):
+    def expression(self, s):
+        return f"onnx.Gather(x, idx, axis={s.axis})"
+
+    def torch_fn(self, s):
+        lead = (slice(None),) * s.axis_index
+        return lambda x, idx: x[lead + (idx,)]
+
+    def onnx_node(self, s):
+        return "Gather", {"axis": s.axis}
+
+
+class OnnxGatherElements(ElementGather):
+    def expression(self, s):
+        return f"onnx.GatherElements(x, idx, axis={s.axis})"
+
+    def torch_fn(self, s):
+        import torch
+
+        size = self.indexed_size(s)
+        return lambda x, idx: torch.gather(x, s.axis, _wrap(idx, size))
+
+    def onnx_node(self, s):
+        return "GatherElements", {"axis": s.axis}
+
+
+class OnnxGatherND(Variant):
+    def inputs(self, s, rng):
+        b, n = s.batch_dims, s.indices_shape[-1]
+        sizes = s.shape[b : b + n]
+        return random_data(s.shape, s.dtype, rng), index_tuples(rng, s.indices_shape[:-1], sizes, True, s.index_dtype)
+
+    def check(self, s):
+        q, b = len(s.indices_shape), s.batch_dims
+        check_rank(s, at_least=1, what="indices")
+        if not 0 <= b < min(q, s.rank):
+            raise StudyError(
+                f"{self.name}: batch_dims {b} must lie in [0, min(data rank {s.rank}, indices rank {q}))"
+            )
+        n = s.indices_shape[-1]
+        if not 1 <= n <= s.rank - b:
+            raise StudyError(
+                f"{self.name}: the last indices dim ({n}, the tuple size) must lie in "
+                f"[1, data rank {s.rank} - batch_dims {b}]"
+            )
+        if s.indices_shape[:b] != s.shape[:b]:
+            raise StudyError(
+                f"{self.name}: the {b} batch dims must be equal: data {fmt_dims(s.shape[:b])}, "
+                f"indices {fmt_dims(s.indices_shape[:b])}"
+            )
+
+    def expression(self, s):
+        return f"onnx.GatherND(x, idx, batch_dims={s.batch_dims})"
+
+    def numpy_expression(self, s):
+        return "x[*batch_aranges, *np.moveaxis(idx, -1, 0)]"
+
+    def numpy_fn(self, s):
+        return lambda x, idx: x[_batch_grids(np.arange, idx, s.batch_dims) + tuple(np.moveaxis(idx, -1, 0))]
+
+    def torch_fn(self, s):
+        import torch
+
+        return lambda x, idx: x[_batch_grids(torch.arange, idx, s.batch_dims) + tuple(idx.unbind(-1))]
+
+    def onnx_node(self, s):
+        return "GatherND", {"batch_dims": s.batch_dims}
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, 4, c), "indices_shape": (r, 2), "batch_dims": 0}
+
+
+def _batch_grids(arange, idx, b: int) -> tuple:
+    """Open grids over the first `b` dims of idx's tuple positions."""
+    positions = len(idx.shape) - 1
+    return tuple(
+        arange(idx.shape[k]).reshape((1,) * k + (idx.shape[k],) + (1,) * (positions - k - 1)) for k in range(b)
+    )
+
+
+# --- torch ----------------------------------------------------------------------
+
+
+class Take(Variant):
+    def indexed_size(self, s):
+        return math.prod(s.shape)
+
+    def expression(self, s):
+        return "torch.take(x, idx)"
+
+    def numpy_expression(self, s):
+        return "np.take(x, idx)"
+
+    def numpy_fn(self, s):
+        return lambda x, idx: np.take(x, idx)
+
+    def torch_fn(self, s):
+        import torch
+
+        return lambda x, idx: torch.take(x, idx)
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (r, c)}
+
+
+class TakeAlongAxis(ElementGather):
+    def check(self, s):
+        check_axis(s)
+        check_same_rank(s)
+        check_broadcastable(s)
+
+    def expression(self, s):
+        return f"torch.take_along_dim(x, idx, {s.axis})"
+
+    def numpy_fn(self, s):
+        return lambda x, idx: np.take_along_axis(x, idx, s.axis)
+
+    def torch_fn(self, s):
+        import torch
+
+        return lambda x, idx: torch.take_along_dim(x, idx, s.axis)
+
+
+class TorchGather(ElementGather):
+    def expression(self, s):
+        return f"torch.gather(x, {s.axis}, idx)"
+
+    def torch_fn(self, s):
+        import torch
+
+        return lambda x, idx: torch.gather(x, s.axis, idx)
+
+
+class IndexSelect(BlockGather):
+    def check(self, s):
+        check_axis(s)
+        check_rank(s, rank=1, what="indices")
+
+    def expression(self, s):
+        return f"torch.index_select(x, {s.axis}, idx)"
+
+    def torch_fn(self, s):
+        import torch
+
+        return lambda x, idx: torch.index_select(x, s.axis, idx)
+
+
+class Embedding(Variant):
+    def arguments(self, s):
+        return ("idx", "w")
+
+    def input_types(self, s):
+        return [(s.index_dtype, s.indices_shape), (s.dtype, s.shape)]
+
+    def indexed_size(self, s):
+        return s.shape[0]
+
+    def inputs(self, s, rng):
+        w, idx = super().inputs(s, rng)
+        return idx, w
+
+    def check(self, s):
+        check_rank(s, rank=2)
+
+    def expression(self, s):
+        return "F.embedding(idx, w)"
+
+    def numpy_expression(self, s):
+        return "np.take(w, idx, axis=0)"
+
+    def numpy_fn(self, s):
+        return lambda idx, w: np.take(w, idx, axis=0)
+
+    def torch_fn(self, s):
+        import torch.nn.functional as F
+
+        return lambda idx, w: F.embedding(idx, w)
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c), "indices_shape": (r,)}
+
+
+class AdvancedIndex(Variant):
+    def arguments(self, s):
+        return ("x",) + tuple(p for p in s.pattern if p != ":")
+
+    def input_types(self, s):
+        return [(s.dtype, s.shape)] + [(s.index_dtype, s.indices_shape)] * (len(self.arguments(s)) - 1)
+
+    def inputs(self, s, rng):
+        data = random_data(s.shape, s.dtype, rng)
+        sizes = [s.shape[d] for d, p in enumerate(s.pattern) if p != ":"]
+        return (data,) + tuple(index_values(rng, s.indices_shape, n, True, s.index_dtype) for n in sizes)
+
+    def check(self, s):
+        check_pattern(s)
+
+    def expression(self, s):
+        names = iter(self.arguments(s)[1:])
+        return f"x[{', '.join(':' if p == ':' else next(names) for p in s.pattern)}]"
+
+    def numpy_expression(self, s):
+        return self.expression(s)
+
+    def numpy_fn(self, s):
+        return _indexer(s.pattern)
+
+    def torch_fn(self, s):
+        return _indexer(s.pattern)
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c, 8), "indices_shape": (r,), "pattern": ("i", ":", "j")}
+
+
+def _indexer(pattern: tuple[str, ...]) -> Callable:
+    """`x[i, :, j]` for pattern (i, :, j): the same code indexes numpy and torch."""
+
+    def index(x, *indices):
+        given = iter(indices)
+        return x[tuple(slice(None) if p == ":" else next(given) for p in pattern)]
+
+    return index
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def parse_pattern(text: str) -> tuple[str, ...]:
+    """`i,:,j` -> ("i", ":", "j"); raises StudyError on a malformed entry."""
+    entries = tuple(e.strip() for e in text.split(","))
+    for entry in entries:
+        if entry != ":" and not _NAME.match(entry):
+            raise StudyError(
+                f"advanced-index: pattern entry '{entry}' in '{text}' must be ':' or an index name such as i"
+            )
+    return entries
+
+
+def check_pattern(s: Study) -> None:
+    names = [p for p in s.pattern if p != ":"]
+    if len(s.pattern) > s.rank:
+        raise StudyError(
+            f"advanced-index: pattern '{','.join(s.pattern)}' has {len(s.pattern)} entries, "
+            f"more than the {s.rank} dims of the data (--shape {fmt_dims(s.shape)})"
+        )
+    if not names:
+        raise StudyError(f"advanced-index: pattern '{','.join(s.pattern)}' names no index tensor")
+    for name in names:
+        if names.count(name) > 1 or name == "x":
+            why = "is the data's name" if name == "x" else "appears twice"
+            raise StudyError(f"advanced-index: index name '{name}' {why} in pattern '{','.join(s.pattern)}'")
+
+
+# --- gmx --------------------------------------------------------------------------
+
+
+class Multiaxis(Variant):
+    def inputs(self, s, rng):
+        logical = logical_indices_shape(s.indices_shape, s.axes)
+        sizes = [s.shape[a] for a in s.axes]
+        tuples = index_tuples(rng, logical, sizes, True, s.index_dtype)
+        return random_data(s.shape, s.dtype, rng), tuples.reshape(s.indices_shape)
+
+    def check(self, s):
+        if not s.axes:
+            raise StudyError("multiaxis: --axes must name at least one axis")
+        try:
+            infer_output_shape(s.shape, s.indices_shape, s.axes)
+        except GatherShapeError as error:
+            raise StudyError(f"multiaxis: {error}") from None
+
+    def expression(self, s):
+        return f"gmx.gather_multiaxis(x, idx, axes={list(s.axes)})"
+
+    def numpy_expression(self, s):
+        return f"gmx.reference.gather_multiaxis(x, idx, {list(s.axes)})"
+
+    def numpy_fn(self, s):
+        from gmx.reference import gather_multiaxis
+
+        return lambda x, idx: gather_multiaxis(x, idx, s.axes)
+
+    def torch_fn(self, s):
+        return _torch_multiaxis(s.axes)
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c, 8), "indices_shape": (r, 1, 2), "axes": (2, 0)}
+
+
+def _torch_multiaxis(axes: tuple[int, ...]) -> Callable:
+    """gmx.reference.gather_multiaxis in torch: open grids, one advanced index."""
+    import torch
+
+    def gather(x, idx):
+        out = infer_output_shape(tuple(x.shape), tuple(idx.shape), axes)
+        coords = idx.reshape(*logical_indices_shape(tuple(idx.shape), axes), len(axes))
+        grid = []
+        for d, size in enumerate(out):
+            values = torch.zeros(size, dtype=torch.int64) if x.shape[d] == 1 else torch.arange(size)
+            grid.append(values.reshape([size if k == d else 1 for k in range(len(out))]))
+        for j, axis in enumerate(axes):
+            grid[axis] = _wrap(coords[..., j], x.shape[axis])
+        return x[tuple(grid)]
+
+    return gather
+
+
+# --- the registry -------------------------------------------------------------------
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        OnnxGather("onnx-gather", "onnx", BLOCK, (4, 5, 6), (3, 2), {"axis": 1}),
+        OnnxGatherElements("onnx-gather-elements", "onnx", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}),
+        OnnxGatherND("onnx-gather-nd", "onnx", ND, (4, 5, 6), (3, 2), {"batch_dims": 0}, index_dtypes=("i64",)),
+        Take("take", "torch", FLAT, (4, 5, 6), (3, 4), index_dtypes=("i64",)),
+        TakeAlongAxis("take-along-axis", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, index_dtypes=("i64",)),
+        TorchGather("torch-gather", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, negative=False),
+        IndexSelect("index-select", "torch", BLOCK, (4, 5, 6), (3,), {"axis": 1}, negative=False),
+        Embedding("embedding", "torch", BLOCK, (10, 4), (2, 3), negative=False),
+        AdvancedIndex("advanced-index", "torch", MULTIAXIS, (4, 5, 6), (3,), {"pattern": ("i", ":", "j")}),
+        Multiaxis("multiaxis", "gmx", MULTIAXIS, (4, 5, 6), (3, 1, 2), {"axes": (2, 0)}),
+    )
+}
+
+OPTION_FLAGS = {"axis": "--axis", "axes": "--axes", "batch_dims": "--batch-dims", "pattern": "--pattern"}
+
+
+def make_study(name: str, **given) -> Study:
+    """The validated Study of variant `name`: options not given (None) take
+    the variant's defaults. Raises StudyError naming the first problem."""
+    variant = VARIANTS.get(name)
+    if variant is None:
+        raise StudyError(f"unknown variant '{name}' (known: {', '.join(VARIANTS)})")
+    for option, flag in OPTION_FLAGS.items():
+        if given.get(option) is not None and option not in variant.options:
+            raise StudyError(f"{flag} does not apply to {name}")
+    values = {"shape": variant.shape, "indices_shape": variant.indices_shape, **variant.options}
+    values.update({k: v for k, v in given.items() if v is not None})
+    study = Study(variant, **values)
+    if study.index_dtype not in variant.index_dtypes:
+        raise StudyError(
+            f"{name}: --index-dtype {study.index_dtype} is not accepted by {study.expression().split('(')[0]}; "
+            f"use {' or '.join(variant.index_dtypes)}"
+        )
+    try:
+        variant.check(study)
+    except StudyError as error:
+        raise StudyError(str(error) + _defaults_note(variant, given)) from None
+    return study
+
+
+def _defaults_note(variant: Variant, given: dict) -> str:
+    """`; defaults used: --indices-shape 4x3x6, --axis 1` for what was not given."""
+    defaults = {"shape": fmt_dims(variant.shape), "indices_shape": fmt_dims(variant.indices_shape)}
+    defaults.update({k: option_text(v) for k, v in variant.options.items()})
+    used = [f"--{k.replace('_', '-')} {v}" for k, v in defaults.items() if given.get(k) is None]
+    return f"; defaults used: {', '.join(used)}" if used else ""
+
+
+def option_text(value) -> str:
+    """An option's value as written on the command line (`2,0`, `i,:,j`, `1`)."""
+    return ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value)
+
+
+def sweep_study(name: str, n: int, **given) -> Study:
+    """Variant `name` at its sweep shapes with n output elements (n a multiple
+    of SWEEP_UNIT), with the other options `given` (dtypes, seed)."""
+    return make_study(name, **VARIANTS[name].sweep_options(n), **given)
