@@ -140,7 +140,9 @@ def test_one_variant_text(capsys):
     assert counts["tosa.gather"] == ["1", "-", "-", "-", "-"]
     assert counts["gmx.gather_multiaxis"] == ["-", "1", "-", "-", "-"]
     assert counts["total"][:2] == ["46", "13"]
-    assert counts["linalg.generic"][2] == "1" and counts["scf.for"][2] == "-"
+    # linalg and loops: what convert-gmx-to-linalg emits is its own business
+    # (how many generics, tiled or not); only the level is checked here
+    assert counts["linalg.generic"][2] != "-"
     assert counts["scf.for"][3] != "-" and counts["linalg.generic"][3] == "-"
     assert re.search(r"^fused +equal\nunfused +equal\nnumpy +equal: the reference\ntorch +equal$", out, re.MULTILINE)
     assert "=== times" not in out
