@@ -123,37 +123,24 @@ class Numpy:
 
 @dataclass(frozen=True)
 class TorchEager:
-    """PyTorch eager with `threads` threads (None: its default count)."""
+    """PyTorch eager with `threads` threads."""
 
-    threads: int | None = None
+    threads: int
     name: str = "torch"
 
     def prepare(self, case: Case) -> Prepared:
         import torch
 
         tensors = [torch.from_numpy(a) for a in case.inputs]
-        threads = self.threads or _default_torch_threads()
         forward = case.variant.forward
 
         def run(*_):
             # Set on every call: the rounds interleave contenders.
-            torch.set_num_threads(threads)
+            torch.set_num_threads(self.threads)
             with torch.no_grad():
                 return forward(*tensors).numpy()
 
-        return Prepared(run, info={"threads": threads})
-
-
-def _default_torch_threads() -> int:
-    import torch
-
-    global _TORCH_DEFAULT_THREADS
-    if _TORCH_DEFAULT_THREADS is None:
-        _TORCH_DEFAULT_THREADS = torch.get_num_threads()
-    return _TORCH_DEFAULT_THREADS
-
-
-_TORCH_DEFAULT_THREADS: int | None = None
+        return Prepared(run, info={"threads": self.threads})
 
 
 @dataclass(frozen=True)
@@ -170,13 +157,15 @@ class Memcpy:
 
 def default_contenders() -> list:
     """The contenders of the table, in column order."""
-    _default_torch_threads()  # before any contender changes it
+    import torch
+
+    default_threads = torch.get_num_threads()  # before any contender changes it
     return [
         Fused(True),
         Fused(False, name="gmx unchecked"),
         Unfused(True),
         Numpy(),
         TorchEager(1, name="torch 1t"),
-        TorchEager(None, name="torch"),
+        TorchEager(default_threads, name="torch"),
         Memcpy(),
     ]

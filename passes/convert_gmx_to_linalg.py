@@ -49,6 +49,8 @@ skipped (an `scf.if` guards it). `site` indexes the module attribute
 
 from __future__ import annotations
 
+import math
+
 from gmx.dialect import GatherMultiaxisOp
 from gmx.dialect.gmx import static_shape
 from gmx.dialect.locations import location_text
@@ -107,25 +109,25 @@ def _all(values: list[ir.Value]) -> ir.Value:
     return result
 
 
+def _rows_window(shape: list[int], rows: int) -> tuple[list[int], list[int], list[int]]:
+    """Static offsets, sizes and strides of `rows` rows of a static shape
+    from a dynamic first row (passed as the one dynamic offset)."""
+    rank = len(shape)
+    return [ir.ShapedType.get_dynamic_size()] + [0] * (rank - 1), [rows] + shape[1:], [1] * rank
+
+
 def _slice(source: ir.Value, start: ir.Value, rows: int) -> ir.Value:
     """`rows` rows of a static tensor from row `start` on (dim 0)."""
-    shape = list(ir.RankedTensorType(source.type).shape)
-    element = ir.RankedTensorType(source.type).element_type
-    dynamic = ir.ShapedType.get_dynamic_size()
-    return tensor.extract_slice(
-        ir.RankedTensorType.get([rows] + shape[1:], element), source, [start], [], [],
-        [dynamic] + [0] * (len(shape) - 1), [rows] + shape[1:], [1] * len(shape),
-    )
+    source_type = ir.RankedTensorType(source.type)
+    offsets, sizes, strides = _rows_window(list(source_type.shape), rows)
+    result = ir.RankedTensorType.get(sizes, source_type.element_type)
+    return tensor.extract_slice(result, source, [start], [], [], offsets, sizes, strides)
 
 
 def _insert(tile: ir.Value, dest: ir.Value, start: ir.Value, rows: int) -> ir.Value:
     """`tile` written into `dest` from row `start` on (dim 0)."""
-    shape = list(ir.RankedTensorType(dest.type).shape)
-    dynamic = ir.ShapedType.get_dynamic_size()
-    return tensor.insert_slice(
-        tile, dest, [start], [], [],
-        [dynamic] + [0] * (len(shape) - 1), [rows] + shape[1:], [1] * len(shape),
-    )
+    offsets, sizes, strides = _rows_window(list(ir.RankedTensorType(dest.type).shape), rows)
+    return tensor.insert_slice(tile, dest, [start], [], [], offsets, sizes, strides)
 
 
 def _call_on_failure(ok: ir.Value, callee: str, args: list[ir.Value]) -> None:
@@ -156,7 +158,6 @@ class GatherLowering:
         self.input_sizes = [_dim(self.input, d) for d in range(self.rank)]
         self.logical_sizes = self._logical_sizes()
         self.output_sizes = [self._output_size(d) for d in range(self.rank)]
-        self._row_offset = None  # of the tile being built: its first output row
 
     # -- sizes -------------------------------------------------------------
     def _logical_sizes(self) -> list[ir.Value]:
@@ -252,30 +253,25 @@ class GatherLowering:
         broadcast there), and a divisor of dim 0 as the tile height, so
         every tile has the same static shape."""
         shape = self.result_type.shape
-        static = all(
-            not ir.ShapedType.is_dynamic_size(n)
-            for t in (self.input.type, self.indices.type, self.result_type)
-            for n in ir.RankedTensorType(t).shape
-        )
+        static = all(None not in static_shape(t) for t in (self.input.type, self.indices.type, self.result_type))
         if not static or self.rank < 2 or 0 in shape or self.plan.indices_access[0] is not Access.ITER:
             return None
-        row = 1
-        for n in shape[1:]:
-            row *= n
+        row = math.prod(shape[1:])
         if shape[0] * row <= TILE_ELEMENTS:
             return None
         fitting = max(1, TILE_ELEMENTS // row)
         return max(t for t in range(1, min(fitting, shape[0]) + 1) if shape[0] % t == 0)
 
     def _tiled_gather(self, rows: int) -> ir.Value:
-        shape = list(self.result_type.shape)
-        index_shape = list(ir.RankedTensorType(self.indices.type).shape)
-        loop = scf.ForOp(_index(0), _index(shape[0]), _index(rows), [self._empty_output()])
+        """A loop over tiles of `rows` output rows. The indices run along
+        dim 0 (ITER access), so their dim 0 is the output's and is sliced
+        the same way."""
+        loop = scf.ForOp(_index(0), _index(self.result_type.shape[0]), _index(rows), [self._empty_output()])
         with ir.InsertionPoint(loop.body):
             start = loop.induction_variable
             acc = loop.inner_iter_args[0]
             outs = _slice(acc, start, rows)
-            indices = _slice(self.indices, start, rows) if index_shape[0] > 1 else self.indices
+            indices = _slice(self.indices, start, rows)
             tile = self._scanned_gather(outs, indices, start)
             scf.YieldOp([_insert(tile, acc, start, rows)])
         return loop.results[0]
@@ -313,8 +309,8 @@ class GatherLowering:
         last = shape[-1]
         logical = last if ir.ShapedType.is_dynamic_size(last) else last // c
         static = shape[:-1] + [logical, c]
-        last_size = arith.divui(_dim(indices, self.rank - 1), _index(c))
-        sizes = [_dim(indices, d) for d in range(self.rank - 1)] + [last_size, _index(c)]
+        # Tiles slice dim 0 only: the last dim is the op's, L = logical_sizes[-1].
+        sizes = [_dim(indices, d) for d in range(self.rank - 1)] + [self.logical_sizes[-1], _index(c)]
         dynamic = [v for v, n in zip(sizes, static) if ir.ShapedType.is_dynamic_size(n)]
         groups = [[d] for d in range(self.rank - 1)] + [[self.rank - 1, self.rank]]
         result = ir.RankedTensorType.get(static, element)
@@ -352,7 +348,6 @@ class GatherLowering:
         rank, c = self.rank, self.plan.coordinate_size
         outs = self._empty_output() if outs is None else outs
         indices = self.indices if indices is None else indices
-        self._row_offset = row_offset
         index_inputs = [indices] * len(self.axes) if self.plan.indices_by_map else []
         maps = [self._indices_map(j) for j in range(len(index_inputs))]
         maps.append(ir.AffineMap.get_identity(rank))
@@ -366,7 +361,7 @@ class GatherLowering:
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             raw_values = list(block.arguments)[: len(index_inputs)] or self._extract_indices(c)
-            positions = self._input_positions(raw_values, clamp)
+            positions = self._input_positions(raw_values, clamp, row_offset)
             linalg.YieldOp([tensor.extract(self.input, positions)])
         return generic.results[0]
 
@@ -380,13 +375,14 @@ class GatherLowering:
         exprs[last] = exprs[last] * self.plan.coordinate_size + j
         return ir.AffineMap.get(self.rank, 0, exprs)
 
-    def _position(self, access: Access, d: int, size: ir.Value) -> ir.Value:
-        """Read position of dim d for an ITER/ZERO/RUNTIME access."""
+    def _position(self, access: Access, d: int, size: ir.Value, row_offset=None) -> ir.Value:
+        """Read position of dim d for an ITER/ZERO/RUNTIME access; inside a
+        tile, output row 0 is row `row_offset` of the whole output."""
         if access is Access.ZERO:
             return _index(0)
         here = linalg.IndexOp(d).result
-        if d == 0 and self._row_offset is not None:
-            here = arith.addi(here, self._row_offset)
+        if d == 0 and row_offset is not None:
+            here = arith.addi(here, row_offset)
         if access is Access.ITER:
             return here
         return arith.select(_cmp("eq", size, _index(1)), _index(0), here)
@@ -407,10 +403,12 @@ class GatherLowering:
             values.append(tensor.extract(self.indices, base[:-1] + [column]))
         return values
 
-    def _input_positions(self, raw_values: list[ir.Value], clamp: bool) -> list[ir.Value]:
+    def _input_positions(self, raw_values: list[ir.Value], clamp: bool, row_offset) -> list[ir.Value]:
         gathered = {axis: self._wrapped_index(axis, v, clamp) for axis, v in zip(self.axes, raw_values)}
         return [
-            gathered[d] if d in gathered else self._position(self.plan.input_access[d], d, self.input_sizes[d])
+            gathered[d]
+            if d in gathered
+            else self._position(self.plan.input_access[d], d, self.input_sizes[d], row_offset)
             for d in range(self.rank)
         ]
 
