@@ -491,7 +491,7 @@ def _build(pm, options) -> None:
 
 PASS = PassInfo(
     argument="convert-gmx-to-linalg",
-    description="Lower every gmx.gather_multiaxis to one linalg.generic",
+    description="Lower every gmx.gather_multiaxis to a gather linalg.generic (checked: behind a scan of its indices)",
     build=_build,
     options=(
         PassOption(
