@@ -35,7 +35,7 @@ UPSTREAM_STAGES = (
     # affine.apply, lowered right after.
     "expand-strided-metadata",
     "lower-affine",
-    "finalize-memref-to-llvm",
+    "finalize-memref-to-llvm{use-aligned-alloc}",
     "convert-complex-to-llvm",
     "convert-math-to-llvm",
     "convert-func-to-llvm",
