@@ -68,6 +68,9 @@ SHAPE_ERROR_EMPTY_AXIS = -2
 # Outputs per tile of a checked gather: its indices (up to 8 bytes each) and
 # outputs stay in the L2 cache between the scan and the gather.
 TILE_ELEMENTS = 1 << 15
+# Column tiles (x[i, :, j]) are at least this many bytes wide: a few cache
+# lines of output per row, while the input lines they read stay in L2.
+COLUMN_TILE_BYTES = 128
 
 
 def _index(value: int) -> ir.Value:
@@ -109,25 +112,34 @@ def _all(values: list[ir.Value]) -> ir.Value:
     return result
 
 
-def _rows_window(shape: list[int], rows: int) -> tuple[list[int], list[int], list[int]]:
-    """Static offsets, sizes and strides of `rows` rows of a static shape
-    from a dynamic first row (passed as the one dynamic offset)."""
+def _window(shape: list[int], dim: int, size: int) -> tuple[list[int], list[int], list[int]]:
+    """Static offsets, sizes and strides of `size` entries along `dim` of a
+    static shape from a dynamic start (passed as the one dynamic offset)."""
     rank = len(shape)
-    return [ir.ShapedType.get_dynamic_size()] + [0] * (rank - 1), [rows] + shape[1:], [1] * rank
+    offsets, sizes = [0] * rank, list(shape)
+    offsets[dim], sizes[dim] = ir.ShapedType.get_dynamic_size(), size
+    return offsets, sizes, [1] * rank
 
 
-def _slice(source: ir.Value, start: ir.Value, rows: int) -> ir.Value:
-    """`rows` rows of a static tensor from row `start` on (dim 0)."""
+def _slice(source: ir.Value, start: ir.Value, size: int, dim: int = 0) -> ir.Value:
+    """`size` entries of a static tensor along `dim` from `start` on."""
     source_type = ir.RankedTensorType(source.type)
-    offsets, sizes, strides = _rows_window(list(source_type.shape), rows)
+    offsets, sizes, strides = _window(list(source_type.shape), dim, size)
     result = ir.RankedTensorType.get(sizes, source_type.element_type)
     return tensor.extract_slice(result, source, [start], [], [], offsets, sizes, strides)
 
 
-def _insert(tile: ir.Value, dest: ir.Value, start: ir.Value, rows: int) -> ir.Value:
-    """`tile` written into `dest` from row `start` on (dim 0)."""
-    offsets, sizes, strides = _rows_window(list(ir.RankedTensorType(dest.type).shape), rows)
+def _insert(tile: ir.Value, dest: ir.Value, start: ir.Value, size: int, dim: int = 0) -> ir.Value:
+    """`tile` written into `dest` along `dim` from `start` on."""
+    offsets, sizes, strides = _window(list(ir.RankedTensorType(dest.type).shape), dim, size)
     return tensor.insert_slice(tile, dest, [start], [], [], offsets, sizes, strides)
+
+
+def _element_bits(element_type: ir.Type) -> int:
+    """Bit width of an int or float element type (32 if it has none)."""
+    if isinstance(element_type, (ir.IntegerType, ir.FloatType)):
+        return element_type.width
+    return 32
 
 
 def _call_on_failure(ok: ir.Value, callee: str, args: list[ir.Value]) -> None:
@@ -224,8 +236,9 @@ class GatherLowering:
         """The gather; in checked mode behind a scan of the indices, with the
         reporting, clamping gather as the cold path."""
         if not self.checked or not self.axes:  # without axes no index value is read
-            return self._generic(clamp=False)
-        rows = self._rows_per_tile()
+            return self._gather(self._empty_output())
+        # Column tiles read the indices once per tile: scan them once, whole.
+        rows = None if self._column_tile() else self._rows_per_tile()
         if rows is None:
             return self._scanned_gather(self._empty_output(), self.indices, None)
         return self._tiled_gather(rows)
@@ -236,13 +249,67 @@ class GatherLowering:
         valid = self._scan_indices(self._in_range, indices)
         branch = scf.IfOp(valid, [outs.type], has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            scf.YieldOp([self._generic(False, outs, indices, row_offset)])
+            scf.YieldOp([self._gather(outs, indices, row_offset)])
         with ir.InsertionPoint(branch.else_block):
             self._scan_indices(self._report_out_of_range, indices)
             scf.YieldOp([self._generic(True, outs, indices, row_offset)])
         return branch.results[0]
 
-    # -- tiles: scan and gather a block of output rows at a time ---------------
+    def _gather(self, outs: ir.Value, indices=None, row_offset=None) -> ir.Value:
+        """The unchecked gather into `outs`: in column tiles when that keeps
+        input lines in cache, else one generic."""
+        column_tile = self._column_tile()
+        if column_tile is None:
+            return self._generic(False, outs, indices, row_offset)
+        return self._column_tiled_gather(outs, *column_tile)
+
+    # -- column tiles: strided reads along a kept dim -----------------------------
+    def _column_tile(self) -> tuple[int, int] | None:
+        """(dim, width) of column tiles, or None to gather in output order.
+
+        When the innermost non-unit output dim d is kept from the input (not
+        gathered, not broadcast) but gathered dims follow it in the input,
+        as in x[i, :, j], consecutive outputs of a row read the input a cache
+        line or more apart. In output order each row then touches one line
+        per element and leaves it before the next row, which may read the
+        same line, comes. Looping over tiles of d first lets all rows share
+        the lines of one tile while they are in cache. Tiled: static shapes,
+        indices broadcast along d (so every row of a tile reads the same
+        columns), rows outside d, and a divisor of d as the width."""
+        shape = list(self.result_type.shape)
+        if not self.axes or not self._static() or 0 in shape:
+            return None
+        wide = [d for d in range(self.rank) if shape[d] > 1]
+        if not wide:
+            return None
+        dim = wide[-1]
+        input_shape = static_shape(self.input.type)
+        kept = dim not in self.axes and self.plan.input_access[dim] is Access.ITER
+        if not kept or self.plan.indices_access[dim] is not Access.ZERO or math.prod(shape[:dim]) == 1:
+            return None
+        min_width = max(1, COLUMN_TILE_BYTES * 8 // _element_bits(self.result_type.element_type))
+        if math.prod(input_shape[dim + 1:]) < min_width or shape[dim] <= min_width:
+            return None
+        divisors = [w for w in range(min_width, shape[dim]) if shape[dim] % w == 0]
+        return (dim, divisors[0]) if divisors else None
+
+    def _column_tiled_gather(self, outs: ir.Value, dim: int, width: int) -> ir.Value:
+        """A loop over tiles of `width` entries along output dim `dim`; input
+        and output are sliced alike (the indices are broadcast along it)."""
+        loop = scf.ForOp(_index(0), _index(self.result_type.shape[dim]), _index(width), [outs])
+        with ir.InsertionPoint(loop.body):
+            start = loop.induction_variable
+            acc = loop.inner_iter_args[0]
+            source = _slice(self.input, start, width, dim)
+            tile = self._generic(False, _slice(acc, start, width, dim), source=source)
+            scf.YieldOp([_insert(tile, acc, start, width, dim)])
+        return loop.results[0]
+
+    def _static(self) -> bool:
+        types = (self.input.type, self.indices.type, self.result_type)
+        return all(None not in static_shape(t) for t in types)
+
+    # -- row tiles: scan and gather a block of output rows at a time -------------
     def _rows_per_tile(self) -> int | None:
         """Output rows (dim 0) per tile, or None to scan and gather whole.
 
@@ -253,8 +320,7 @@ class GatherLowering:
         broadcast there), and a divisor of dim 0 as the tile height, so
         every tile has the same static shape."""
         shape = self.result_type.shape
-        static = all(None not in static_shape(t) for t in (self.input.type, self.indices.type, self.result_type))
-        if not static or self.rank < 2 or 0 in shape or self.plan.indices_access[0] is not Access.ITER:
+        if not self._static() or self.rank < 2 or 0 in shape or self.plan.indices_access[0] is not Access.ITER:
             return None
         row = math.prod(shape[1:])
         if shape[0] * row <= TILE_ELEMENTS:
@@ -341,10 +407,10 @@ class GatherLowering:
         return arith.andi(acc, ok)
 
     # -- the gather -------------------------------------------------------------
-    def _generic(self, clamp: bool, outs=None, indices=None, row_offset=None) -> ir.Value:
+    def _generic(self, clamp: bool, outs=None, indices=None, row_offset=None, source=None) -> ir.Value:
         """The gather generic over `outs` (default: a new output), reading
-        `indices` (default: the op's); a tile passes its first output row
-        as `row_offset`."""
+        `indices` (default: the op's) and `source` (default: the op's
+        input); a row tile passes its first output row as `row_offset`."""
         rank, c = self.rank, self.plan.coordinate_size
         outs = self._empty_output() if outs is None else outs
         indices = self.indices if indices is None else indices
@@ -362,7 +428,7 @@ class GatherLowering:
         with ir.InsertionPoint(block):
             raw_values = list(block.arguments)[: len(index_inputs)] or self._extract_indices(c)
             positions = self._input_positions(raw_values, clamp, row_offset)
-            linalg.YieldOp([tensor.extract(self.input, positions)])
+            linalg.YieldOp([tensor.extract(self.input if source is None else source, positions)])
         return generic.results[0]
 
     def _indices_map(self, j: int) -> ir.AffineMap:

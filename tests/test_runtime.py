@@ -447,6 +447,34 @@ def test_unchecked_same_result_on_valid_data(dynamic):
     assert_identical(unchecked(x, idx), gather_multiaxis(x, idx, axes))
 
 
+# --- tiled lowerings ----------------------------------------------------------------
+# Large static gathers run in tiles (convert_gmx_to_linalg): row tiles scan
+# and gather TILE_ELEMENTS outputs at a time; column tiles walk a kept dim
+# read far apart (x[i, :, j]). Both modes must still equal the reference,
+# and a bad index anywhere must still be reported, with its value.
+
+TILED = [
+    pytest.param((64, 8), (64, 1024), (1,), id="row-tiles"),
+    pytest.param((8, 96, 32), (40, 1, 2), (0, 2), id="column-tiles"),
+    pytest.param((6, 64, 40), (7, 1, 2), (2, 0), id="column-tiles-permuted-axes"),
+]
+
+
+@pytest.mark.parametrize("input_shape, indices_shape, axes", TILED)
+def test_tiled_gathers(input_shape, indices_shape, axes):
+    src = gather_module(input_shape, indices_shape, axes)
+    rng = np.random.default_rng(4)
+    x = distinct_values(rng, input_shape, np.float32)
+    logical = indices_shape[:-1] + (indices_shape[-1] // len(axes),)
+    idx = random_indices(rng, input_shape, logical, axes)
+    for checked in (True, False):
+        check_against_reference(compile(src, checked=checked), x, idx, axes)
+    bad = idx.copy()
+    bad.reshape(-1)[-1] = 1000  # the last coordinate: the last tile
+    with pytest.raises(IndexError, match=f"index 1000 is out of bounds for axis {axes[-1]}"):
+        compile(src)(x, bad)
+
+
 # --- shapes incompatible at run time ---------------------------------------------------
 
 

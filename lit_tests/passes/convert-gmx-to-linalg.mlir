@@ -175,3 +175,44 @@ func.func @test_scan_tuples(%x: tensor<2x3x4xf16>, %i: tensor<2x1x4xi8>) -> tens
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 2, 0>} : (tensor<2x3x4xf16>, tensor<2x1x4xi8>) -> tensor<2x3x2xf16>
   return %0 : tensor<2x3x2xf16>
 }
+
+// -----
+
+// x[i, :, j]: the kept dim 1 is read 32 elements apart, so the gather runs
+// in column tiles of 32 (128 bytes of f32) along it, input and output
+// sliced alike, in both modes; checked mode scans the indices once, before.
+// CHECK-LABEL: func.func @test_column_tiles
+// CHECK: iterator_types = ["reduction", "reduction", "reduction", "reduction"]
+// CHECK: scf.if
+// CHECK: %[[R:.*]] = scf.for %[[COL:.*]] = %c0 to %c64 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<4x64x1xf32>) {
+// CHECK: %[[SRC:.*]] = tensor.extract_slice %arg0[0, %[[COL]], 0] [8, 32, 32] [1, 1, 1] : tensor<8x64x32xf32> to tensor<8x32x32xf32>
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]], 0] [4, 32, 1] [1, 1, 1]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg1, %arg1 : tensor<4x1x2xi64>, tensor<4x1x2xi64>) outs(%[[OUT]] : tensor<4x32x1xf32>)
+// CHECK: tensor.extract %[[SRC]]
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, %[[COL]], 0] [4, 32, 1] [1, 1, 1]
+// CHECK: scf.yield %[[R]]
+// UNCHECKED-LABEL: func.func @test_column_tiles
+// UNCHECKED: scf.for %{{.*}} = %c0 to %c64 step %c32
+// UNCHECKED: tensor.extract_slice %arg0[0, %{{.*}}, 0] [8, 32, 32]
+func.func @test_column_tiles(%x: tensor<8x64x32xf32>, %i: tensor<4x1x2xi64>) -> tensor<4x64x1xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0, 2>} : (tensor<8x64x32xf32>, tensor<4x1x2xi64>) -> tensor<4x64x1xf32>
+  return %0 : tensor<4x64x1xf32>
+}
+
+// -----
+
+// No column tiles when the indices vary along the kept dim (rows share no
+// input lines) or when it is read less than 128 bytes apart.
+// CHECK-LABEL: func.func @test_no_column_tiles
+// CHECK-NOT: scf.for
+// CHECK: return
+// UNCHECKED-LABEL: func.func @test_no_column_tiles
+// UNCHECKED-NOT: scf.for
+// UNCHECKED: return
+func.func @test_no_column_tiles(%x: tensor<8x64x32xf32>, %i: tensor<4x64x2xi64>, %y: tensor<8x64x4xf32>, %k: tensor<4x1x2xi64>)
+    -> (tensor<4x64x1xf32>, tensor<4x64x1xf32>) {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0, 2>} : (tensor<8x64x32xf32>, tensor<4x64x2xi64>) -> tensor<4x64x1xf32>
+  %1 = "gmx.gather_multiaxis"(%y, %k) {axes = array<i64: 0, 2>} : (tensor<8x64x4xf32>, tensor<4x1x2xi64>) -> tensor<4x64x1xf32>
+  return %0, %1 : tensor<4x64x1xf32>, tensor<4x64x1xf32>
+}
