@@ -50,12 +50,47 @@ def split_chunks(text: str, split: bool) -> list[Chunk]:
     return chunks
 
 
+_ALIAS_START = re.compile(r"^\s*[#!][\w.$-]+\s*=")
+
+
+def _open_brackets(line: str) -> int:
+    """Brackets a line opens minus those it closes (`->` is not one)."""
+    line = line.replace("->", "")
+    return sum(line.count(c) for c in "([{<") - sum(line.count(c) for c in ")]}>")
+
+
+def _prelude_lines(lines: list[str]) -> int:
+    """How many leading lines hold only blanks, comments and attribute or
+    type alias definitions (`#map = ...`, `!t = ...`), which must stay
+    outside the implicit module."""
+    count, depth = 0, 0
+    for line in lines:
+        stripped = line.strip()
+        if depth > 0 or _ALIAS_START.match(line):
+            depth = max(depth, 0) + _open_brackets(line)
+        elif stripped and not stripped.startswith("//"):
+            break
+        count += 1
+    return count
+
+
 def _wrapped(chunk: Chunk) -> str:
-    """The chunk inside `module { }`, its lines still at their file numbers
-    (on line 1 the opener shares the line, shifting only its columns)."""
-    if chunk.first_line > 1:
-        return "\n" * (chunk.first_line - 2) + "module {\n" + chunk.text + "\n}"
-    return "module {" + chunk.text + "\n}"
+    """The chunk's ops inside `module { }`, its lines still at their file
+    numbers: the opener shares the first op's line (shifting only its
+    columns), after any alias definitions."""
+    lines = chunk.text.splitlines(keepends=True)
+    prelude = _prelude_lines(lines)
+    head, body = "".join(lines[:prelude]), "".join(lines[prelude:])
+    return "\n" * (chunk.first_line - 1) + head + "module {" + body + "\n}"
+
+
+def _in_implicit_module(op: ir.Operation) -> ir.Operation:
+    """A new `builtin.module` holding the one top-level `op` (as mlir-opt
+    wraps a file that is not a module)."""
+    module = ir.Operation.create("builtin.module", regions=1, loc=ir.Location.unknown())
+    body = module.regions[0].blocks.append()
+    body.append(op)
+    return module
 
 
 def parse_chunk(chunk: Chunk, source_name: str) -> ir.Operation:
@@ -63,10 +98,9 @@ def parse_chunk(chunk: Chunk, source_name: str) -> ir.Operation:
     diagnostics when it does not parse or verify."""
     padded = "\n" * (chunk.first_line - 1) + chunk.text
     try:
-        op = ir.Operation.parse(padded, source_name=source_name)
-        if op.operation.name == "builtin.module":
-            return op.operation
+        op = ir.Operation.parse(padded, source_name=source_name).operation
     except ir.MLIRError as error:
         if not any("single top-level operation" in d.message for d in error.error_diagnostics):
             raise
-    return ir.Operation.parse(_wrapped(chunk), source_name=source_name).operation
+        return ir.Operation.parse(_wrapped(chunk), source_name=source_name).operation
+    return op if op.name == "builtin.module" else _in_implicit_module(op)

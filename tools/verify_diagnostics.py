@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from gmx.dialect.locations import file_line_col, location_text, severity_name
 
 _EXPECTATION = re.compile(
-    r"expected-(error|warning|note|remark)(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
+    r"expected-(error|warning|note|remark) *(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
 )
 
 
