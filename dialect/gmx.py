@@ -13,7 +13,7 @@ lives in the attribute dictionary (`{axes = ...}`, never `<{...}>`).
 from collections.abc import Sequence
 from typing import Any
 
-from .mlir import ext, ir
+from .mlir import binding_globals, ext, ir
 from .shapes import GatherShapeError, fmt_shape, infer_output_shape
 
 OP_NAME = "gmx.gather_multiaxis"
@@ -127,8 +127,21 @@ def gather_multiaxis(input, indices, axes: Sequence[int], *, loc=None, ip=None) 
     return GatherMultiaxisOp(input, indices, axes_attr, result_type, loc=loc, ip=ip).output
 
 
+# The bindings look up the Python class of an op by importing
+# `<search prefix>.<dialect namespace>`, and only remember successes: with no
+# importable `...gmx` module, every gmx op a pass touched cost a failed import
+# (a sizeable part of gmx-canonicalize's time). This module is that module.
+_SEARCH_PREFIX = __name__.rpartition(".")[0]
+
+
+def _make_module_importable() -> None:
+    if _SEARCH_PREFIX not in binding_globals.dialect_search_modules:
+        binding_globals.append_dialect_search_prefix(_SEARCH_PREFIX)
+
+
 def load_dialect(context: ir.Context | None = None) -> None:
     """Make `gmx` known to `context` (default: the current one); idempotent."""
+    _make_module_importable()
     context = context or ir.Context.current
     if not context.is_dialect_loaded(Gmx.DIALECT_NAMESPACE):
         with context:

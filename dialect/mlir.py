@@ -6,6 +6,7 @@ bindings (e.g. `mlir`) is a change of the package name below, nowhere else.
 """
 
 from torch_mlir import ir, passmanager, rewrite  # noqa: F401
+from torch_mlir._mlir_libs._mlir import globals as binding_globals  # noqa: F401
 from torch_mlir.dialects import (  # noqa: F401
     arith,
     ext,

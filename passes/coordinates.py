@@ -22,6 +22,7 @@ some other element silently, and the raised one reports the index.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -148,7 +149,7 @@ def _hoist_value_map(work: Work, index: int) -> bool:
         trial.pending[index] = replace(coord, value=leaf)
         strip_layout(trial, index)
         stripped = trial.pending[index]
-        if int(np.prod(static_shape_of(stripped.value))) >= int(np.prod(shape)):
+        if int(math.prod(static_shape_of(stripped.value))) >= int(math.prod(shape)):
             return False
         work.spec, work.pending = trial.spec, trial.pending
         work.pending[index] = replace(stripped, maps=coord.maps + ((value, leaf),))

@@ -19,6 +19,7 @@ where each coordinate is one of
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -359,7 +360,7 @@ def plan_of(spec: GatherSpec) -> Plan:
         except GatherShapeError as error:
             raise NoMatch(str(error)) from None
         require(list(inferred) == gmx_out, f"layout error {inferred} != {gmx_out}")
-    require(int(np.prod(gmx_out)) == int(np.prod(spec.result_shape)), "result size differs")
+    require(int(math.prod(gmx_out)) == int(math.prod(spec.result_shape)), "result size differs")
     return Plan(layout, coords, axes, gmx_input, gmx_out, logical)
 
 

@@ -30,10 +30,9 @@ Only static shapes are raised. Exactness contract: see `coordinates`.
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import replace
-
-import numpy as np
 
 from gmx.dialect.gmx import OP_NAME
 from gmx.dialect.locations import location_text
@@ -172,7 +171,7 @@ def _unflatten_input(spec: GatherSpec, linear: bool) -> GatherSpec:
 def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: list[int]) -> GatherSpec:
     """Replace a linear coordinate over source dims `group` by one per dim."""
     require(coord.tuple_size == 1)
-    strides = [int(np.prod(sizes[i + 1:])) for i in range(len(sizes))]
+    strides = [int(math.prod(sizes[i + 1:])) for i in range(len(sizes))]
     work = Work(spec, [coord])
     terms = linear_terms(work, 0)
     by_stride = {}

@@ -18,6 +18,7 @@ integer cast truncates or sign-extends.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -170,7 +171,7 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
         return np.array(op.attributes["values"]).astype(np.int64).reshape(-1)
     shape = static_shape_of(value)
     width = _element_width(value) if isinstance(value.type, ir.ShapedType) else None
-    if shape is None or width is None or int(np.prod(shape)) > MAX_EVALUATED_ELEMENTS:
+    if shape is None or width is None or int(math.prod(shape)) > MAX_EVALUATED_ELEMENTS:
         return None
     op = defining_op(value)
     if op is None:
@@ -207,8 +208,18 @@ def index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np.
     """`f` with root == f(leaf) elementwise, built from splat constants only.
 
     Returns None when some path from `root` reaches anything other than
-    `leaf`, an elementwise op or a splat (single-valued) constant.
+    `leaf`, an elementwise op or a splat (single-valued) constant. Memoised
+    like `constant_value` inside an `evaluation_cache` block.
     """
+    if _CACHE is None:
+        return _index_function(root, leaf)
+    key = ("index_function", root, leaf)
+    if key not in _CACHE:
+        _CACHE[key] = _index_function(root, leaf)
+    return _CACHE[key]
+
+
+def _index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np.ndarray] | None:
     if root == leaf:
         return lambda t: t
     width = _element_width(root)

@@ -36,12 +36,7 @@ UPSTREAM_STAGES = (
     "expand-strided-metadata",
     "lower-affine",
     "finalize-memref-to-llvm{use-aligned-alloc}",
-    "convert-complex-to-llvm",
-    "convert-math-to-llvm",
-    "convert-func-to-llvm",
-    "convert-arith-to-llvm",
-    "convert-cf-to-llvm",
-    "convert-index-to-llvm",
+    "convert-to-llvm",
     "reconcile-unrealized-casts",
 )
 

@@ -12,9 +12,8 @@ Only static shapes are handled; a dynamic view is not looked through.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-
-import numpy as np
 
 from gmx.dialect.mlir import ir, tensor
 
@@ -93,9 +92,9 @@ def collapse_groups(source: Sequence[int], target: Sequence[int]) -> list[list[i
 
 def common_refinement(a: Sequence[int], b: Sequence[int]) -> list[int] | None:
     """The coarsest shape both `a` and `b` are merges of (unit dims dropped), or None."""
-    if int(np.prod(a)) != int(np.prod(b)) or 0 in a or 0 in b:
+    if int(math.prod(a)) != int(math.prod(b)) or 0 in a or 0 in b:
         return None
-    cuts = sorted({int(np.prod(a[:i])) for i in range(len(a) + 1)} | {int(np.prod(b[:i])) for i in range(len(b) + 1)})
+    cuts = sorted({int(math.prod(a[:i])) for i in range(len(a) + 1)} | {int(math.prod(b[:i])) for i in range(len(b) + 1)})
     refined = []
     for low, high in zip(cuts, cuts[1:]):
         if high % low:
@@ -147,6 +146,6 @@ def emit_view(value: ir.Value, shape: Sequence[int]) -> ir.Value:
     if down is not None and up is not None:
         middle = tensor.collapse_shape(tensor_type(refined, element_type), value, down)
         return tensor.expand_shape(tensor_type(shape, element_type), middle, up, [], shape)
-    size = int(np.prod(source_shape))
+    size = int(math.prod(source_shape))
     flat = tensor.collapse_shape(tensor_type([size], element_type), value, [list(range(len(source_shape)))])
     return tensor.expand_shape(tensor_type(shape, element_type), flat, [list(range(len(shape)))], [], shape)
