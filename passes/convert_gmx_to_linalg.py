@@ -37,7 +37,20 @@ After (checked mode, the default; constants hoisted, names shortened):
     }
 
 Scanning the indices rather than the output also reports bad indices that
-no output element reads (an empty output). `checked=false` emits the gather
+no output element reads (an empty output).
+
+Other shapes of the same generic, for speed on large static gathers:
+
+- Elementwise gathers (the indices vary along the innermost output dim, so
+  every output reads its own index) check while they gather: one generic,
+  its loops all reductions, yields the gathered value (a bad index read as
+  0) and and-reduces the in-range flag; the reporting scan runs only if the
+  flag is false. Reading the indices once instead of twice is what matters
+  there.
+- Row tiles: the scan and the gather of TILE_ELEMENTS outputs at a time, so
+  the gather re-reads the tile's indices from cache.
+- Column tiles (x[i, :, j]): a loop over slices of a kept dim read far
+  apart, so all rows share the input cache lines of one slice. `checked=false` emits the gather
 alone (for benchmarks). Indices are read through indexing maps (coordinate
 j of a tuple at `d_last * c + j`; broadcast dims at 0), or with
 `tensor.extract` when a dynamic dim may broadcast at run time. Dynamic
@@ -237,6 +250,8 @@ class GatherLowering:
         reporting, clamping gather as the cold path."""
         if not self.checked or not self.axes:  # without axes no index value is read
             return self._gather(self._empty_output())
+        if self._reads_an_index_per_output():
+            return self._flagged_gather()
         # Column tiles read the indices once per tile: scan them once, whole.
         rows = None if self._column_tile() else self._rows_per_tile()
         if rows is None:
@@ -262,6 +277,32 @@ class GatherLowering:
         if column_tile is None:
             return self._generic(False, outs, indices, row_offset)
         return self._column_tiled_gather(outs, *column_tile)
+
+    # -- gathers that read an index per output: check while gathering ------------
+    def _reads_an_index_per_output(self) -> bool:
+        """Whether the indices vary along the innermost non-unit output dim,
+        so each output reads its own index (elementwise gathers such as
+        take_along_axis) and no row can be copied whole. A scan first would
+        then read as many indices as the gather does. Static, non-empty
+        outputs only: there every index is read by some output, so checking
+        while gathering sees them all."""
+        shape = list(self.result_type.shape)
+        if not self._static() or 0 in shape:
+            return False
+        wide = [d for d in range(self.rank) if shape[d] > 1]
+        return bool(wide) and self.plan.indices_access[wide[-1]] is Access.ITER
+
+    def _flagged_gather(self) -> ir.Value:
+        """One generic gathers with bad indices read as 0 and and-reduces
+        whether every index was in range (all its loops are reductions for
+        the flag); only when one was not, the report scan runs."""
+        gathered, valid = self._generic(True, flag=True)
+        failed = arith.xori(valid, arith.constant(ir.IntegerType.get_signless(1), 1))
+        report = scf.IfOp(failed)
+        with ir.InsertionPoint(report.then_block):
+            self._scan_indices(self._report_out_of_range, self.indices)
+            scf.YieldOp([])
+        return gathered
 
     # -- column tiles: strided reads along a kept dim -----------------------------
     def _column_tile(self) -> tuple[int, int] | None:
@@ -407,28 +448,38 @@ class GatherLowering:
         return arith.andi(acc, ok)
 
     # -- the gather -------------------------------------------------------------
-    def _generic(self, clamp: bool, outs=None, indices=None, row_offset=None, source=None) -> ir.Value:
+    def _generic(self, clamp: bool, outs=None, indices=None, row_offset=None, source=None, flag=False):
         """The gather generic over `outs` (default: a new output), reading
         `indices` (default: the op's) and `source` (default: the op's
-        input); a row tile passes its first output row as `row_offset`."""
+        input); a row tile passes its first output row as `row_offset`.
+        With `flag` (and `clamp`) it also and-reduces whether every index
+        read was in range and returns (gathered, i1 flag)."""
         rank, c = self.rank, self.plan.coordinate_size
-        outs = self._empty_output() if outs is None else outs
+        outs = [self._empty_output() if outs is None else outs]
         indices = self.indices if indices is None else indices
         index_inputs = [indices] * len(self.axes) if self.plan.indices_by_map else []
         maps = [self._indices_map(j) for j in range(len(index_inputs))]
         maps.append(ir.AffineMap.get_identity(rank))
-        parallel = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+        iterator = "parallel"
+        if flag:
+            i1 = ir.IntegerType.get_signless(1)
+            outs.append(linalg.fill(arith.constant(i1, 1), outs=[tensor.empty([], i1)]))
+            maps.append(ir.AffineMap.get(rank, 0, []))
+            iterator = "reduction"
         generic = linalg.GenericOp_(
             index_inputs,
-            [outs],
+            outs,
             ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
-            ir.ArrayAttr.get([parallel] * rank),
+            ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{iterator}>")] * rank),
         )
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             raw_values = list(block.arguments)[: len(index_inputs)] or self._extract_indices(c)
-            positions = self._input_positions(raw_values, clamp, row_offset)
-            linalg.YieldOp([tensor.extract(self.input if source is None else source, positions)])
+            positions, valid = self._input_positions(raw_values, clamp, row_offset)
+            value = tensor.extract(self.input if source is None else source, positions)
+            linalg.YieldOp([value, arith.andi(block.arguments[-1], valid)] if flag else [value])
+        if flag:
+            return generic.results[0], tensor.extract(generic.results[1], [])
         return generic.results[0]
 
     def _indices_map(self, j: int) -> ir.AffineMap:
@@ -469,25 +520,31 @@ class GatherLowering:
             values.append(tensor.extract(self.indices, base[:-1] + [column]))
         return values
 
-    def _input_positions(self, raw_values: list[ir.Value], clamp: bool, row_offset) -> list[ir.Value]:
-        gathered = {axis: self._wrapped_index(axis, v, clamp) for axis, v in zip(self.axes, raw_values)}
-        return [
+    def _input_positions(self, raw_values: list[ir.Value], clamp: bool, row_offset):
+        """(read position in the input, i1: every index in range or None
+        without `clamp`)."""
+        wrapped = [self._wrapped_index(axis, v, clamp) for axis, v in zip(self.axes, raw_values)]
+        gathered = {axis: position for axis, (position, _) in zip(self.axes, wrapped)}
+        positions = [
             gathered[d]
             if d in gathered
             else self._position(self.plan.input_access[d], d, self.input_sizes[d], row_offset)
             for d in range(self.rank)
         ]
+        return positions, (_all([ok for _, ok in wrapped]) if clamp else None)
 
-    def _wrapped_index(self, axis: int, raw: ir.Value, clamp: bool) -> ir.Value:
-        """Wrap a negative index once; with `clamp`, read an index still
-        outside [0, size) as 0 (the cold path, after the report)."""
+    def _wrapped_index(self, axis: int, raw: ir.Value, clamp: bool):
+        """(position, in range) of an index: a negative one wraps once; with
+        `clamp`, one still outside [0, size) is read as 0 (after, or while
+        finding out, that it is out of range). Without, `in range` is None."""
         size = self.input_sizes[axis]
         value = arith.index_cast(ir.IndexType.get(), raw)
         zero = _index(0)
         wrapped = arith.select(_cmp("slt", value, zero), arith.addi(value, size), value)
         if not clamp:
-            return wrapped
-        return arith.select(_cmp("ult", wrapped, size), wrapped, zero)
+            return wrapped, None
+        in_range = _cmp("ult", wrapped, size)
+        return arith.select(in_range, wrapped, zero), in_range
 
 
 # -- the pass -----------------------------------------------------------------
@@ -557,7 +614,8 @@ def _build(pm, options) -> None:
 
 PASS = PassInfo(
     argument="convert-gmx-to-linalg",
-    description="Lower every gmx.gather_multiaxis to a gather linalg.generic (checked: behind a scan of its indices)",
+    description="Lower every gmx.gather_multiaxis to a gather linalg.generic "
+    "(checked: behind a scan of its indices, or and-reducing their validity as it gathers)",
     build=_build,
     options=(
         PassOption(

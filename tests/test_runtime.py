@@ -448,13 +448,15 @@ def test_unchecked_same_result_on_valid_data(dynamic):
 
 
 # --- tiled lowerings ----------------------------------------------------------------
-# Large static gathers run in tiles (convert_gmx_to_linalg): row tiles scan
-# and gather TILE_ELEMENTS outputs at a time; column tiles walk a kept dim
-# read far apart (x[i, :, j]). Both modes must still equal the reference,
-# and a bad index anywhere must still be reported, with its value.
+# Large static gathers take other paths (convert_gmx_to_linalg): row tiles
+# scan and gather TILE_ELEMENTS outputs at a time; column tiles walk a kept
+# dim read far apart (x[i, :, j]); elementwise gathers check while they
+# gather. Both modes must still equal the reference, and a bad index
+# anywhere must still be reported, with its value.
 
 TILED = [
-    pytest.param((64, 8), (64, 1024), (1,), id="row-tiles"),
+    pytest.param((64, 50, 512), (64, 8, 1), (1,), id="row-tiles"),
+    pytest.param((64, 8), (64, 1024), (1,), id="elementwise-checked-while-gathering"),
     pytest.param((8, 96, 32), (40, 1, 2), (0, 2), id="column-tiles"),
     pytest.param((6, 64, 40), (7, 1, 2), (2, 0), id="column-tiles-permuted-axes"),
 ]

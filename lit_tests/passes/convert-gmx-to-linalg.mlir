@@ -1,37 +1,36 @@
 // RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg --canonicalize --cse | FileCheck %s
 // RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg=checked=false --canonicalize --cse | FileCheck %s --check-prefix=UNCHECKED
 
-// Checked: a branch-free scan of the indices (v + 4 <u 8: v in [-4, 4)), then
-// the unchecked gather; the cold path reports each bad index, in index order,
-// and gathers with bad indices read as 0.
+// Checked, elementwise (an index per output): one generic gathers, reading
+// an index outside [-4, 4) as 0, and and-reduces whether all were in range
+// (its loops are reductions for that flag); only if one was not, a scan
+// reports each bad index, in index order.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1) -> ()>
-// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg.mlir:41:8"]}
+// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg.mlir:40:8"
 // CHECK: func.func private @gmx_index_error(i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @test_gather_elements
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
 // CHECK-DAG: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%true : i1) outs(%{{.*}} : tensor<i1>)
-// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]]], iterator_types = ["reduction", "reduction"]}
-// CHECK-SAME: ins(%arg1 : tensor<2x3xi64>) outs(%[[INIT]] : tensor<i1>)
-// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4]] : i64
-// CHECK: arith.cmpi ult, %[[SUM]], %[[C8]] : i64
-// CHECK-NOT: scf.if
-// CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
-// CHECK: scf.if %[[OK]] -> (tensor<2x3xf32>) {
-// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]]]
-// CHECK-SAME: iterator_types = ["parallel", "parallel"]
-// CHECK-SAME: ins(%arg1 : tensor<2x3xi64>) outs(%[[EMPTY]] : tensor<2x3xf32>)
-// CHECK-NOT: func.call
-// CHECK: tensor.extract %arg0[%{{.*}}, %{{.*}}] : tensor<4x3xf32>
-// CHECK: } else {
+// CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]], #[[$SCALAR]]], iterator_types = ["reduction", "reduction"]}
+// CHECK-SAME: ins(%arg1 : tensor<2x3xi64>) outs(%[[EMPTY]], %[[INIT]] : tensor<2x3xf32>, tensor<i1>)
+// CHECK: ^bb0(%{{.*}}: i64, %{{.*}}: f32, %[[ACC:.*]]: i1):
+// CHECK: %[[WRAPPED:.*]] = arith.select
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[WRAPPED]], %c4 : index
+// CHECK: %[[SAFE:.*]] = arith.select %[[IN]], %[[WRAPPED]], %c0 : index
+// CHECK: %[[V:.*]] = tensor.extract %arg0[%[[SAFE]], %{{.*}}] : tensor<4x3xf32>
+// CHECK: %[[ALL:.*]] = arith.andi %[[ACC]], %[[IN]] : i1
+// CHECK: linalg.yield %[[V]], %[[ALL]] : f32, i1
+// CHECK: %[[OK:.*]] = tensor.extract %[[R]]#1[] : tensor<i1>
+// CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %true : i1
+// CHECK: scf.if %[[BAD]] {
 // CHECK: iterator_types = ["reduction", "reduction"]
-// CHECK: scf.if
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4]] : i64
+// CHECK: arith.cmpi uge, %[[SUM]], %[[C8]] : i64
 // CHECK: func.call @gmx_index_error
-// CHECK: linalg.generic
-// CHECK: %[[CLAMPED:.*]] = arith.select %{{.*}}, %{{.*}}, %c0 : index
-// CHECK: tensor.extract %arg0[%[[CLAMPED]], %{{.*}}] : tensor<4x3xf32>
+// CHECK: return %[[R]]#0
 // UNCHECKED-LABEL: func.func @test_gather_elements
 // UNCHECKED-NOT: scf.if
 // UNCHECKED-NOT: func.call
@@ -45,16 +44,40 @@ func.func @test_gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> ten
 // -----
 
 // Block gather (ONNX Gather): the unit indices dim is read at position 0,
-// no broadcast of the indices is materialised.
+// no broadcast of the indices is materialised. Checked, a row reads one
+// index for many outputs: a branch-free scan of the indices (v + 4 <u 8),
+// then the gather without a check; the cold path reports each bad index,
+// in index order, and gathers with bad indices read as 0.
 // CHECK-DAG: #[[$BCAST:.*]] = affine_map<(d0, d1) -> (d0, 0)>
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1) -> ()>
 // CHECK-LABEL: func.func @test_block_gather
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%true : i1) outs(%{{.*}} : tensor<i1>)
+// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]]], iterator_types = ["reduction", "reduction"]}
+// CHECK-SAME: ins(%arg1 : tensor<2x1xi32>) outs(%[[INIT]] : tensor<i1>)
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4]] : i64
+// CHECK: arith.cmpi ult, %[[SUM]], %[[C8]] : i64
+// CHECK-NOT: scf.if
+// CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK: scf.if %[[OK]] -> (tensor<2x3xf32>) {
 // CHECK: linalg.generic {indexing_maps = [#[[$BCAST]], #[[$ID]]]
-// CHECK-SAME: ins(%{{.*}} : tensor<2x1xi32>)
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: ins(%arg1 : tensor<2x1xi32>) outs(%[[EMPTY]] : tensor<2x3xf32>)
 // CHECK: ^bb0(%[[V:.*]]: i32, %{{.*}}: f32):
+// CHECK-NOT: func.call
 // CHECK: arith.index_cast %[[V]] : i32 to index
 // CHECK: %[[COL:.*]] = linalg.index 1 : index
-// CHECK: tensor.extract %{{.*}}[%{{.*}}, %[[COL]]] : tensor<4x3xf32>
+// CHECK: tensor.extract %arg0[%{{.*}}, %[[COL]]] : tensor<4x3xf32>
+// CHECK: } else {
+// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK: scf.if
+// CHECK: func.call @gmx_index_error
+// CHECK: linalg.generic
+// CHECK: %[[CLAMPED:.*]] = arith.select %{{.*}}, %{{.*}}, %c0 : index
+// CHECK: tensor.extract %arg0[%[[CLAMPED]], %{{.*}}] : tensor<4x3xf32>
 func.func @test_block_gather(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>) -> tensor<2x3xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
@@ -136,27 +159,28 @@ func.func @test_no_gather(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A large static gather is checked a tile of rows at a time (here 32 rows of
-// 1024 outputs): the scan of a tile's indices and its gather read them while
-// they are still in cache.
+// A large static block gather is checked a tile of rows at a time (here 8
+// rows of 8x512 outputs): the scan of a tile's indices and its gather read
+// them while they are still in cache. The kept dim 0 of the input is read
+// at the tile's first row plus the row in the tile.
 // CHECK-LABEL: func.func @test_tiled
-// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %c0 to %c64 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x1024xf32>) {
-// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [32, 1024] [1, 1]
-// CHECK: %[[IDX:.*]] = tensor.extract_slice %arg1[%[[ROW]], 0] [32, 1024] [1, 1]
-// CHECK: iterator_types = ["reduction", "reduction"]
-// CHECK-SAME: ins(%[[IDX]] : tensor<32x1024xi64>)
+// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %c0 to %c64 step %c8 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x8x512xf32>) {
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0, 0] [8, 8, 512] [1, 1, 1]
+// CHECK: %[[IDX:.*]] = tensor.extract_slice %arg1[%[[ROW]], 0, 0] [8, 8, 1] [1, 1, 1]
+// CHECK: iterator_types = ["reduction", "reduction", "reduction"]
+// CHECK-SAME: ins(%[[IDX]] : tensor<8x8x1xi64>)
 // CHECK: scf.if
 // CHECK: linalg.generic
-// CHECK-SAME: outs(%[[OUT]] : tensor<32x1024xf32>)
+// CHECK-SAME: outs(%[[OUT]] : tensor<8x8x512xf32>)
 // CHECK: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
-// CHECK: tensor.extract %arg0[%[[FIRST]], %{{.*}}] : tensor<64x8xf32>
-// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [32, 1024] [1, 1]
+// CHECK: tensor.extract %arg0[%[[FIRST]], %{{.*}}, %{{.*}}] : tensor<64x50x512xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0, 0] [8, 8, 512] [1, 1, 1]
 // CHECK: return %[[R]]
 // UNCHECKED-LABEL: func.func @test_tiled
 // UNCHECKED-NOT: scf.for
-func.func @test_tiled(%x: tensor<64x8xf32>, %i: tensor<64x1024xi64>) -> tensor<64x1024xf32> {
-  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x8xf32>, tensor<64x1024xi64>) -> tensor<64x1024xf32>
-  return %0 : tensor<64x1024xf32>
+func.func @test_tiled(%x: tensor<64x50x512xf32>, %i: tensor<64x8x1xi64>) -> tensor<64x8x512xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x50x512xf32>, tensor<64x8x1xi64>) -> tensor<64x8x512xf32>
+  return %0 : tensor<64x8x512xf32>
 }
 
 // -----
