@@ -15,6 +15,7 @@ from torch_mlir.dialects import (  # noqa: F401
     scf,
     tensor,
     tosa,
+    vector,
 )
 from torch_mlir.execution_engine import ExecutionEngine  # noqa: F401
 from torch_mlir.runtime import np_to_memref  # noqa: F401

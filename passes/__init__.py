@@ -14,5 +14,7 @@ def get_all_passes() -> dict[str, PassInfo]:
     from .convert_gmx_to_linalg import PASS as convert_gmx_to_linalg
     from .gmx_canonicalize import PASS as gmx_canonicalize
     from .lower_to_llvm import PASS as gmx_lower_to_llvm
+    from .stream_row_copies import PASS as gmx_stream_row_copies
 
-    return {p.argument: p for p in (gmx_canonicalize, convert_gmx_to_linalg, gmx_lower_to_llvm)}
+    passes = (gmx_canonicalize, convert_gmx_to_linalg, gmx_stream_row_copies, gmx_lower_to_llvm)
+    return {p.argument: p for p in passes}

@@ -1,7 +1,7 @@
 """`--gmx-lower-to-llvm`: tensors (gmx, TOSA, linalg, tensor, arith) to the
 LLVM dialect, ready for the ExecutionEngine.
 
-Every stage but the first is upstream. Function boundaries bufferize to
+Every stage but the first and gmx-stream-row-copies is upstream. Function boundaries bufferize to
 identity-layout memrefs and results are owned by the caller (the ownership-
 based deallocation pipeline clones what a function does not own), so a
 caller can free each returned buffer once. Nothing here emits calls into
@@ -15,8 +15,9 @@ from __future__ import annotations
 from .convert_gmx_to_linalg import PASS as CONVERT_GMX_TO_LINALG
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .registry import PassInfo, PassOption, add_python_pass
+from .stream_row_copies import PASS as STREAM_ROW_COPIES
 
-UPSTREAM_STAGES = (
+STAGES = (
     "tosa-to-linalg-pipeline",
     "func.func(tosa-to-tensor)",
     "tosa-to-arith",
@@ -30,6 +31,7 @@ UPSTREAM_STAGES = (
     "buffer-deallocation-pipeline",
     "convert-bufferization-to-memref",
     "convert-linalg-to-loops",
+    "gmx-stream-row-copies",
     "convert-scf-to-cf",
     # Slices of a tiled gather are subviews; their metadata expands to
     # affine.apply, lowered right after.
@@ -46,15 +48,18 @@ def loop_level_elements(checked: bool = True) -> list[str]:
     its loop level: what `--gmx-lower-to-llvm` has made of it just before
     structured control flow is lowered to branches (scf loops on memrefs).
     Tools that show the lowering stage by stage (gmx-study) use this."""
-    stop = next(i for i, s in enumerate(UPSTREAM_STAGES) if s.startswith("convert-scf-to-cf"))
-    return [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *UPSTREAM_STAGES[:stop]]
+    stop = next(i for i, s in enumerate(STAGES) if s.startswith("convert-scf-to-cf"))
+    return [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *STAGES[:stop]]
 
 
 def _build(pm, options) -> None:
     add_python_pass(pm, prepare_entry_points, PASS)
     CONVERT_GMX_TO_LINALG.add_to(pm, f"checked={str(options['checked']).lower()}")
-    for stage in UPSTREAM_STAGES:
-        pm.add(stage)
+    for stage in STAGES:
+        if stage == STREAM_ROW_COPIES.argument:
+            STREAM_ROW_COPIES.add_to(pm)
+        else:
+            pm.add(stage)
     add_python_pass(pm, mark_arguments_noalias, PASS)
 
 

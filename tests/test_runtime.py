@@ -451,12 +451,14 @@ def test_unchecked_same_result_on_valid_data(dynamic):
 # Large static gathers take other paths (convert_gmx_to_linalg): row tiles
 # scan and gather TILE_ELEMENTS outputs at a time; column tiles walk a kept
 # dim read far apart (x[i, :, j]); elementwise gathers check while they
-# gather. Both modes must still equal the reference, and a bad index
+# gather; rows of large outputs are copied with streaming vector stores. Both modes must still equal the reference, and a bad index
 # anywhere must still be reported, with its value.
 
 TILED = [
     pytest.param((64, 50, 512), (64, 8, 1), (1,), id="row-tiles"),
     pytest.param((64, 8), (64, 1024), (1,), id="elementwise-checked-while-gathering"),
+    # 4 MiB of output: rows copied with streaming stores (gmx-stream-row-copies)
+    pytest.param((5000, 256), (4096, 1), (0,), id="streamed-rows"),
     pytest.param((8, 96, 32), (40, 1, 2), (0, 2), id="column-tiles"),
     pytest.param((6, 64, 40), (7, 1, 2), (2, 0), id="column-tiles-permuted-axes"),
 ]
@@ -472,8 +474,8 @@ def test_tiled_gathers(input_shape, indices_shape, axes):
     for checked in (True, False):
         check_against_reference(compile(src, checked=checked), x, idx, axes)
     bad = idx.copy()
-    bad.reshape(-1)[-1] = 1000  # the last coordinate: the last tile
-    with pytest.raises(IndexError, match=f"index 1000 is out of bounds for axis {axes[-1]}"):
+    bad.reshape(-1)[-1] = 10**6  # the last coordinate: the last tile
+    with pytest.raises(IndexError, match=f"index 1000000 is out of bounds for axis {axes[-1]}"):
         compile(src)(x, bad)
 
 

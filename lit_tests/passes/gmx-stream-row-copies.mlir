@@ -1,0 +1,104 @@
+// RUN: gmx-opt %s --split-input-file --gmx-stream-row-copies | FileCheck %s
+
+// A row copy into a large (8 MiB), 64-byte aligned output: 16 f32 lanes a
+// step, the store non-temporal and aligned; the row's index stays.
+// CHECK-LABEL: func.func @rows
+// CHECK: scf.for %[[R:.*]] = %c0 to %c8192 step %c1 {
+// CHECK: %[[STEP:.*]] = arith.constant 16 : index
+// CHECK: scf.for %[[C:.*]] = %c0 to %c256 step %[[STEP]] {
+// CHECK: %[[ROW:.*]] = memref.load %arg1[%[[R]]] : memref<8192xindex>
+// CHECK: %[[V:.*]] = vector.load %arg0[%[[ROW]], %[[C]]] : memref<1000x256xf32>, vector<16xf32>
+// CHECK: vector.store %[[V]], %{{.*}}[%[[R]], %[[C]]] {alignment = 64 : i64, nontemporal = true} : memref<8192x256xf32>, vector<16xf32>
+// CHECK-NOT: memref.store
+func.func @rows(%x: memref<1000x256xf32>, %i: memref<8192xindex>) -> memref<8192x256xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c8192 = arith.constant 8192 : index
+  %out = memref.alloc() {alignment = 64 : i64} : memref<8192x256xf32>
+  scf.for %r = %c0 to %c8192 step %c1 {
+    scf.for %c = %c0 to %c256 step %c1 {
+      %row = memref.load %i[%r] : memref<8192xindex>
+      %v = memref.load %x[%row, %c] : memref<1000x256xf32>
+      memref.store %v, %out[%r, %c] : memref<8192x256xf32>
+    }
+  }
+  return %out : memref<8192x256xf32>
+}
+
+// -----
+
+// Through a tile's subview (unit strides, the last dim whole): f16 rows of
+// 64 elements, 32 lanes of 2 bytes.
+// CHECK-LABEL: func.func @tile
+// CHECK: vector.load %arg0[%{{.*}}, %{{.*}}] : memref<1000x64xf16>, vector<32xf16>
+// CHECK: vector.store {{.*}} {alignment = 64 : i64, nontemporal = true} : memref<128x64xf16, strided<[64, 1], offset: ?>>, vector<32xf16>
+func.func @tile(%x: memref<1000x64xf16>, %i: memref<65536xindex>) -> memref<65536x64xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c65536 = arith.constant 65536 : index
+  %out = memref.alloc() {alignment = 64 : i64} : memref<65536x64xf16>
+  scf.for %t = %c0 to %c65536 step %c128 {
+    %tile = memref.subview %out[%t, 0] [128, 64] [1, 1] : memref<65536x64xf16> to memref<128x64xf16, strided<[64, 1], offset: ?>>
+    scf.for %r = %c0 to %c128 step %c1 {
+      %row = memref.load %i[%r] : memref<65536xindex>
+      scf.for %c = %c0 to %c64 step %c1 {
+        %v = memref.load %x[%row, %c] : memref<1000x64xf16>
+        memref.store %v, %tile[%r, %c] : memref<128x64xf16, strided<[64, 1], offset: ?>>
+      }
+    }
+  }
+  return %out : memref<65536x64xf16>
+}
+
+// -----
+
+// Left alone: a small output (stays in cache), rows of 100 f32 (not a
+// multiple of 64 bytes), an unaligned allocation, a column (the induction
+// variable not last), a copy within one buffer, and a loop doing more
+// than a copy.
+// CHECK-LABEL: func.func @negatives
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @negatives(%x: memref<1000x256xf32>, %y: memref<1000x100xf32>, %i: memref<8192xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %c256 = arith.constant 256 : index
+  %c512 = arith.constant 512 : index
+  %c8192 = arith.constant 8192 : index
+  %small = memref.alloc() {alignment = 64 : i64} : memref<16x256xf32>
+  scf.for %c = %c0 to %c256 step %c1 {
+    %v = memref.load %x[%c1, %c] : memref<1000x256xf32>
+    memref.store %v, %small[%c1, %c] : memref<16x256xf32>
+  }
+  %odd = memref.alloc() {alignment = 64 : i64} : memref<16384x100xf32>
+  scf.for %c = %c0 to %c100 step %c1 {
+    %v = memref.load %y[%c1, %c] : memref<1000x100xf32>
+    memref.store %v, %odd[%c1, %c] : memref<16384x100xf32>
+  }
+  %unaligned = memref.alloc() : memref<8192x256xf32>
+  scf.for %c = %c0 to %c256 step %c1 {
+    %v = memref.load %x[%c1, %c] : memref<1000x256xf32>
+    memref.store %v, %unaligned[%c1, %c] : memref<8192x256xf32>
+  }
+  %big = memref.alloc() {alignment = 64 : i64} : memref<8192x256xf32>
+  scf.for %r = %c0 to %c256 step %c1 {
+    %v = memref.load %x[%r, %c1] : memref<1000x256xf32>
+    memref.store %v, %big[%r, %c1] : memref<8192x256xf32>
+  }
+  %c240 = arith.constant 240 : index
+  %shifted = memref.subview %big[0, 1] [8192, 240] [1, 1] : memref<8192x256xf32> to memref<8192x240xf32, strided<[256, 1], offset: 1>>
+  scf.for %c = %c0 to %c240 step %c1 {
+    %v = memref.load %shifted[%c0, %c] : memref<8192x240xf32, strided<[256, 1], offset: 1>>
+    memref.store %v, %big[%c0, %c] : memref<8192x256xf32>
+  }
+  scf.for %c = %c0 to %c256 step %c1 {
+    %v = memref.load %x[%c1, %c] : memref<1000x256xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %big[%c1, %c] : memref<8192x256xf32>
+  }
+  return
+}

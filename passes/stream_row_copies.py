@@ -1,0 +1,184 @@
+"""`--gmx-stream-row-copies`: contiguous row copies into a large output
+become 64-byte vector copies with non-temporal (streaming) stores.
+
+A block gather (index_select, embedding, ONNX Gather) copies rows of the
+input into a fresh output. At the loop level each row is an innermost loop:
+
+    scf.for %c = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%row, %c] : memref<50000x256xf32>
+      memref.store %v, %out[%r, %c] : memref<16384x256xf32>
+    }
+
+With ordinary stores every output cache line is first read from memory
+(write-allocate), then written back: a third of the traffic of the copy is
+wasted on an output nobody has read yet. When the output is larger than
+the caches (NONTEMPORAL_MIN_BYTES), the row becomes
+
+    scf.for %c = %c0 to %c256 step %c16 {
+      %v = vector.load %x[%row, %c] : memref<50000x256xf32>, vector<16xf32>
+      vector.store %v, %out[%r, %c] {alignment = 64, nontemporal = true} : ...
+    }
+
+Matched: an innermost loop from 0 to a static multiple of 64 bytes' worth
+of elements, step 1, whose body is one load and one store of that value,
+both at the induction variable in their unit-stride last dim, plus ops that
+do not use it (the row's index, hoisted or not). The store's address must
+be provably 64-byte aligned at every step: its memref is a 64-aligned
+`memref.alloc`, or a subview of one that keeps unit strides and does not
+cut into the last dim, and every outer stride is a multiple of 64 bytes.
+The load must read another buffer (a copy within one could overlap itself
+within a vector). Anything else is left alone (LLVM turns it into `memcpy`
+or a vector loop).
+"""
+
+from __future__ import annotations
+
+import math
+
+from gmx.dialect.mlir import arith, ir, vector
+
+from .registry import PassInfo, add_python_pass
+
+VECTOR_BYTES = 64  # one cache line, one AVX-512 register
+# Outputs smaller than this stay in ordinary stores: they may still be in
+# cache when they are read (a 2 MB L2 per core here).
+NONTEMPORAL_MIN_BYTES = 4 << 20
+
+
+def _constant_index(value: ir.Value) -> int | None:
+    owner = value.owner
+    if not isinstance(owner, ir.Operation):
+        owner = getattr(owner, "operation", None)
+    if owner is None or owner.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(owner.attributes["value"]).value
+
+
+def _op(value: ir.Value):
+    owner = value.owner
+    return owner.operation if hasattr(owner, "operation") else None
+
+
+def _element_bytes(memref_type: ir.MemRefType) -> int | None:
+    element = memref_type.element_type
+    if isinstance(element, (ir.FloatType, ir.IntegerType)) and element.width % 8 == 0:
+        return element.width // 8
+    return None
+
+
+def _unit_stride_last(memref_type: ir.MemRefType) -> bool:
+    strides, _ = memref_type.get_strides_and_offset()
+    return memref_type.rank >= 1 and strides[-1] == 1
+
+
+def _aligned_destination(memref: ir.Value, element_bytes: int) -> bool:
+    """Whether every row start of `memref` is 64-byte aligned, and it (or
+    what it views) is an output-sized allocation worth streaming."""
+    memref_type = ir.MemRefType(memref.type)
+    strides, _ = memref_type.get_strides_and_offset()
+    if any(ir.ShapedType.is_dynamic_size(s) or (s * element_bytes) % VECTOR_BYTES for s in strides[:-1]):
+        return False
+    op = _op(memref)
+    if op is not None and op.name == "memref.subview":
+        if list(ir.DenseI64ArrayAttr(op.attributes["static_strides"])) != [1] * memref_type.rank:
+            return False
+        last_offset = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))[-1]
+        if ir.ShapedType.is_dynamic_size(last_offset) or (last_offset * element_bytes) % VECTOR_BYTES:
+            return False
+        source = op.operands[0]
+        return _is_large_aligned_alloc(source, element_bytes) and _aligned_destination(source, element_bytes)
+    return _is_large_aligned_alloc(memref, element_bytes)
+
+
+def _is_large_aligned_alloc(memref: ir.Value, element_bytes: int) -> bool:
+    op = _op(memref)
+    if op is None or op.name != "memref.alloc" or "alignment" not in op.attributes:
+        return False
+    memref_type = ir.MemRefType(memref.type)
+    if not memref_type.has_static_shape:
+        return False
+    aligned = ir.IntegerAttr(op.attributes["alignment"]).value % VECTOR_BYTES == 0
+    return aligned and math.prod(memref_type.shape) * element_bytes >= NONTEMPORAL_MIN_BYTES
+
+
+_VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast", "memref.reinterpret_cast")
+
+
+def _root(memref: ir.Value) -> ir.Value:
+    """The buffer `memref` views (through subviews, reshapes and casts)."""
+    op = _op(memref)
+    while op is not None and op.name in _VIEWS:
+        memref = op.operands[0]
+        op = _op(memref)
+    return memref
+
+
+def _row_copy(loop) -> tuple | None:
+    """(load, store, lanes) when `loop` is a streamable row copy, else None."""
+    lower, upper, step = (_constant_index(v) for v in loop.operands[:3])
+    if lower != 0 or step != 1 or upper is None or len(loop.results) != 0:
+        return None
+    iv = loop.regions[0].blocks[0].arguments[0]
+    body = [op.operation for op in loop.regions[0].blocks[0].operations]
+    stores = [op for op in body if op.name == "memref.store"]
+    if len(stores) != 1 or any(op.name in ("scf.for", "scf.while", "scf.if", "memref.copy") for op in body):
+        return None
+    store = stores[0]
+    load = _op(store.operands[0])
+    if load is None or load.name != "memref.load" or load.parent != loop:
+        return None
+    if list(load.operands)[-1] != iv or list(store.operands)[-1] != iv:
+        return None
+    if any(iv in list(op.operands)[:-1] or (op not in (load, store) and iv in list(op.operands)) for op in body):
+        return None
+    source, destination = ir.MemRefType(load.operands[0].type), ir.MemRefType(store.operands[1].type)
+    element_bytes = _element_bytes(destination)
+    if element_bytes is None or not (_unit_stride_last(source) and _unit_stride_last(destination)):
+        return None
+    lanes = VECTOR_BYTES // element_bytes
+    if upper % lanes or not _aligned_destination(store.operands[1], element_bytes):
+        return None
+    # A copy within one buffer could overlap itself within a vector.
+    if _root(load.operands[0]) == _root(store.operands[1]):
+        return None
+    return load, store, lanes
+
+
+def _stream(loop, load, store, lanes: int) -> None:
+    """Rewrite the matched row copy in place: step `lanes`, vector copy."""
+    with loop.location:
+        with ir.InsertionPoint(loop):
+            loop.operands[2] = arith.constant(ir.IndexType.get(), lanes)
+        vector_type = ir.VectorType.get([lanes], ir.MemRefType(load.operands[0].type).element_type)
+        with ir.InsertionPoint(store):
+            value = vector.load(vector_type, load.operands[0], list(load.operands)[1:])
+            vector.store(value, store.operands[1], list(store.operands)[2:], nontemporal=True, alignment=VECTOR_BYTES)
+    store.erase()
+    load.erase()
+
+
+def stream_row_copies(module) -> None:
+    """Rewrite every matched row copy (see the module docstring)."""
+    loops = []
+
+    def collect(op):
+        if op.name == "scf.for":
+            loops.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(collect)
+    for loop in loops:
+        match = _row_copy(loop)
+        if match is not None:
+            _stream(loop, *match)
+
+
+def _build(pm, options) -> None:
+    add_python_pass(pm, stream_row_copies, PASS)
+
+
+PASS = PassInfo(
+    argument="gmx-stream-row-copies",
+    description="Copy contiguous rows into large outputs with 64-byte non-temporal vector stores (loop level, on memrefs)",
+    build=_build,
+)
