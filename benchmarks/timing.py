@@ -1,8 +1,11 @@
 """Interleaved wall-clock timing with time.perf_counter.
 
 The machine is shared and noisy, so contenders are timed side by side: each
-round calls every contender once, in an order rotated from round to round,
-and the median over rounds is reported. Garbage is collected once before
+round calls every contender once, in a fresh (seeded) random order, and the
+median over rounds is reported. Random rather than rotated: a rotation keeps
+the cyclic order, so each contender would always follow the same one and
+inherit its cache state (a contender after a large write of ordinary stores
+pays for evicting those dirty lines every time). Garbage is collected once before
 the first round and the collector stays off until the last: a collection
 between rounds makes the next call several times slower (cold caches), which
 biased whichever contender ran first.
@@ -11,15 +14,16 @@ biased whichever contender ran first.
 from __future__ import annotations
 
 import gc
+import random
 import statistics
 import time
 from collections.abc import Callable, Mapping
 
 
-def rotated(names: list[str], shift: int) -> list[str]:
-    """`names` rotated left by `shift` (so no contender always runs first)."""
-    shift %= max(len(names), 1)
-    return names[shift:] + names[:shift]
+def shuffled_rounds(names: list[str], rounds: int, seed: int = 0) -> list[list[str]]:
+    """`rounds` orders of `names`, each a random permutation (reproducible)."""
+    rng = random.Random(seed)
+    return [rng.sample(names, len(names)) for _ in range(rounds)]
 
 
 def time_call(fn: Callable, args: tuple) -> float:
@@ -36,8 +40,8 @@ def measure(calls: Mapping[str, Callable], args: tuple, repeat: int, warmup: int
     gc.collect()
     gc.disable()
     try:
-        for round_ in range(warmup + repeat):
-            for name in rotated(names, round_):
+        for round_, order in enumerate(shuffled_rounds(names, warmup + repeat)):
+            for name in order:
                 seconds = time_call(calls[name], args)
                 if round_ >= warmup:
                     samples[name].append(seconds)
