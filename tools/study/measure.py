@@ -11,8 +11,8 @@ Contenders, in table order:
 Results must equal the reference exactly (dtype, shape, every element). A
 contender that does not compile, fails or is wrong is reported and not
 timed. Times are medians of interleaved runs (`gmx.benchmarks.timing`); the
-compiled contenders' times include gmx.runtime's copy of the result into a
-new numpy array.
+compiled contenders' times are whole gmx.runtime calls (argument checks
+included; the result is a numpy view of the compiled code's buffer, no copy).
 """
 
 from __future__ import annotations

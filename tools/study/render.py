@@ -101,7 +101,7 @@ def timing_section(run: Run, repeat: int, warmup: int) -> list[str]:
     ]
     rows = [[n, fmt_ms(run.results[n].median_ms), fmt_ratio(ratio(run, n))] for n in CONTENDERS]
     lines += text_table(["contender", "ms", "vs fused"], rows)
-    lines.append("(fused and unfused include gmx.runtime's copy of the result into numpy)")
+    lines.append("(fused and unfused: whole gmx.runtime calls; results are returned without a copy)")
     return lines
 
 

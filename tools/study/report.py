@@ -138,7 +138,7 @@ def time_section(points: list[Point], repeat: int, warmup: int) -> list[str]:
         "## Run times",
         "",
         f"Medians of {repeat} interleaved runs after {warmup} warm-up rounds, every contender on one thread "
-        "(torch too); fused and unfused include gmx.runtime's copy of the result into numpy. A contender "
+        "(torch too); fused and unfused are whole gmx.runtime calls (the result is returned without a copy). A contender "
         "whose result is not exactly numpy's is not timed (its cell says why).",
         "",
         *markdown_table(head, time_rows(points)),
