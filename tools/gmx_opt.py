@@ -99,9 +99,12 @@ class OptDriver:
         except ir.MLIRError as error:
             self.collector.add_error(error)
             return None
+        # Parsing and every pass verified the module already; printing need
+        # not verify it once more (a sizeable part of printing a big module).
         return module.get_asm(
             print_generic_op_form=self.args.mlir_print_op_generic,
             enable_debug_info=self.args.mlir_print_debuginfo,
+            assume_verified=True,
         )
 
     def check_chunk(self, chunk: Chunk, start: int) -> bool:
