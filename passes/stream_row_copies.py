@@ -26,8 +26,9 @@ do not use it (the row's index, hoisted or not). The store's address must
 be provably 64-byte aligned at every step: its memref is a 64-aligned
 `memref.alloc`, or a subview of one that keeps unit strides and does not
 cut into the last dim, and every outer stride is a multiple of 64 bytes.
-The load must read another buffer (a copy within one could overlap itself
-within a vector). Anything else is left alone (LLVM turns it into `memcpy`
+The other ops must be pure (arith, affine.apply, index, math, loads), and
+no load may read the output's buffer (a copy within one buffer could
+overlap itself within a vector). Anything else is left alone (LLVM turns it into `memcpy`
 or a vector loop).
 """
 
@@ -38,6 +39,7 @@ import math
 from gmx.dialect.mlir import arith, ir, vector
 
 from .registry import PassInfo, add_python_pass
+from .views import defining_op
 
 VECTOR_BYTES = 64  # one cache line, one AVX-512 register
 # Outputs smaller than this stay in ordinary stores: they may still be in
@@ -46,17 +48,10 @@ NONTEMPORAL_MIN_BYTES = 4 << 20
 
 
 def _constant_index(value: ir.Value) -> int | None:
-    owner = value.owner
-    if not isinstance(owner, ir.Operation):
-        owner = getattr(owner, "operation", None)
-    if owner is None or owner.name != "arith.constant":
+    op = defining_op(value)
+    if op is None or op.name != "arith.constant":
         return None
-    return ir.IntegerAttr(owner.attributes["value"]).value
-
-
-def _op(value: ir.Value):
-    owner = value.owner
-    return owner.operation if hasattr(owner, "operation") else None
+    return ir.IntegerAttr(op.attributes["value"]).value
 
 
 def _element_bytes(memref_type: ir.MemRefType) -> int | None:
@@ -78,7 +73,7 @@ def _aligned_destination(memref: ir.Value, element_bytes: int) -> bool:
     strides, _ = memref_type.get_strides_and_offset()
     if any(ir.ShapedType.is_dynamic_size(s) or (s * element_bytes) % VECTOR_BYTES for s in strides[:-1]):
         return False
-    op = _op(memref)
+    op = defining_op(memref)
     if op is not None and op.name == "memref.subview":
         if list(ir.DenseI64ArrayAttr(op.attributes["static_strides"])) != [1] * memref_type.rank:
             return False
@@ -91,7 +86,7 @@ def _aligned_destination(memref: ir.Value, element_bytes: int) -> bool:
 
 
 def _is_large_aligned_alloc(memref: ir.Value, element_bytes: int) -> bool:
-    op = _op(memref)
+    op = defining_op(memref)
     if op is None or op.name != "memref.alloc" or "alignment" not in op.attributes:
         return False
     memref_type = ir.MemRefType(memref.type)
@@ -106,11 +101,15 @@ _VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "mem
 
 def _root(memref: ir.Value) -> ir.Value:
     """The buffer `memref` views (through subviews, reshapes and casts)."""
-    op = _op(memref)
+    op = defining_op(memref)
     while op is not None and op.name in _VIEWS:
         memref = op.operands[0]
-        op = _op(memref)
+        op = defining_op(memref)
     return memref
+
+
+_PURE = ("arith.", "affine.apply", "index.", "math.")
+_READS = ("memref.load", "memref.store", "scf.yield")
 
 
 def _row_copy(loop) -> tuple | None:
@@ -121,10 +120,11 @@ def _row_copy(loop) -> tuple | None:
     iv = loop.regions[0].blocks[0].arguments[0]
     body = [op.operation for op in loop.regions[0].blocks[0].operations]
     stores = [op for op in body if op.name == "memref.store"]
-    if len(stores) != 1 or any(op.name in ("scf.for", "scf.while", "scf.if", "memref.copy") for op in body):
+    # Running the body a sixteenth as often is only right for pure ops.
+    if len(stores) != 1 or not all(op.name.startswith(_PURE) or op.name in _READS for op in body):
         return None
     store = stores[0]
-    load = _op(store.operands[0])
+    load = defining_op(store.operands[0])
     if load is None or load.name != "memref.load" or load.parent != loop:
         return None
     if list(load.operands)[-1] != iv or list(store.operands)[-1] != iv:
@@ -138,8 +138,10 @@ def _row_copy(loop) -> tuple | None:
     lanes = VECTOR_BYTES // element_bytes
     if upper % lanes or not _aligned_destination(store.operands[1], element_bytes):
         return None
-    # A copy within one buffer could overlap itself within a vector.
-    if _root(load.operands[0]) == _root(store.operands[1]):
+    # A copy within one buffer could overlap itself within a vector, and a
+    # load from the output would see fewer of the stores before it.
+    written = _root(store.operands[1])
+    if any(op.name == "memref.load" and _root(op.operands[0]) == written for op in body):
         return None
     return load, store, lanes
 

@@ -57,8 +57,9 @@ func.func @tile(%x: memref<1000x64xf16>, %i: memref<65536xindex>) -> memref<6553
 
 // Left alone: a small output (stays in cache), rows of 100 f32 (not a
 // multiple of 64 bytes), an unaligned allocation, a column (the induction
-// variable not last), a copy within one buffer, and a loop doing more
-// than a copy.
+// variable not last), a copy within one buffer, a loop doing more than a
+// copy, one with a call (it would run a sixteenth as often), and one that
+// reads the output it writes.
 // CHECK-LABEL: func.func @negatives
 // CHECK-NOT: vector.
 // CHECK: return
@@ -100,5 +101,18 @@ func.func @negatives(%x: memref<1000x256xf32>, %y: memref<1000x100xf32>, %i: mem
     %w = arith.addf %v, %v : f32
     memref.store %w, %big[%c1, %c] : memref<8192x256xf32>
   }
+  scf.for %c = %c0 to %c256 step %c1 {
+    func.call @side_effect() : () -> ()
+    %v = memref.load %x[%c1, %c] : memref<1000x256xf32>
+    memref.store %v, %big[%c1, %c] : memref<8192x256xf32>
+  }
+  scf.for %c = %c0 to %c256 step %c1 {
+    %r = memref.load %big[%c0, %c0] : memref<8192x256xf32>
+    %row = arith.fptosi %r : f32 to i32
+    %ri = arith.index_cast %row : i32 to index
+    %v = memref.load %x[%ri, %c] : memref<1000x256xf32>
+    memref.store %v, %big[%c1, %c] : memref<8192x256xf32>
+  }
   return
 }
+func.func private @side_effect()
