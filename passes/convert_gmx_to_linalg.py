@@ -71,6 +71,7 @@ from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
 
 from .gather_plan import Access, GatherPlan, plan_gather
 from .registry import PassInfo, PassOption, add_python_pass
+from .views import defining_op
 
 INDEX_ERROR_FN = "gmx_index_error"
 SHAPE_ERROR_FN = "gmx_shape_error"
@@ -148,6 +149,43 @@ def _insert(tile: ir.Value, dest: ir.Value, start: ir.Value, size: int, dim: int
     return tensor.insert_slice(tile, dest, [start], [], [], offsets, sizes, strides)
 
 
+_VIEWS = ("tensor.expand_shape", "tensor.collapse_shape")
+_NARROWING = ("tosa.cast", "arith.trunci")
+
+
+def _read_through_narrowing(indices: ir.Value) -> tuple[ir.Value, ir.Type | None]:
+    """(wide indices, narrow element type) when `indices` is an integer
+    truncation (tosa.cast, arith.trunci), possibly under expand/collapse
+    views, of wider integer indices; the views are rebuilt on the wide
+    tensor (at the insertion point). Else (indices, None)."""
+    views, value = [], indices
+    while (op := defining_op(value)) is not None and op.name in _VIEWS:
+        views.append(op)
+        value = op.operands[0]
+    cast = defining_op(value)
+    if cast is None or cast.name not in _NARROWING:
+        return indices, None
+    wide, narrow = cast.operands[0], ir.RankedTensorType(value.type).element_type
+    wide_element = ir.RankedTensorType(wide.type).element_type
+    if not (isinstance(wide_element, ir.IntegerType) and isinstance(narrow, ir.IntegerType)):
+        return indices, None
+    if wide_element.width <= narrow.width or not (wide_element.is_signless and narrow.is_signless):
+        return indices, None
+    for view in reversed(views):
+        wide = _rebuild_view(view, wide, wide_element)
+    return wide, narrow
+
+
+def _rebuild_view(view, source: ir.Value, element: ir.Type) -> ir.Value:
+    """`view` (an expand or collapse) applied to `source` of element type `element`."""
+    result = ir.RankedTensorType.get(list(ir.RankedTensorType(view.results[0].type).shape), element)
+    groups = [[ir.IntegerAttr(i).value for i in ir.ArrayAttr(g)] for g in ir.ArrayAttr(view.attributes["reassociation"])]
+    if view.name == "tensor.collapse_shape":
+        return tensor.collapse_shape(result, source, groups)
+    static = list(ir.DenseI64ArrayAttr(view.attributes["static_output_shape"]))
+    return tensor.expand_shape(result, source, groups, list(view.operands)[1:], static)
+
+
 def _element_bits(element_type: ir.Type) -> int:
     """Bit width of an int or float element type (32 if it has none)."""
     if isinstance(element_type, (ir.IntegerType, ir.FloatType)):
@@ -171,7 +209,9 @@ class GatherLowering:
 
     def __init__(self, op: GatherMultiaxisOp, site: int, checked: bool):
         self.input = op.input
-        self.indices = op.indices
+        # Indices narrowed by a cast (torch-mlir's i64 -> i32 for tosa.gather)
+        # are read wide and truncated where read: no pass over them first.
+        self.indices, self.narrow_type = _read_through_narrowing(op.indices)
         self.result_type = ir.RankedTensorType(op.output.type)
         self.axes = op.axes_list
         self.site = _index(site)
@@ -404,6 +444,7 @@ class GatherLowering:
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             value, acc = block.arguments
+            value = self._narrowed(value)
             axis, size = self._coordinate_axis(linalg.IndexOp(rank - 1).result if c > 1 else None)
             linalg.YieldOp([step(acc, value, axis, size)])
         return tensor.extract(generic.results[0], [])
@@ -475,6 +516,7 @@ class GatherLowering:
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             raw_values = list(block.arguments)[: len(index_inputs)] or self._extract_indices(c)
+            raw_values = [self._narrowed(v) for v in raw_values]
             positions, valid = self._input_positions(raw_values, clamp, row_offset)
             value = tensor.extract(self.input if source is None else source, positions)
             linalg.YieldOp([value, arith.andi(block.arguments[-1], valid)] if flag else [value])
@@ -519,6 +561,10 @@ class GatherLowering:
             column = arith.addi(last, _index(j)) if j else last
             values.append(tensor.extract(self.indices, base[:-1] + [column]))
         return values
+
+    def _narrowed(self, value: ir.Value) -> ir.Value:
+        """An index value as the op sees it (after a looked-through cast)."""
+        return value if self.narrow_type is None else arith.trunci(self.narrow_type, value)
 
     def _input_positions(self, raw_values: list[ir.Value], clamp: bool, row_offset):
         """(read position in the input, i1: every index in range or None

@@ -479,6 +479,35 @@ def test_tiled_gathers(input_shape, indices_shape, axes):
         compile(src)(x, bad)
 
 
+# --- indices narrowed by a cast --------------------------------------------------------
+# torch-mlir casts i64 indices to i32 for tosa.gather; the lowering reads the
+# i64 tensor and truncates where it reads. The program's meaning is the
+# cast's: 2**32 + 1 truncates to 1 (a valid row), 2**32 + 7 to 7 (reported
+# as 7, the value the gather sees).
+
+NARROWED = """func.func @main(%x: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  %0 = tosa.cast %i : (tensor<2xi64>) -> tensor<2xi32>
+  %1 = tensor.expand_shape %0 [[0, 1]] output_shape [2, 1] : tensor<2xi32> into tensor<2x1xi32>
+  %2 = "gmx.gather_multiaxis"(%x, %1) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %2 : tensor<2x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("checked", [True, False], ids=["checked", "unchecked"])
+def test_indices_narrowed_by_a_cast_keep_its_meaning(checked):
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    program = compile(NARROWED, checked=checked)
+    idx = np.array([2**32 + 1, -1], np.int64)
+    assert_identical(program(x, idx), x[[1, -1]])
+
+
+def test_indices_narrowed_by_a_cast_report_the_narrowed_value():
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 with size 4"):
+        compile(NARROWED)(x, np.array([0, 2**32 + 7], np.int64))
+
+
 # --- shapes incompatible at run time ---------------------------------------------------
 
 

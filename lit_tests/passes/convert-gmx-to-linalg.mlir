@@ -240,3 +240,41 @@ func.func @test_no_column_tiles(%x: tensor<8x64x32xf32>, %i: tensor<4x64x2xi64>,
   %1 = "gmx.gather_multiaxis"(%y, %k) {axes = array<i64: 0, 2>} : (tensor<8x64x4xf32>, tensor<4x1x2xi64>) -> tensor<4x64x1xf32>
   return %0, %1 : tensor<4x64x1xf32>, tensor<4x64x1xf32>
 }
+
+// -----
+
+// Indices narrowed by a cast (torch-mlir's i64 -> i32 before tosa.gather),
+// here under an expand_shape, are read wide and truncated where they are
+// read, in the scan and in the gather: no pass over them first. The view is
+// rebuilt on the wide tensor.
+// CHECK-LABEL: func.func @test_narrowed_indices
+// CHECK: %[[WIDE:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
+// CHECK: ins(%[[WIDE]] : tensor<2x1xi64>)
+// CHECK: arith.trunci %{{.*}} : i64 to i32
+// CHECK: scf.if
+// CHECK: ins(%[[WIDE]] : tensor<2x1xi64>)
+// CHECK: ^bb0(%[[V:.*]]: i64, %{{.*}}: f32):
+// CHECK: arith.trunci %[[V]] : i64 to i32
+// UNCHECKED-LABEL: func.func @test_narrowed_indices
+// UNCHECKED: arith.trunci %{{.*}} : i64 to i32
+func.func @test_narrowed_indices(%x: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  %0 = tosa.cast %i : (tensor<2xi64>) -> tensor<2xi32>
+  %1 = tensor.expand_shape %0 [[0, 1]] output_shape [2, 1] : tensor<2xi32> into tensor<2x1xi32>
+  %2 = "gmx.gather_multiaxis"(%x, %1) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %2 : tensor<2x3xf32>
+}
+
+// -----
+
+// A widening cast is not looked through: the gather reads what the cast made.
+// CHECK-LABEL: func.func @test_widened_indices
+// CHECK-NOT: arith.trunci
+// CHECK: ins(%{{.*}} : tensor<2x1xi64>)
+// CHECK: ^bb0(%{{.*}}: i64, %{{.*}}: f32):
+// CHECK-NOT: arith.trunci
+// CHECK: return
+func.func @test_widened_indices(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>) -> tensor<2x3xf32> {
+  %0 = tosa.cast %i : (tensor<2x1xi32>) -> tensor<2x1xi64>
+  %1 = "gmx.gather_multiaxis"(%x, %0) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
