@@ -50,8 +50,9 @@ Other shapes of the same generic, for speed on large static gathers:
 - Row tiles: the scan and the gather of TILE_ELEMENTS outputs at a time, so
   the gather re-reads the tile's indices from cache.
 - Column tiles (x[i, :, j]): a loop over slices of a kept dim read far
-  apart, so all rows share the input cache lines of one slice. `checked=false` emits the gather
-alone (for benchmarks). Indices are read through indexing maps (coordinate
+  apart, so all rows share the input cache lines of one slice.
+
+`checked=false` emits the gather alone (for benchmarks). Indices are read through indexing maps (coordinate
 j of a tuple at `d_last * c + j`; broadcast dims at 0), or with
 `tensor.extract` when a dynamic dim may broadcast at run time. Dynamic
 shapes that turn out incompatible at run time are reported through
@@ -71,7 +72,7 @@ from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
 
 from .gather_plan import Access, GatherPlan, plan_gather
 from .registry import PassInfo, PassOption, add_python_pass
-from .views import defining_op
+from .views import defining_op, emit_view, static_shape_of, strip_views
 
 INDEX_ERROR_FN = "gmx_index_error"
 SHAPE_ERROR_FN = "gmx_shape_error"
@@ -149,41 +150,25 @@ def _insert(tile: ir.Value, dest: ir.Value, start: ir.Value, size: int, dim: int
     return tensor.insert_slice(tile, dest, [start], [], [], offsets, sizes, strides)
 
 
-_VIEWS = ("tensor.expand_shape", "tensor.collapse_shape")
 _NARROWING = ("tosa.cast", "arith.trunci")
 
 
 def _read_through_narrowing(indices: ir.Value) -> tuple[ir.Value, ir.Type | None]:
     """(wide indices, narrow element type) when `indices` is an integer
-    truncation (tosa.cast, arith.trunci), possibly under expand/collapse
-    views, of wider integer indices; the views are rebuilt on the wide
-    tensor (at the insertion point). Else (indices, None)."""
-    views, value = [], indices
-    while (op := defining_op(value)) is not None and op.name in _VIEWS:
-        views.append(op)
-        value = op.operands[0]
-    cast = defining_op(value)
+    truncation (tosa.cast, arith.trunci), possibly under static views, of
+    wider integer indices; the view is emitted on the wide tensor (at the
+    insertion point). Else (indices, None)."""
+    narrowed, views = strip_views(indices)
+    cast = defining_op(narrowed)
     if cast is None or cast.name not in _NARROWING:
         return indices, None
-    wide, narrow = cast.operands[0], ir.RankedTensorType(value.type).element_type
+    wide, narrow = cast.operands[0], ir.RankedTensorType(narrowed.type).element_type
     wide_element = ir.RankedTensorType(wide.type).element_type
     if not (isinstance(wide_element, ir.IntegerType) and isinstance(narrow, ir.IntegerType)):
         return indices, None
     if wide_element.width <= narrow.width or not (wide_element.is_signless and narrow.is_signless):
         return indices, None
-    for view in reversed(views):
-        wide = _rebuild_view(view, wide, wide_element)
-    return wide, narrow
-
-
-def _rebuild_view(view, source: ir.Value, element: ir.Type) -> ir.Value:
-    """`view` (an expand or collapse) applied to `source` of element type `element`."""
-    result = ir.RankedTensorType.get(list(ir.RankedTensorType(view.results[0].type).shape), element)
-    groups = [[ir.IntegerAttr(i).value for i in ir.ArrayAttr(g)] for g in ir.ArrayAttr(view.attributes["reassociation"])]
-    if view.name == "tensor.collapse_shape":
-        return tensor.collapse_shape(result, source, groups)
-    static = list(ir.DenseI64ArrayAttr(view.attributes["static_output_shape"]))
-    return tensor.expand_shape(result, source, groups, list(view.operands)[1:], static)
+    return (emit_view(wide, static_shape_of(indices)) if views else wide), narrow
 
 
 def _element_bits(element_type: ir.Type) -> int:
@@ -223,6 +208,7 @@ class GatherLowering:
         self.input_sizes = [_dim(self.input, d) for d in range(self.rank)]
         self.logical_sizes = self._logical_sizes()
         self.output_sizes = [self._output_size(d) for d in range(self.rank)]
+        self.column_tile = self._column_tile()
 
     # -- sizes -------------------------------------------------------------
     def _logical_sizes(self) -> list[ir.Value]:
@@ -293,7 +279,7 @@ class GatherLowering:
         if self._reads_an_index_per_output():
             return self._flagged_gather()
         # Column tiles read the indices once per tile: scan them once, whole.
-        rows = None if self._column_tile() else self._rows_per_tile()
+        rows = None if self.column_tile else self._rows_per_tile()
         if rows is None:
             return self._scanned_gather(self._empty_output(), self.indices, None)
         return self._tiled_gather(rows)
@@ -313,10 +299,9 @@ class GatherLowering:
     def _gather(self, outs: ir.Value, indices=None, row_offset=None) -> ir.Value:
         """The unchecked gather into `outs`: in column tiles when that keeps
         input lines in cache, else one generic."""
-        column_tile = self._column_tile()
-        if column_tile is None:
+        if self.column_tile is None:
             return self._generic(False, outs, indices, row_offset)
-        return self._column_tiled_gather(outs, *column_tile)
+        return self._column_tiled_gather(outs, *self.column_tile)
 
     # -- gathers that read an index per output: check while gathering ------------
     def _reads_an_index_per_output(self) -> bool:
@@ -326,11 +311,8 @@ class GatherLowering:
         then read as many indices as the gather does. Static, non-empty
         outputs only: there every index is read by some output, so checking
         while gathering sees them all."""
-        shape = list(self.result_type.shape)
-        if not self._static() or 0 in shape:
-            return False
-        wide = [d for d in range(self.rank) if shape[d] > 1]
-        return bool(wide) and self.plan.indices_access[wide[-1]] is Access.ITER
+        dim = self._innermost_wide_dim()
+        return dim is not None and self.plan.indices_access[dim] is Access.ITER
 
     def _flagged_gather(self) -> ir.Value:
         """One generic gathers with bad indices read as 0 and and-reduces
@@ -357,13 +339,10 @@ class GatherLowering:
         the lines of one tile while they are in cache. Tiled: static shapes,
         indices broadcast along d (so every row of a tile reads the same
         columns), rows outside d, and a divisor of d as the width."""
+        dim = self._innermost_wide_dim()
+        if not self.axes or dim is None:
+            return None
         shape = list(self.result_type.shape)
-        if not self.axes or not self._static() or 0 in shape:
-            return None
-        wide = [d for d in range(self.rank) if shape[d] > 1]
-        if not wide:
-            return None
-        dim = wide[-1]
         input_shape = static_shape(self.input.type)
         kept = dim not in self.axes and self.plan.input_access[dim] is Access.ITER
         if not kept or self.plan.indices_access[dim] is not Access.ZERO or math.prod(shape[:dim]) == 1:
@@ -385,6 +364,15 @@ class GatherLowering:
             tile = self._generic(False, _slice(acc, start, width, dim), source=source)
             scf.YieldOp([_insert(tile, acc, start, width, dim)])
         return loop.results[0]
+
+    def _innermost_wide_dim(self) -> int | None:
+        """The innermost output dim of size > 1, for a static non-empty
+        gather (else None)."""
+        shape = list(self.result_type.shape)
+        if not self._static() or 0 in shape:
+            return None
+        wide = [d for d in range(self.rank) if shape[d] > 1]
+        return wide[-1] if wide else None
 
     def _static(self) -> bool:
         types = (self.input.type, self.indices.type, self.result_type)
