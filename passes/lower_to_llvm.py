@@ -1,8 +1,8 @@
 """`--gmx-lower-to-llvm`: tensors (gmx, TOSA, linalg, tensor, arith) to the
 LLVM dialect, ready for the ExecutionEngine.
 
-Every stage but the first and gmx-stream-row-copies is upstream. Function boundaries bufferize to
-identity-layout memrefs and results are owned by the caller (the ownership-
+Every stage but the first and gmx-stream-row-copies is upstream. Function
+boundaries bufferize to identity-layout memrefs and results are owned by the caller (the ownership-
 based deallocation pipeline clones what a function does not own), so a
 caller can free each returned buffer once. Nothing here emits calls into
 MLIR's runner-utils library, which this build's ExecutionEngine lacks.
@@ -12,10 +12,9 @@ last (`entry_points`).
 
 from __future__ import annotations
 
-from .convert_gmx_to_linalg import PASS as CONVERT_GMX_TO_LINALG
 from .entry_points import mark_arguments_noalias, prepare_entry_points
+from .pipeline import add_element
 from .registry import PassInfo, PassOption, add_python_pass
-from .stream_row_copies import PASS as STREAM_ROW_COPIES
 
 STAGES = (
     "tosa-to-linalg-pipeline",
@@ -48,18 +47,20 @@ def loop_level_elements(checked: bool = True) -> list[str]:
     its loop level: what `--gmx-lower-to-llvm` has made of it just before
     structured control flow is lowered to branches (scf loops on memrefs).
     Tools that show the lowering stage by stage (gmx-study) use this."""
-    stop = next(i for i, s in enumerate(STAGES) if s.startswith("convert-scf-to-cf"))
-    return [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *STAGES[:stop]]
+    elements = _elements(checked)
+    stop = next(i for i, s in enumerate(elements) if s.startswith("convert-scf-to-cf"))
+    return elements[:stop]
+
+
+def _elements(checked: bool) -> list[str]:
+    """convert-gmx-to-linalg, then STAGES (gmx and upstream pass flags)."""
+    return [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *STAGES]
 
 
 def _build(pm, options) -> None:
     add_python_pass(pm, prepare_entry_points, PASS)
-    CONVERT_GMX_TO_LINALG.add_to(pm, f"checked={str(options['checked']).lower()}")
-    for stage in STAGES:
-        if stage == STREAM_ROW_COPIES.argument:
-            STREAM_ROW_COPIES.add_to(pm)
-        else:
-            pm.add(stage)
+    for element in _elements(options["checked"]):
+        add_element(pm, element)
     add_python_pass(pm, mark_arguments_noalias, PASS)
 
 
