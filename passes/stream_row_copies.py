@@ -66,23 +66,29 @@ def _unit_stride_last(memref_type: ir.MemRefType) -> bool:
     return memref_type.rank >= 1 and strides[-1] == 1
 
 
+def _outer_strides_aligned(memref: ir.Value, element_bytes: int) -> bool:
+    """Whether every stride but the last is a static multiple of 64 bytes."""
+    strides, _ = ir.MemRefType(memref.type).get_strides_and_offset()
+    return not any(ir.ShapedType.is_dynamic_size(s) or (s * element_bytes) % VECTOR_BYTES for s in strides[:-1])
+
+
 def _aligned_destination(memref: ir.Value, element_bytes: int) -> bool:
     """Whether every row start of `memref` is 64-byte aligned, and it (or
-    what it views) is an output-sized allocation worth streaming."""
-    memref_type = ir.MemRefType(memref.type)
-    strides, _ = memref_type.get_strides_and_offset()
-    if any(ir.ShapedType.is_dynamic_size(s) or (s * element_bytes) % VECTOR_BYTES for s in strides[:-1]):
+    the allocation it is a subview of) is an output-sized allocation worth
+    streaming."""
+    if not _outer_strides_aligned(memref, element_bytes):
         return False
     op = defining_op(memref)
-    if op is not None and op.name == "memref.subview":
-        if list(ir.DenseI64ArrayAttr(op.attributes["static_strides"])) != [1] * memref_type.rank:
-            return False
-        last_offset = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))[-1]
-        if ir.ShapedType.is_dynamic_size(last_offset) or (last_offset * element_bytes) % VECTOR_BYTES:
-            return False
-        source = op.operands[0]
-        return _is_large_aligned_alloc(source, element_bytes) and _aligned_destination(source, element_bytes)
-    return _is_large_aligned_alloc(memref, element_bytes)
+    if op is None or op.name != "memref.subview":
+        return _is_large_aligned_alloc(memref, element_bytes)
+    rank = ir.MemRefType(memref.type).rank
+    if list(ir.DenseI64ArrayAttr(op.attributes["static_strides"])) != [1] * rank:
+        return False
+    last_offset = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))[-1]
+    if ir.ShapedType.is_dynamic_size(last_offset) or (last_offset * element_bytes) % VECTOR_BYTES:
+        return False
+    source = op.operands[0]
+    return _is_large_aligned_alloc(source, element_bytes) and _outer_strides_aligned(source, element_bytes)
 
 
 def _is_large_aligned_alloc(memref: ir.Value, element_bytes: int) -> bool:
