@@ -17,27 +17,16 @@ worker thread's output is faulted in again on every call. Forcing one arena
 
 from __future__ import annotations
 
-import random
 import resource
 import statistics
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 import gmx.runtime
+from gmx.tools.study.frontends import gmx_program
 
-
-def _program(x_shape, i_shape, axes, out_shape) -> str:
-    def t(shape, element):
-        return "tensor<" + "x".join(map(str, shape)) + f"x{element}>"
-
-    tx, ti, to = t(x_shape, "f32"), t(i_shape, "i64"), t(out_shape, "f32")
-    return (
-        f"func.func @main(%x: {tx}, %i: {ti}) -> {to} {{\n"
-        f'  %0 = "gmx.gather_multiaxis"(%x, %i) {{axes = array<i64: {", ".join(map(str, axes))}>}}'
-        f" : ({tx}, {ti}) -> {to}\n  return %0 : {to}\n}}\n"
-    )
+from .timing import measure, median_ms
 
 
 def _cases(rng):
@@ -55,20 +44,20 @@ def _cases(rng):
         lambda a, i: a[i[:, 0, 0], :, i[:, 0, 1]]
 
 
-def _time(calls: dict, rounds: int = 15, warmup: int = 3) -> dict:
-    samples = {name: [] for name in calls}
+def _time(calls: dict, repeat: int = 15, warmup: int = 3) -> dict:
+    """name -> (median ms, median page faults per call), timed by `measure`."""
     faults = {name: [] for name in calls}
-    order = random.Random(0)
-    for round_ in range(rounds + warmup):
-        for name in order.sample(list(calls), len(calls)):
+
+    def counting(name, fn):
+        def run():
             before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-            start = time.perf_counter()
-            calls[name]()
-            elapsed = time.perf_counter() - start
-            if round_ >= warmup:
-                samples[name].append(elapsed)
-                faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
-    return {n: (statistics.median(samples[n]) * 1e3, statistics.median(faults[n])) for n in calls}
+            fn()
+            faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+
+        return run
+
+    samples = measure({n: counting(n, fn) for n, fn in calls.items()}, (), repeat, warmup)
+    return {n: (median_ms(samples[n]), statistics.median(faults[n][warmup:])) for n in calls}
 
 
 def main() -> None:
@@ -80,12 +69,12 @@ def main() -> None:
           "| faults per call, 1 / 2 threads |")
     print("|---|---|---|---|---|---|")
     for name, x, idx, axes, out_shape, split_x, forward in _cases(rng):
-        whole = gmx.runtime.compile(_program(x.shape, idx.shape, axes, out_shape))
+        whole = gmx.runtime.compile(gmx_program(("f32", x.shape), ("i64", idx.shape), axes))
         half_rows = out_shape[0] // 2
         xs = (x[:half_rows], x[half_rows:]) if split_x else (x, x)
         ids = (idx[:half_rows], idx[half_rows:]) if idx.shape[0] == out_shape[0] else (idx, idx)
         xs, ids = [np.ascontiguousarray(a) for a in xs], [np.ascontiguousarray(a) for a in ids]
-        half = gmx.runtime.compile(_program(xs[0].shape, ids[0].shape, axes, (half_rows, *out_shape[1:])))
+        half = gmx.runtime.compile(gmx_program(("f32", xs[0].shape), ("i64", ids[0].shape), axes))
         expected = whole(x, idx)
         assert np.array_equal(np.concatenate([half(xs[0], ids[0]), half(xs[1], ids[1])]), expected)
         tx, ti = torch.from_numpy(x), torch.from_numpy(idx)
