@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from gmx.dialect.mlir import passmanager
 
-from . import get_all_passes
+from . import get_pass
 
 
 class PipelineError(ValueError):
@@ -65,7 +65,7 @@ def _upstream_element(element: str) -> str:
 def add_element(pm: passmanager.PassManager, element: str) -> None:
     """Append one pipeline element (a gmx pass or anything upstream) to pm."""
     name, options = _split_element(element)
-    gmx_pass = get_all_passes().get(name)
+    gmx_pass = get_pass(name)
     if gmx_pass is None:
         pm.add(_upstream_element(element))
         return

@@ -21,15 +21,15 @@ import numpy as np
 from gmx.dialect import make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
-from gmx.passes.convert_gmx_to_linalg import (
+from gmx.passes.lowering.convert_gmx_to_linalg import (
     INDEX_ERROR_FN,
     SHAPE_ERROR_FN,
     SHAPE_ERROR_EMPTY_AXIS,
     SHAPE_ERROR_NOT_DIVISIBLE,
     error_sites,
 )
-from gmx.passes.lower_to_llvm import PASS as LOWER_TO_LLVM
-from gmx.passes.entry_points import SIGNATURE_ATTR
+from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
+from gmx.passes.lowering.entry_points import SIGNATURE_ATTR
 
 from . import memref
 from .dtypes import numpy_dtype

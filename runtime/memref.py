@@ -2,7 +2,7 @@
 
 Arguments are passed as contiguous arrays without copies where possible.
 Results are buffers the compiled code allocated and the caller owns (see
-`gmx.passes.lower_to_llvm`): each becomes a numpy array viewing that buffer
+`gmx.passes.lowering.gmx_lower_to_llvm`): each becomes a numpy array viewing that buffer
 without a copy, and the buffer is freed exactly once, when the last array
 viewing it is gone.
 """

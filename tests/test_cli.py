@@ -2,6 +2,9 @@
 
 import os
 import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,9 +36,32 @@ def gather_file(tmp_path):
     return path
 
 
-def test_registry_names_match_pass_arguments():
-    for name, info in get_all_passes().items():
-        assert name == info.argument
+def test_registry_keys_are_the_passes_own_flags():
+    flags = get_all_passes()
+    assert flags  # a registry that lists nothing would pass the loop below
+    for flag, factory in flags.items():
+        assert factory().argument == flag
+
+
+def test_listing_the_passes_imports_no_pass_module():
+    code = (
+        "import sys, gmx.passes\n"
+        "flags = list(gmx.passes.get_all_passes())\n"
+        "loaded = [m for m in sys.modules if m.startswith(('gmx.passes.raising', 'gmx.passes.lowering'))]\n"
+        "print(len(flags), loaded)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "4 []"
+
+
+def test_every_pass_has_a_module_and_a_lit_test_named_after_its_flag():
+    root = Path(__file__).resolve().parent.parent
+    for flag, factory in get_all_passes().items():
+        module = factory.__code__.co_names  # the factory imports its own module
+        stem = flag.replace("-", "_")
+        assert stem in module, f"{flag}: factory does not import a module named {stem}"
+        assert len(list((root / "passes").glob(f"*/{stem}.py"))) == 1, f"no passes/*/{stem}.py"
+        assert (root / "lit_tests" / "passes" / f"{flag}.mlir").is_file(), f"no lit_tests/passes/{flag}.mlir"
 
 
 def test_pipeline_elements_split_at_top_level():

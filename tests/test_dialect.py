@@ -4,7 +4,7 @@ import pytest
 
 from gmx.dialect import GatherShapeError, Gmx, gather_multiaxis, infer_result_type, make_context
 from gmx.dialect.mlir import func, ir
-from gmx.passes.gather_plan import Access, plan_gather
+from gmx.passes.lowering.gather_plan import Access, plan_gather
 
 
 def test_irdl_definition():

@@ -29,7 +29,8 @@ PROG = "gmx-opt"
 
 def _passes_help() -> str:
     lines = ["gmx passes:"]
-    for name, info in sorted(get_all_passes().items()):
+    for name, factory in sorted(get_all_passes().items()):
+        info = factory()
         lines.append(f"  --{name:<28} {info.description}")
         for option in info.options:
             lines.append(f"      {option.name}=<bool> (default {str(option.default).lower()}): {option.description}")
@@ -38,14 +39,27 @@ def _passes_help() -> str:
     return "\n".join(lines)
 
 
+class _HelpAction(argparse.Action):
+    """`--help`: the usage, then every gmx pass (imported only now)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.epilog = _passes_help()
+        parser.print_help()
+        parser.exit()
+
+
 def _argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="MLIR modular optimizer driver with the gmx dialect and passes.",
-        epilog=_passes_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
+        add_help=False,
     )
+    parser.add_argument("-h", "--help", action=_HelpAction, help="show this help, with the gmx passes, and exit")
     parser.add_argument("input", nargs="?", default="-", help="input file (default: stdin)")
     parser.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
     parser.add_argument("--pass-pipeline", help="a textual pipeline, e.g. 'builtin.module(canonicalize)'")

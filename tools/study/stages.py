@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from gmx.dialect import OP_NAME, make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
-from gmx.passes.lower_to_llvm import loop_level_elements
+from gmx.passes.lowering.gmx_lower_to_llvm import loop_level_elements
 from gmx.passes.pipeline import build_pass_manager
 from gmx.passes.views import VIEW_OPS, defining_op
 
@@ -126,7 +126,7 @@ def _titles(elements: dict[str, list[str]], checked: bool) -> dict[str, str]:
         "frontend": "the frontend program",
         "fused": "after --gmx-canonicalize",
         "linalg": f"after --convert-gmx-to-linalg=checked={str(checked).lower()} (the rest stays as it is)",
-        "loops": f"loop level: lower_to_llvm.loop_level_elements ({span})",
+        "loops": f"loop level: gmx_lower_to_llvm.loop_level_elements ({span})",
         "unfused-loops": "unfused loop level: the frontend program through the same elements",
     }
 

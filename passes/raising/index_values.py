@@ -25,7 +25,7 @@ import numpy as np
 
 from gmx.dialect.mlir import ir
 
-from .views import defining_op, static_shape_of, view_source
+from ..views import defining_op, static_shape_of, view_source
 
 # Constants larger than this are not evaluated (they would not be iotas a
 # frontend emits for a gather we can compile anyway).

@@ -54,8 +54,8 @@ from .gather_spec import (
     static_dims,
     synthesize,
 )
-from .registry import PassInfo, add_python_pass
-from .views import VIEW_OPS, common_refinement, defining_op, merge_groups, op_name, static_shape_of, strip_views, view_source
+from ..registry import PassInfo, add_python_pass
+from ..views import VIEW_OPS, common_refinement, defining_op, merge_groups, op_name, static_shape_of, strip_views, view_source
 
 
 def _views_needed(plan, spec: GatherSpec) -> int:

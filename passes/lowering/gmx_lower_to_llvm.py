@@ -13,8 +13,8 @@ last (`entry_points`).
 from __future__ import annotations
 
 from .entry_points import mark_arguments_noalias, prepare_entry_points
-from .pipeline import add_element
-from .registry import PassInfo, PassOption, add_python_pass
+from ..pipeline import add_element
+from ..registry import PassInfo, PassOption, add_python_pass
 
 STAGES = (
     "tosa-to-linalg-pipeline",

@@ -38,8 +38,8 @@ import math
 
 from gmx.dialect.mlir import arith, ir, vector
 
-from .registry import PassInfo, add_python_pass
-from .views import defining_op
+from ..registry import PassInfo, add_python_pass
+from ..views import defining_op
 
 VECTOR_BYTES = 64  # one cache line, one AVX-512 register
 # Outputs smaller than this stay in ordinary stores: they may still be in

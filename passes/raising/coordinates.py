@@ -39,7 +39,7 @@ from .index_values import (
     integer_width,
     wraps_like_gmx,
 )
-from .views import strip_views, common_refinement, defining_op, merge_groups, op_name, static_shape_of, view_source
+from ..views import strip_views, common_refinement, defining_op, merge_groups, op_name, static_shape_of, view_source
 
 
 class Work:

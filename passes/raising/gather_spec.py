@@ -30,7 +30,7 @@ from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
 from .index_values import integer_width, splat_value
-from .views import defining_op, emit_view, merge_groups, static_shape_of, strip_views, tensor_type
+from ..views import defining_op, emit_view, merge_groups, static_shape_of, strip_views, tensor_type
 
 
 class NoMatch(Exception):

@@ -71,8 +71,8 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
 
 from .gather_plan import Access, GatherPlan, plan_gather
-from .registry import PassInfo, PassOption, add_python_pass
-from .views import defining_op, emit_view, static_shape_of, strip_views
+from ..registry import PassInfo, PassOption, add_python_pass
+from ..views import defining_op, emit_view, static_shape_of, strip_views
 
 INDEX_ERROR_FN = "gmx_index_error"
 SHAPE_ERROR_FN = "gmx_shape_error"

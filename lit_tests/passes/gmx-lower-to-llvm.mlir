@@ -1,0 +1,64 @@
+// RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm | FileCheck %s
+// RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm=checked=false | FileCheck %s --check-prefix=UNCHECKED
+
+// A gather entry point: everything is in the LLVM dialect, the entry keeps
+// its tensor signature and gets the C interface, its pointer arguments are
+// noalias, and the checked gather reports bad indices to the runtime's
+// callback, whose site is this gather's location.
+// CHECK-LABEL: module attributes {gmx.error_sites = ["{{.*}}gmx-lower-to-llvm.mlir:{{[0-9]+}}:8"]
+// CHECK: llvm.func private @gmx_index_error(
+// CHECK: llvm.func @main(%[[X:.*]]: !llvm.ptr {llvm.noalias}, %[[XA:.*]]: !llvm.ptr {llvm.noalias},
+// CHECK-SAME: gmx.signature = (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+// CHECK-SAME: llvm.emit_c_interface
+// CHECK: llvm.call @gmx_index_error(
+// CHECK: llvm.func @_mlir_ciface_main(
+// CHECK-NOT: tensor.
+// CHECK-NOT: linalg.
+// CHECK-NOT: gmx.gather_multiaxis
+// UNCHECKED-LABEL: module attributes {gmx.error_sites
+// UNCHECKED-NOT: llvm.call @gmx_index_error
+// UNCHECKED: llvm.func @main(
+// UNCHECKED-NOT: llvm.call @gmx_index_error
+func.func @main(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// A private function is no entry point: no C interface, no signature, no
+// noalias (a caller inside the module may pass aliasing buffers).
+// CHECK-LABEL: llvm.func @helper(
+// CHECK-NOT: llvm.noalias
+// CHECK-SAME: sym_visibility = "private"
+// CHECK-NOT: gmx.signature
+// CHECK-NOT: llvm.func @_mlir_ciface_helper
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// TOSA on tensors goes down too (here a bare tosa.gather, as upstream's
+// tosa-to-linalg lowers it), and a function with a non-tensor argument
+// keeps its pointers unmarked: only tensor-only signatures are noalias by
+// construction.
+// CHECK-LABEL: llvm.func @scaled(
+// CHECK-NOT: llvm.noalias
+// CHECK-SAME: gmx.signature = (tensor<1x5x3xf32>, f32) -> tensor<1x5x3xf32>
+// CHECK-LABEL: llvm.func @tosa_gather(
+// CHECK-SAME: gmx.signature = (tensor<1x5x3xf32>, tensor<1x2xi32>) -> tensor<1x2x3xf32>
+// CHECK-NOT: tosa.
+func.func @scaled(%x: tensor<1x5x3xf32>, %s: f32) -> tensor<1x5x3xf32> {
+  %e = tensor.empty() : tensor<1x5x3xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<1x5x3xf32>) outs(%e : tensor<1x5x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<1x5x3xf32>
+  return %0 : tensor<1x5x3xf32>
+}
+func.func @tosa_gather(%v: tensor<1x5x3xf32>, %i: tensor<1x2xi32>) -> tensor<1x2x3xf32> {
+  %0 = tosa.gather %v, %i : (tensor<1x5x3xf32>, tensor<1x2xi32>) -> tensor<1x2x3xf32>
+  return %0 : tensor<1x2x3xf32>
+}
