@@ -19,7 +19,7 @@ and the axis keeps its number. Gather on axis `a` with q index dims:
 GatherND with b batch dims and n-tuples puts its m index dims at axes
 b, b+1, ... in the same way. The seed's examples sometimes put the unit dims
 on the other side of the axis (input [4,1,3], axes [2]); that is an equally
-valid gather, see tests/seed_examples.py.
+valid gather, see tests/worked_examples.py.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from gmx.reference import (
     torch_take,
     torch_take_plan,
 )
-from seed_examples import EXAMPLES, GATHER_TABLE
+from worked_examples import EXAMPLES, GATHER_TABLE
 
 HYPOTHESIS = settings(derandomize=True, max_examples=60, deadline=None)
 
@@ -80,7 +80,7 @@ def test_gather_scalar_seed_slip():
     # index example (input [[1,2],[3,4]], indices 1, axis 0 -> [3,4]): copied
     # from the example after it. One scalar cannot be reshaped to [2,1]; the
     # seed's own gatherBlocks table ("(P, Q) ( ) 0 -> (P,Q) (1,1) (1,Q)")
-    # gives [1,1] / [1,2], which seed_examples.py records and we check here.
+    # gives [1,1] / [1,2], which worked_examples.py records and we check here.
     ex = next(e for e in EXAMPLES if e.name == "gather_scalar")
     assert ex.indices.size == 1 != math.prod((2, 1))
     assert ex.intermediate.indices_shape == (1, 1)

@@ -14,7 +14,7 @@ from numpy.testing import assert_array_equal
 
 from gmx.dialect.shapes import GatherShapeError
 from gmx.reference import gather_multiaxis
-from seed_examples import SHAPE_EXAMPLES
+from worked_examples import SHAPE_EXAMPLES
 
 HYPOTHESIS = settings(derandomize=True, max_examples=60, deadline=None)
 

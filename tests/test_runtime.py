@@ -22,7 +22,7 @@ from numpy.testing import assert_array_equal
 from gmx.dialect.shapes import infer_output_shape
 from gmx.reference import gather_multiaxis
 from gmx.runtime import CompileError, compile, memref, run
-from seed_examples import EXAMPLES, GATHER_TABLE, SHAPE_EXAMPLES
+from worked_examples import EXAMPLES, GATHER_TABLE, SHAPE_EXAMPLES
 
 HYPOTHESIS = settings(derandomize=True, max_examples=40, deadline=None)
 
