@@ -1,10 +1,11 @@
-"""The seeds' worked examples end to end through the real command-line tools.
+"""The worked examples of docs/semantics.md end to end through the real
+command-line tools.
 
-For every SeedExample with intermediate values: an .mlir file whose @main()
+For every WorkedExample with intermediate values: an .mlir file whose @main()
 holds input and indices as constants, gathers on the intermediate shapes and
 axes, and reshapes to the example's result shape; `gmx-opt
 --convert-gmx-to-linalg` then `gmx-run` must print / write exactly the
-seed's expected output.
+example's expected output.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from gmx.tools import gmx_opt, gmx_run
 from gmx.reference import gather_elements_plan, gather_nd_plan, onnx_gather_plan
 from worked_examples import EXAMPLES, Intermediate
 
-SEEDS = [e for e in EXAMPLES if e.intermediate is not None]
+WITH_INTERMEDIATE = [e for e in EXAMPLES if e.intermediate is not None]
 
 MLIR_TYPES = {
     np.dtype(np.int32): "i32",
@@ -72,7 +73,7 @@ def reshape_ops(value: str, src_shape, dst_shape, dtype, style: str) -> tuple[li
     return lines, "%out"
 
 
-def seed_program(example, dtype, index_dtype, style: str) -> str:
+def example_program(example, dtype, index_dtype, style: str) -> str:
     """@main() computing the example's expected output from constants."""
     mid = example.intermediate
     x = example.input.reshape(mid.input_shape).astype(dtype)
@@ -91,7 +92,7 @@ def seed_program(example, dtype, index_dtype, style: str) -> str:
         f"return {result} : {tensor_type(result_shape, dtype)}",
     ]
     return (
-        f"// seed example {example.name} ({example.source}, {example.op} {example.attrs})\n"
+        f"// worked example {example.name} ({example.origin}, {example.op} {example.attrs})\n"
         f"func.func @main() -> {tensor_type(result_shape, dtype)} {{\n"
         + "".join(f"  {line}\n" for line in body)
         + "}\n"
@@ -110,7 +111,7 @@ def lower_and_run(example, tmp_path: Path, variant: str, style: str):
     dtype = VARIANTS[variant][0] or example.input.dtype
     index_dtype = VARIANTS[variant][1]
     source = tmp_path / f"{example.name}.mlir"
-    source.write_text(seed_program(example, dtype, index_dtype, style))
+    source.write_text(example_program(example, dtype, index_dtype, style))
     lowered = tmp_path / f"{example.name}.lowered.mlir"
     assert gmx_opt.main(gmx_opt.parse_arguments(
         [str(source), "--convert-gmx-to-linalg", "-o", str(lowered)])) == 0
@@ -121,8 +122,8 @@ def lower_and_run(example, tmp_path: Path, variant: str, style: str):
 
 @pytest.mark.parametrize("style", ["tensor.reshape", "collapse_expand"])
 @pytest.mark.parametrize("variant", list(VARIANTS))
-@pytest.mark.parametrize("example", SEEDS, ids=lambda e: e.name)
-def test_seed_example_through_cli(example, variant, style, tmp_path, capsys):
+@pytest.mark.parametrize("example", WITH_INTERMEDIATE, ids=lambda e: e.name)
+def test_worked_example_through_cli(example, variant, style, tmp_path, capsys):
     lowered, expected = lower_and_run(example, tmp_path, variant, style)
     capsys.readouterr()
 
@@ -138,16 +139,16 @@ def test_seed_example_through_cli(example, variant, style, tmp_path, capsys):
     assert captured.err == ""
 
 
-def test_every_seed_example_with_intermediate_is_covered():
-    assert len(SEEDS) >= 10
-    assert len({e.name for e in SEEDS}) == len(SEEDS)
+def test_every_worked_example_with_intermediate_is_covered():
+    assert len(WITH_INTERMEDIATE) >= 10
+    assert len({e.name for e in WITH_INTERMEDIATE}) == len(WITH_INTERMEDIATE)
 
 
 def test_npz_output_and_unlowered_input(tmp_path, capsys):
     """gmx-run also lowers the gmx op itself; .npz holds result0."""
-    example = SEEDS[0]
+    example = WITH_INTERMEDIATE[0]
     source = tmp_path / "direct.mlir"
-    source.write_text(seed_program(example, np.int64, np.int64, "collapse_expand"))
+    source.write_text(example_program(example, np.int64, np.int64, "collapse_expand"))
     out = tmp_path / "out.npz"
     assert gmx_run.main(gmx_run.parse_arguments([str(source), "--output", str(out)])) == 0
     with np.load(out, allow_pickle=False) as archive:
@@ -168,8 +169,8 @@ WITHOUT_INTERMEDIATE = [e for e in EXAMPLES if e.intermediate is None]
 
 
 @pytest.mark.parametrize("example", WITHOUT_INTERMEDIATE, ids=lambda e: e.name)
-def test_seed_example_via_mapping_plan(example, tmp_path, capsys):
-    """The other seed examples, on the intermediate shapes gmx.reference.mappings plans."""
+def test_worked_example_via_mapping_plan(example, tmp_path, capsys):
+    """The other worked examples, on the intermediate shapes gmx.reference.mappings plans."""
     plan = PLANS[example.op](example)
     assert plan.result_shape == example.expected.shape
     planned = dataclasses.replace(example, intermediate=Intermediate(
@@ -182,13 +183,13 @@ def test_seed_example_via_mapping_plan(example, tmp_path, capsys):
     assert captured.err == ""
 
 
-def test_out_of_range_seed_index_is_a_clean_error(tmp_path, capsys):
-    example = next(e for e in SEEDS if e.name == "nd_triples")
+def test_out_of_range_example_index_is_a_clean_error(tmp_path, capsys):
+    example = next(e for e in WITH_INTERMEDIATE if e.name == "nd_triples")
     broken = example.indices.copy()
     broken[2, 1] = 2  # input dim 1 has size 2
     bad = dataclasses.replace(example, indices=broken)
     source = tmp_path / "bad.mlir"
-    source.write_text(seed_program(bad, np.int64, np.int64, "tensor.reshape"))
+    source.write_text(example_program(bad, np.int64, np.int64, "tensor.reshape"))
     capsys.readouterr()
     assert gmx_run.main(gmx_run.parse_arguments([str(source)])) == 1
     captured = capsys.readouterr()
@@ -213,9 +214,9 @@ def _console_script(name: str) -> str:
 def test_console_scripts_pipeline(tmp_path):
     """`gmx-opt FILE --convert-gmx-to-linalg | gmx-run -` in real processes."""
     gmx_opt_exe, gmx_run_exe = _console_script("gmx-opt"), _console_script("gmx-run")
-    example = next(e for e in SEEDS if e.name == "gather_axis1_matrix")
+    example = next(e for e in WITH_INTERMEDIATE if e.name == "gather_axis1_matrix")
     source = tmp_path / "pipeline.mlir"
-    source.write_text(seed_program(example, np.int64, np.int64, "tensor.reshape"))
+    source.write_text(example_program(example, np.int64, np.int64, "tensor.reshape"))
     opt = subprocess.Popen([gmx_opt_exe, str(source), "--convert-gmx-to-linalg"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     runner = subprocess.run([gmx_run_exe, "-"], stdin=opt.stdout, capture_output=True,
