@@ -1,0 +1,321 @@
+"""docs/semantics.md says what gmx does.
+
+- Every ```mlir block parses and verifies with gmx-opt, under
+  `--verify-diagnostics`: a block with `expected-error` comments must fail
+  with exactly those messages, any other block must not fail. A block right
+  after `<!-- output of the previous block through: gmx-opt FLAGS -->` is
+  what `gmx-opt FLAGS` prints for the previous block.
+- Every table of examples is recomputed, and the worked examples are
+  exactly tests/worked_examples.py's: a table whose kind this module does
+  not know fails, so no example in the doc goes unchecked.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+from gmx.dialect.shapes import infer_output_shape, logical_indices_shape
+from gmx.reference import gather_elements_plan, gather_multiaxis, gather_nd_plan, onnx_gather_plan
+from gmx.tools import gmx_opt
+from worked_examples import EXAMPLES, GATHER_TABLE, P, Q, R, S, SHAPE_EXAMPLES
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "semantics.md"
+DOC_LINES = DOC.read_text().splitlines()
+
+
+# --- reading the doc ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Block:
+    line: int  # of the opening fence, 1-based
+    text: str
+    flags_of_previous: tuple[str, ...] | None  # set when it is a previous block's output
+
+
+OUTPUT_MARK = re.compile(r"<!-- output of the previous block through: gmx-opt (.*) -->")
+
+
+def mlir_blocks() -> list[Block]:
+    blocks, i = [], 0
+    while i < len(DOC_LINES):
+        if DOC_LINES[i].strip() != "```mlir":
+            i += 1
+            continue
+        end = DOC_LINES.index("```", i + 1)
+        mark = OUTPUT_MARK.fullmatch(DOC_LINES[i - 1].strip()) if i else None
+        blocks.append(Block(i + 1, "\n".join(DOC_LINES[i + 1 : end]) + "\n",
+                            tuple(mark.group(1).split()) if mark else None))
+        i = end + 1
+    return blocks
+
+
+def tables() -> list[tuple[int, list[str], list[list[str]]]]:
+    """(line, header cells, rows of cells) of every Markdown table; cells
+    stripped of surrounding backticks."""
+    found, i = [], 0
+    while i < len(DOC_LINES):
+        if not DOC_LINES[i].startswith("|"):
+            i += 1
+            continue
+        start = i
+        while i < len(DOC_LINES) and DOC_LINES[i].startswith("|"):
+            i += 1
+        rows = [[cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+                for line in DOC_LINES[start:i]]
+        found.append((start + 1, rows[0], rows[2:]))
+    return found
+
+
+def tables_of(kind: str) -> list[list[str]]:
+    """The rows, as {column: cell} dicts, of every table of one kind."""
+    return [dict(zip(header, row)) for _, header, rows in tables() if table_kind(header) == kind
+            for row in rows]
+
+
+FRONTEND_OPS = {"GatherElements": "gather_elements", "Gather": "gather", "GatherND": "gather_nd"}
+
+
+def table_kind(header: list[str]) -> str | None:
+    first = header[0]
+    if first in FRONTEND_OPS:
+        return "worked example"
+    if header[:2] == ["input", "indices"] and "logical indices" in header:
+        return "shape example"
+    return {
+        "name": "named input",
+        "gather_multiaxis": "gather_multiaxis example",
+        "frontend": "mapping",
+        "data": "onnx gather table",
+        "class": "equivalence class",
+        "symbol": "notation",
+    }.get(first)
+
+
+def shape(cell: str) -> tuple[int, ...]:
+    """`4x5x6` -> (4, 5, 6)."""
+    return tuple(int(d) for d in cell.split("x"))
+
+
+def symbolic_shape(cell: str) -> tuple[int, ...]:
+    """`(P, 1, R)` -> (4, 1, 2) with the sizes the tests use; `()` -> ()."""
+    sizes = {"P": P, "Q": Q, "R": R, "S": S}
+    inner = cell.strip("()").strip()
+    return tuple(sizes[d] if d in sizes else int(d) for d in inner.split(", ")) if inner else ()
+
+
+def literal(cell: str):
+    return ast.literal_eval(cell)
+
+
+# --- mlir blocks ------------------------------------------------------------------
+
+BLOCKS = mlir_blocks()
+
+
+def run_gmx_opt(tmp_path: Path, name: str, text: str, *flags: str) -> str:
+    source, output = tmp_path / f"{name}.mlir", tmp_path / f"{name}.out.mlir"
+    source.write_text(text)
+    argv = [str(source), *flags, "--verify-diagnostics", "-o", str(output)]
+    assert gmx_opt.main(gmx_opt.parse_arguments(argv)) == 0, f"gmx-opt {' '.join(flags)} failed"
+    return output.read_text()
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=lambda b: f"line{b.line}")
+def test_mlir_block(block, tmp_path):
+    printed = run_gmx_opt(tmp_path, f"semantics.md-{block.line}", block.text)
+    if block.flags_of_previous is not None:
+        previous = BLOCKS[BLOCKS.index(block) - 1]
+        assert run_gmx_opt(tmp_path, "previous", previous.text, *block.flags_of_previous) == printed
+
+
+def test_doc_has_valid_invalid_and_output_blocks():
+    assert sum("expected-error" in b.text for b in BLOCKS) >= 8
+    assert sum("expected-error" not in b.text for b in BLOCKS) >= 8
+    assert any(b.flags_of_previous for b in BLOCKS)
+
+
+# --- tables -------------------------------------------------------------------------
+
+
+def test_every_table_is_checked():
+    unknown = [line for line, header, _ in tables() if table_kind(header) is None]
+    assert not unknown, f"tables of no known kind at docs/semantics.md lines {unknown}"
+
+
+def test_shape_examples():
+    rows = tables_of("shape example")
+    documented = set()
+    for row in rows:
+        input_shape, indices_shape, axes = literal(row["input"]), literal(row["indices"]), literal(row["axes"])
+        assert logical_indices_shape(indices_shape, axes) == literal(row["logical indices"])
+        assert infer_output_shape(input_shape, indices_shape, axes) == literal(row["output"])
+        documented.add((tuple(input_shape), tuple(indices_shape), tuple(axes), tuple(literal(row["output"]))))
+    assert documented == {(e.input_shape, e.indices_shape, e.axes, e.output_shape) for e in SHAPE_EXAMPLES}
+
+
+@pytest.mark.parametrize("row", tables_of("gather_multiaxis example"), ids=lambda row: row["gather_multiaxis"])
+def test_gather_multiaxis_example(row):
+    out = gather_multiaxis(np.array(literal(row["input"])), np.array(literal(row["indices"])), literal(row["axes"]))
+    expected = np.array(literal(row["output"]))
+    assert out.shape == expected.shape
+    assert_array_equal(out, expected)
+
+
+# --- worked examples ---------------------------------------------------------------
+
+PLANS = {"gather": onnx_gather_plan, "gather_elements": gather_elements_plan, "gather_nd": gather_nd_plan}
+
+
+def named_inputs() -> dict[str, np.ndarray]:
+    named = {}
+    for row in tables_of("named input"):
+        value = np.array(literal(row["value"]))
+        assert value.shape == shape(row["shape"]), row["name"]
+        named[row["name"]] = value
+    return named
+
+
+def documented_examples() -> dict[str, dict]:
+    rows = {}
+    for _, header, body in tables():
+        if table_kind(header) != "worked example":
+            continue
+        for cells in body:
+            row = dict(zip(header, cells))
+            name = row.pop(header[0])
+            assert name not in rows, f"{name} twice in docs/semantics.md"
+            rows[name] = dict(row, op=FRONTEND_OPS[header[0]], attr=header[1])
+    return rows
+
+
+NAMED = named_inputs()
+DOCUMENTED = documented_examples()
+
+
+def test_worked_examples_are_the_tested_ones():
+    assert sorted(DOCUMENTED) == sorted(e.name for e in EXAMPLES)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.name)
+def test_worked_example(example):
+    """The doc's row is the example, and its gmx call computes the output."""
+    row = DOCUMENTED[example.name]
+    assert (row["op"], {row["attr"]: int(row[row["attr"]])}) == (example.op, example.attrs)
+    input = NAMED[row["input"]] if row["input"] in NAMED else np.array(literal(row["input"]))
+    indices, output = np.array(literal(row["indices"])), np.array(literal(row["output"]))
+    for documented, actual in [(input, example.input), (indices, example.indices), (output, example.expected)]:
+        assert documented.shape == actual.shape and documented.dtype.kind == actual.dtype.kind
+        assert_array_equal(documented.astype(actual.dtype), actual)
+
+    mid = example.intermediate or PLANS[example.op](example.input.shape, example.indices.shape, **example.attrs)
+    gmx = (shape(row["gmx input"]), shape(row["gmx indices"]), tuple(literal(row["axes"])), shape(row["gmx output"]))
+    assert gmx == (mid.input_shape, mid.indices_shape, tuple(mid.axes), mid.output_shape)
+    out = gather_multiaxis(example.input.reshape(gmx[0]), example.indices.reshape(gmx[1]), gmx[2])
+    assert out.shape == gmx[3]
+    assert_array_equal(out.reshape(example.expected.shape), example.expected)
+
+
+def test_onnx_gather_table():
+    documented = set()
+    for row in tables_of("onnx gather table"):
+        axis = int(row["axis"])
+        input_shape, indices_shape = symbolic_shape(row["data"]), symbolic_shape(row["indices"])
+        mid = tuple(symbolic_shape(row[c]) for c in ("gmx input", "gmx indices", "gmx output"))
+        x = np.arange(math.prod(input_shape)).reshape(input_shape)
+        idx = (np.arange(math.prod(indices_shape)).reshape(indices_shape) * 7) % input_shape[axis]
+        expected = np.take(x, idx, axis=axis)
+        assert expected.shape == symbolic_shape(row["output"])
+        out = gather_multiaxis(x.reshape(mid[0]), idx.reshape(mid[1]), [axis])
+        assert out.shape == mid[2]
+        assert_array_equal(out.reshape(expected.shape), expected)
+        documented.add((input_shape, indices_shape, axis, expected.shape, *mid))
+    assert documented == {
+        (r.input_shape, r.indices_shape, r.axis, r.result_shape,
+         r.intermediate.input_shape, r.intermediate.indices_shape, r.intermediate.output_shape)
+        for r in GATHER_TABLE
+    }
+    assert all(r.intermediate.axes == (r.axis,) for r in GATHER_TABLE)
+
+
+# --- every known gather: the frontends themselves ------------------------------------
+
+
+class _Onnx:
+    """`onnx.Gather(x, idx, axis=1)`: one node run by ONNX's reference evaluator."""
+
+    def __getattr__(self, op_type):
+        from onnx import helper
+        from onnx.reference import ReferenceEvaluator
+
+        def run(x, idx, **attributes):
+            node = helper.make_node(op_type, ["x", "idx"], ["y"], **attributes)
+            return ReferenceEvaluator(node).run(None, {"x": x, "idx": idx})[0]
+
+        return run
+
+
+class _Tosa:
+    """`tosa.gather(x, idx)`: a TOSA program compiled by gmx.runtime (unraised)."""
+
+    @staticmethod
+    def gather(x, idx):
+        from gmx.runtime import run
+
+        (n, k, c), w = x.shape, idx.shape[1]
+        asm = (
+            f"func.func @main(%x: tensor<{n}x{k}x{c}xf32>, %i: tensor<{n}x{w}xi32>) -> tensor<{n}x{w}x{c}xf32> {{\n"
+            f"  %0 = tosa.gather %x, %i : (tensor<{n}x{k}x{c}xf32>, tensor<{n}x{w}xi32>) -> tensor<{n}x{w}x{c}xf32>\n"
+            f"  return %0 : tensor<{n}x{w}x{c}xf32>\n}}\n"
+        )
+        return run(asm, x, idx.astype(np.int32))
+
+
+def frontend_inputs(cell: str, gmx_input, axes) -> dict[str, np.ndarray]:
+    """`x: 4x5x6, idx: 3x2` -> distinct f32 data and indices valid on every axis."""
+    shapes = dict(part.split(": ") for part in cell.split(", "))
+    rng = np.random.default_rng(0)
+    bound = min(gmx_input[a] for a in axes)
+    return {name: np.arange(math.prod(shape(s)), dtype=np.float32).reshape(shape(s)) if name == "x"
+            else rng.integers(0, bound, shape(s)) for name, s in shapes.items()}
+
+
+def run_frontend(expression: str, inputs: dict[str, np.ndarray]) -> np.ndarray:
+    if expression.startswith("torch."):
+        import torch
+
+        namespace = {"torch": torch, **{n: torch.from_numpy(v) for n, v in inputs.items()}}
+        return eval(expression, namespace).numpy()
+    return np.asarray(eval(expression, {"numpy": np, "onnx": _Onnx(), "tosa": _Tosa(), **inputs}))
+
+
+MAPPINGS = tables_of("mapping")
+
+
+@pytest.mark.parametrize("row", MAPPINGS, ids=lambda row: row["frontend"])
+def test_mapping(row):
+    gmx_input, gmx_indices, axes = shape(row["gmx input"]), shape(row["gmx indices"]), literal(row["axes"])
+    inputs = frontend_inputs(row["inputs"], gmx_input, axes)
+    expected = run_frontend(row["frontend"], inputs)
+    assert expected.shape == shape(row["result"])
+
+    index_arrays = [v for n, v in inputs.items() if n != "x"]
+    indices = index_arrays[0] if len(index_arrays) == 1 else np.stack(index_arrays, axis=-1)
+    out = gather_multiaxis(inputs["x"].reshape(gmx_input), indices.reshape(gmx_indices), axes)
+    assert out.shape == shape(row["gmx output"])
+    assert_array_equal(out.reshape(expected.shape), expected)
+
+
+def test_mapping_classes_are_the_equivalence_classes():
+    classes = [row["class"] for row in tables_of("equivalence class")]
+    assert len(classes) == len(set(classes)) == 5
+    assert {row["class"] for row in MAPPINGS} == set(classes)
