@@ -3,7 +3,7 @@
     %out = "gmx.gather_multiaxis"(%input, %indices) {axes = array<i64: 2, 0>}
              : (tensor<4x5x6xf32>, tensor<3x1x2xi64>) -> tensor<3x5x1xf32>
 
-Semantics and shape rules: DESIGN.md section 1 and `gmx.dialect.shapes`.
+Semantics and shape rules: docs/semantics.md and `gmx.dialect.shapes`.
 IRDL-defined ops have no properties and print in generic form, so `axes`
 lives in the attribute dictionary (`{axes = ...}`, never `<{...}>`).
 """
@@ -51,7 +51,7 @@ def infer_result_type(input_type, indices_type, axes: Sequence[int]):
 
 class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure]):
     """`output[o] = input[p]`, p built from `o` and the coordinate tuples in
-    `indices` for the dims listed in `axes` (DESIGN.md section 1)."""
+    `indices` for the dims listed in `axes` (docs/semantics.md#semantics)."""
 
     input: ext.Operand[ir.RankedTensorType]
     indices: ext.Operand[ir.RankedTensorType]

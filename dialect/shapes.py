@@ -5,7 +5,7 @@ builder, the lowering and the numpy reference. A shape is a sequence of
 `int` (static) or `None` (dynamic, MLIR's `?`); every rule that cannot be
 decided because of a `None` is accepted, as MLIR verifiers do.
 
-Rules (DESIGN.md section 1), with r = rank, k = len(axes), c = max(k, 1):
+Rules (docs/semantics.md#shape-rules), with r = rank, k = len(axes), c = max(k, 1):
   - input, indices and result have rank r;
   - axes are unique and each lies in [0, r);
   - for r >= 1, indices.shape[r-1] is a multiple of c; the logical indices

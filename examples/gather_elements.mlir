@@ -1,5 +1,5 @@
 // ONNX GatherElements / numpy.take_along_axis / torch.gather, axis = 0:
-// gmx.gather_multiaxis with axes = [0], as is (seed 000, first example).
+// gmx.gather_multiaxis with axes = [0], as is (docs/semantics.md, worked example elements_axis0).
 //   gmx-run examples/gather_elements.mlir
 //   -> [[30, 11, 12], [20, 1, 32]]
 func.func @main() -> tensor<2x3xi32> {

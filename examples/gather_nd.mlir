@@ -1,4 +1,4 @@
-// ONNX GatherND (batch_dims = 0) with 2-D coordinates (seed 000):
+// ONNX GatherND (batch_dims = 0) with 2-D coordinates (docs/semantics.md, nd_pairs):
 //   input [2,2,2], indices [[0,1],[1,0]] -> [[2,3],[4,5]]
 // becomes gmx.gather_multiaxis on the intermediate shapes
 //   input [2,2,2], indices [1,2,1*2] (coordinates folded into the last dim),

@@ -1,6 +1,6 @@
 """gmx.reference: the numpy reference semantics of `gmx.gather_multiaxis`.
 
-Contract of `gather_multiaxis(input, indices, axes)` (DESIGN.md section 1):
+Contract of `gather_multiaxis(input, indices, axes)` (docs/semantics.md):
 
 - `input`, `indices` and the result have the same rank r (r = 0: `axes` is
   empty and the result is a copy of `input`).

@@ -1,6 +1,6 @@
 """Every known gather as reshapes around one `gather_multiaxis` call.
 
-Seed 000, "Operator mappings". Each op has a `*_plan(input_shape,
+docs/semantics.md#every-known-gather. Each op has a `*_plan(input_shape,
 indices_shape, ...)` function returning a `GatherPlan` (the intermediate
 processing values; concrete shapes only, no dynamic dims) and an array
 function that runs it via `apply_plan`: reshape input and indices to the
@@ -17,9 +17,9 @@ and the axis keeps its number. Gather on axis `a` with q index dims:
 
 (scalar indices count as one index dim of size 1, dropped by result_shape).
 GatherND with b batch dims and n-tuples puts its m index dims at axes
-b, b+1, ... in the same way. The seed's examples sometimes put the unit dims
-on the other side of the axis (input [4,1,3], axes [2]); that is an equally
-valid gather, see tests/worked_examples.py.
+b, b+1, ... in the same way. Some worked examples put the unit dims on the
+other side of the axis (input [4,1,3], axes [2]); that is an equally valid
+gather, see tests/worked_examples.py.
 """
 
 from __future__ import annotations

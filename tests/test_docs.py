@@ -8,6 +8,8 @@
 - Every table of examples is recomputed, and the worked examples are
   exactly tests/worked_examples.py's: a table whose kind this module does
   not know fails, so no example in the doc goes unchecked.
+- Every `docs/semantics.md#<anchor>` in the repository names a heading, and
+  no tracked file refers to notes a clone does not have.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -319,3 +322,62 @@ def test_mapping_classes_are_the_equivalence_classes():
     classes = [row["class"] for row in tables_of("equivalence class")]
     assert len(classes) == len(set(classes)) == 5
     assert {row["class"] for row in MAPPINGS} == set(classes)
+
+
+# --- references into the doc and out of the repository ---------------------------------
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    text = heading.lstrip("#").strip().lower().replace("`", "")
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def tracked_texts() -> dict[str, str]:
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    texts = {}
+    for name in listed.stdout.decode().split("\0"):
+        path = ROOT / name
+        if name and path.is_file() and b"\0" not in (data := path.read_bytes()):
+            texts[name] = data.decode("utf-8", errors="replace")
+    return texts
+
+
+def test_links_into_the_doc_name_its_headings():
+    anchors = {slug(line) for line in DOC_LINES if line.startswith("#")}
+    links = [("docs/semantics.md", a) for a in re.findall(r"\]\(#([\w-]+)\)", DOC.read_text())]
+    for name, text in tracked_texts().items():
+        links += [(name, anchor) for anchor in re.findall(r"docs/semantics\.md#([\w-]+)", text)]
+    assert any(name != "docs/semantics.md" for name, _ in links), "nothing links into docs/semantics.md"
+    assert [link for link in links if link[1] not in anchors] == []
+
+
+# Notes that a clone does not have: the team's design notes beside the
+# repository and the proposal drafts the project started from.
+OUTSIDE = re.compile(
+    r"\.\./shared|DESIGN\.md|\bseeds?[ /]0\d\d|\bseeds[/']|\bseed's|\bseed (?:documents?|examples?)\b"
+    r"|\b00\d_[0-9a-f]{16}\b",
+    re.IGNORECASE,
+)
+# Lines in files that another branch of the same change rewrites. The test
+# fails when an entry no longer matches, so the list empties at the merge.
+PENDING = {
+    "tests/torch_corpus.py": 1,
+    "tools/study/report.py": 2,
+    "tools/study/variants.py": 2,
+}
+
+
+def test_nothing_refers_outside_the_repository():
+    found = {}
+    for name, text in tracked_texts().items():
+        lines = [f"{name}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1) if OUTSIDE.search(line)]
+        if lines:
+            found[name] = lines
+    unexpected = [line for name, lines in found.items() if PENDING.get(name) != len(lines) for line in lines]
+    stale = [name for name in PENDING if name not in found]
+    assert not unexpected, "references to notes outside the repository:\n" + "\n".join(unexpected)
+    assert not stale, f"PENDING entries that no longer match, remove them: {stale}"

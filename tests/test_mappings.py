@@ -43,7 +43,7 @@ def arange(shape) -> np.ndarray:
     return np.arange(math.prod(shape)).reshape(shape)
 
 
-# --- seed examples ----------------------------------------------------------
+# --- worked examples --------------------------------------------------------
 
 
 @pytest.mark.parametrize("ex", EXAMPLES, ids=by_name)
@@ -56,7 +56,7 @@ def test_seed_example_op_form(ex):
 
 @pytest.mark.parametrize("ex", WITH_INTERMEDIATE, ids=by_name)
 def test_seed_example_intermediate_form(ex):
-    """The seed's own intermediate values, run as they stand."""
+    """The example's own intermediate values, run as they stand."""
     mid = ex.intermediate
     out = gather_multiaxis(
         ex.input.reshape(mid.input_shape), ex.indices.reshape(mid.indices_shape),
@@ -68,7 +68,7 @@ def test_seed_example_intermediate_form(ex):
 
 @pytest.mark.parametrize("ex", EXAMPLES, ids=by_name)
 def test_seed_example_plan(ex):
-    """Our plan (placement may differ from the seed's) gives the same result."""
+    """Our plan (placement may differ from the example's) gives the same result."""
     plan = PLANS[ex.op](ex.input.shape, ex.indices.shape, **ex.attrs)
     assert plan.result_shape == ex.expected.shape
     assert math.prod(plan.output_shape) == ex.expected.size
@@ -76,10 +76,10 @@ def test_seed_example_plan(ex):
 
 
 def test_gather_scalar_seed_slip():
-    # Seed 000 lists indices shape [2,1] / output shape [2,2] for the scalar
-    # index example (input [[1,2],[3,4]], indices 1, axis 0 -> [3,4]): copied
-    # from the example after it. One scalar cannot be reshaped to [2,1]; the
-    # seed's own gatherBlocks table ("(P, Q) ( ) 0 -> (P,Q) (1,1) (1,Q)")
+    # The proposal lists indices shape [2,1] / output shape [2,2] for the
+    # scalar index example (input [[1,2],[3,4]], indices 1, axis 0 -> [3,4]):
+    # copied from the example after it. One scalar cannot be reshaped to
+    # [2,1]; its own Gather table ("(P, Q) ( ) 0 -> (P,Q) (1,1) (1,Q)")
     # gives [1,1] / [1,2], which worked_examples.py records and we check here.
     ex = next(e for e in EXAMPLES if e.name == "gather_scalar")
     assert ex.indices.size == 1 != math.prod((2, 1))

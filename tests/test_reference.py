@@ -1,4 +1,4 @@
-"""gmx.reference.gather_multiaxis: the numpy reference of DESIGN.md section 1."""
+"""gmx.reference.gather_multiaxis: the numpy reference of docs/semantics.md."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ HYPOTHESIS = settings(derandomize=True, max_examples=60, deadline=None)
 
 
 def definition(x: np.ndarray, idx: np.ndarray, axes) -> np.ndarray:
-    """DESIGN.md section 1 written out literally, one output element at a time."""
+    """docs/semantics.md#semantics written out literally, one output element at a time."""
     r, c = x.ndim, max(len(axes), 1)
     logical = idx.shape[:-1] + (idx.shape[-1] // c,) if r else ()
     out_shape = tuple(
@@ -51,7 +51,7 @@ def arange(shape, dtype=np.int64) -> np.ndarray:
     return np.arange(math.prod(shape)).astype(dtype).reshape(shape)
 
 
-# --- seed examples ----------------------------------------------------------
+# --- worked examples --------------------------------------------------------
 
 
 @pytest.mark.parametrize("ex", SHAPE_EXAMPLES, ids=lambda ex: ex.name)
@@ -280,8 +280,8 @@ def test_element_dtypes(dtype):
         ((2, 3), (2, 3), [-1], "axis -1 is out of range"),
         ((2, 3), (2, 4), [1, 1], "unique"),
         ((2, 3), (2, 3), [0, 1], "multiple of the coordinate size 2"),
-        # the seed's broadcastShapeWith lets "the first one win" for [2,1]
-        # vs [3,4]; DESIGN.md makes it an error.
+        # the proposal's broadcastShapeWith lets "the first one win" for
+        # [2,1] vs [3,4]; docs/semantics.md#broadcasting makes it an error.
         ((2, 5), (3, 1), [1], "not broadcastable"),
         ((2, 3, 4), (3, 1, 2), [2], "non-axis dim 0"),
     ],

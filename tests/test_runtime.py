@@ -135,7 +135,7 @@ def random_indices(rng, input_shape, logical, axes, dtype=np.int64) -> np.ndarra
     return fold(np.stack(cols, axis=-1)).astype(dtype)
 
 
-# --- the seeds' intermediate values ---------------------------------------------
+# --- the worked examples' intermediate values ------------------------------------
 
 SEEDS_WITH_INTERMEDIATE = [e for e in EXAMPLES if e.intermediate is not None]
 

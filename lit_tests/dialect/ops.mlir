@@ -13,7 +13,7 @@ func.func @gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tensor<2
   return %0 : tensor<2x3xf32>
 }
 
-// Seed 000's shape example: [4,2,1,2] with [1,3,2,2], axes [1] -> [4,3,2,2].
+// docs/semantics.md#output-shape: [4,2,1,2] with [1,3,2,2], axes [1] -> [4,3,2,2].
 // CHECK-LABEL: func.func @broadcast_both_ways
 // CHECK: {axes = array<i64: 1>} : (tensor<4x2x1x2xbf16>, tensor<1x3x2x2xi8>) -> tensor<4x3x2x2xbf16>
 func.func @broadcast_both_ways(%x: tensor<4x2x1x2xbf16>, %i: tensor<1x3x2x2xi8>) -> tensor<4x3x2x2xbf16> {
@@ -21,7 +21,7 @@ func.func @broadcast_both_ways(%x: tensor<4x2x1x2xbf16>, %i: tensor<1x3x2x2xi8>)
   return %0 : tensor<4x3x2x2xbf16>
 }
 
-// Seed 000's multi-axis example: [10,9,8] with [1,5,6*2], axes [1,2] -> [10,5,6].
+// docs/semantics.md#folded-coordinates: [10,9,8] with [1,5,6*2], axes [1,2] -> [10,5,6].
 // CHECK-LABEL: func.func @two_axes
 // CHECK: {axes = array<i64: 1, 2>} : (tensor<10x9x8xi1>, tensor<1x5x12xi32>) -> tensor<10x5x6xi1>
 func.func @two_axes(%x: tensor<10x9x8xi1>, %i: tensor<1x5x12xi32>) -> tensor<10x5x6xi1> {

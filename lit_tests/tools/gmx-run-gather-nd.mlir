@@ -2,8 +2,9 @@
 // RUN: gmx-run %s | FileCheck %s
 // RUN: gmx-opt %s --gmx-lower-to-llvm | gmx-run - | FileCheck %s
 
-// Seed 000, GatherND with 3-D coordinates: input [2,2,2],
-// indices [[0,0,1],[0,1,0],[1,0,0],[1,1,0],[1,1,1]] -> [1,2,4,6,7];
+// Worked example nd_triples of docs/semantics.md, GatherND with 3-D
+// coordinates: input [2,2,2], indices
+// [[0,0,1],[0,1,0],[1,0,0],[1,1,0],[1,1,1]] -> [1,2,4,6,7];
 // intermediate: indices [5,1,1*3], output [5,1,1], axes [0,1,2].
 // CHECK: array([1, 2, 4, 6, 7], dtype=int32)
 func.func @main() -> tensor<5xi32> {

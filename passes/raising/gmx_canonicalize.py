@@ -2,7 +2,8 @@
 
 IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened
 input, with reshapes (any of the four spellings, see `views`) around it and
-linearised index arithmetic in front of it (DESIGN.md section 2).
+linearised index arithmetic in front of it
+(docs/semantics.md#how-frontends-spell-gathers-today).
 IR out: one `gmx.gather_multiaxis` per gather, over the unflattened input
 with its true axes, and at most one reshape per operand and result.
 
