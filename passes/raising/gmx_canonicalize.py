@@ -24,7 +24,11 @@ positive and a negative case for each):
 
 Every pattern reads its IR into a `GatherSpec`, transforms it and lets
 `gather_spec.synthesize` emit the result; a pattern that cannot express the
-whole gather (`NoMatch`) changes nothing. Dead ops are erased by the driver.
+whole gather (`NoMatch`) changes nothing. A pattern that raises anything
+else (a bug) changes nothing either; it is reported once the driver has
+returned: a located warning, or in strict mode (`GMX_STRICT`, see
+`gmx.passes.debug`) a located error that fails the pass. Dead ops are erased
+by the driver.
 Only static shapes are raised. Exactness contract: see `coordinates`.
 """
 
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from gmx.dialect.gmx import OP_NAME
 from gmx.dialect.locations import location_text
@@ -54,7 +58,8 @@ from .gather_spec import (
     static_dims,
     synthesize,
 )
-from ..registry import PassInfo, add_python_pass
+from .. import debug
+from ..registry import PassFailed, PassInfo, add_python_pass
 from ..views import VIEW_OPS, common_refinement, defining_op, merge_groups, op_name, static_shape_of, strip_views, view_source
 
 
@@ -77,31 +82,9 @@ def _rewrite(root, spec: GatherSpec, rewriter, current: tuple | None = None, vie
     return False
 
 
-def _pattern(function):
-    """Adapt `function(op, rewriter)` to the driver: NoMatch means no match."""
-
-    def apply(op, rewriter):
-        try:
-            with evaluation_cache():  # the IR only changes in the final rewrite
-                return function(op, rewriter)
-        except NoMatch:
-            return True
-        except Exception as error:  # a bug must not lose the user's IR: say so, change nothing
-            sys.stderr.write(
-                f"{location_text(op.location)}: warning: gmx-canonicalize: pattern {function.__name__} "
-                f"failed ({type(error).__name__}: {error}); op left unchanged\n"
-            )
-            return True
-
-    apply.__name__ = function.__name__
-    apply.__doc__ = function.__doc__
-    return apply
-
-
 # --- raise-tosa-gather ------------------------------------------------------------------
 
 
-@_pattern
 def raise_tosa_gather(op, rewriter):
     """A bare tosa.gather is gmx with axes = [1] on indices with a unit dim added.
 
@@ -188,7 +171,6 @@ def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: lis
     return replace(work.spec, coords=coords)
 
 
-@_pattern
 def fold_input_reshape(op, rewriter):
     """A reshape of the input folds into the gmx op's rank and axes.
 
@@ -204,7 +186,6 @@ def fold_input_reshape(op, rewriter):
     return _rewrite(op, spec, rewriter, current_form(op), 0)
 
 
-@_pattern
 def raise_linearised_indices(op, rewriter):
     """A gather from a flattened input with a linear index becomes a gather with
     one coordinate per source dim.
@@ -227,7 +208,6 @@ def raise_linearised_indices(op, rewriter):
 # --- fold-input-transpose ------------------------------------------------------------------
 
 
-@_pattern
 def fold_input_transpose(op, rewriter):
     """A transpose of the input folds into the axes (the coordinate of
     transposed dim d reads source dim perms[d]).
@@ -253,7 +233,6 @@ def fold_input_transpose(op, rewriter):
 # --- fold-input-broadcast ------------------------------------------------------------------
 
 
-@_pattern
 def fold_input_broadcast(op, rewriter):
     """A `tosa.tile` that broadcasts the input folds into gmx's own broadcasting.
 
@@ -291,7 +270,6 @@ def _element(value: ir.Value) -> str:
     return str(ir.ShapedType(value.type).element_type)
 
 
-@_pattern
 def fold_value_casts(op, rewriter):
     """A lossless cast of the input undone after the gather: gather the original.
 
@@ -338,7 +316,6 @@ def _single_use(value: ir.Value) -> bool:
     return len(list(value.uses)) == 1
 
 
-@_pattern
 def fold_result_reshape(op, rewriter):
     """A reshape of the gmx result folds into the gmx output (chains of views collapse).
 
@@ -376,7 +353,6 @@ def _peel_all(spec: GatherSpec) -> GatherSpec:
     return spec
 
 
-@_pattern
 def simplify_indices(op, rewriter):
     """Index producers gmx does itself are absorbed.
 
@@ -407,15 +383,86 @@ PATTERNS = (
 ) + tuple((name, fold_result_reshape) for name in VIEW_OPS)
 
 
+# --- the driver --------------------------------------------------------------------------------
+
+DEBUG_TYPE = "gmx-canonicalize"
+
+
+def pattern_name(function) -> str:
+    """A pattern's name as this module's docstring lists it (`raise-tosa-gather`)."""
+    return function.__name__.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class PatternFailure:
+    """An internal error (a bug) of one pattern on one op."""
+
+    location: ir.Location
+    pattern: str
+    error: str  # `RuntimeError: what it said`
+
+    def message(self) -> str:
+        return f"{DEBUG_TYPE}: pattern {self.pattern} failed ({self.error})"
+
+
+class _PatternRun:
+    """The patterns of one run, adapted to the driver (a truthy return is
+    "no match"): NoMatch is no match; any other exception is a bug, recorded
+    and reported once the driver has returned (an exception must not unwind
+    through the C++ driver). Either way the op is left unchanged."""
+
+    def __init__(self):
+        self.failures: list[PatternFailure] = []
+        self.failing = debug.failing_pattern()
+
+    def adapt(self, function):
+        name = pattern_name(function)
+
+        def apply(op, rewriter):
+            try:
+                if name == self.failing:
+                    raise RuntimeError(f"injected by {debug.FAIL_PATTERN_ENV}")
+                with evaluation_cache():  # the IR only changes in the final rewrite
+                    return function(op, rewriter)
+            except NoMatch:
+                return True
+            except Exception as error:  # a bug must not lose the user's IR
+                self.failures.append(PatternFailure(op.location, name, f"{type(error).__name__}: {error}"))
+                return True
+
+        apply.__name__ = function.__name__
+        return apply
+
+
+def _report(failures: list[PatternFailure]) -> None:
+    """Each distinct failure once: a located warning, or in strict mode
+    (`GMX_STRICT`) a located error that fails the pass."""
+    failures = list({(str(f.location), f.pattern, f.error): f for f in failures}.values())
+    if not failures:
+        return
+    if not debug.strict():
+        for failure in failures:
+            sys.stderr.write(f"{location_text(failure.location)}: warning: {failure.message()}; op left unchanged\n")
+        return
+    for failure in failures:
+        failure.location.emit_error(f"{failure.message()}; an error in strict mode ({debug.STRICT_ENV})")
+    raise PassFailed(f"{len(failures)} pattern failure(s)")
+
+
 def canonicalize(module) -> None:
-    """Apply the gmx patterns to `module` until none applies."""
+    """Apply the gmx patterns to `module` until none applies.
+
+    Raises PassFailed, its errors emitted, when a pattern failed in strict mode.
+    """
+    run = _PatternRun()
     patterns = rewrite.RewritePatternSet()
     for root, function in PATTERNS:
-        patterns.add(root, function)
+        patterns.add(root, run.adapt(function))
     config = rewrite.GreedyRewriteConfig()
     config.enable_folding = False  # leave the rest of the user's IR as it is
     config.max_iterations = 64
     rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), config)
+    _report(run.failures)
 
 
 def _build(pm, options) -> None:
