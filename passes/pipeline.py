@@ -42,6 +42,25 @@ def split_top_level(text: str, separator: str = ",") -> list[str]:
     return [p for p in parts if p]
 
 
+_OPENING = {")": "(", "}": "{"}
+
+
+def bracket_error(text: str) -> str | None:
+    """What is wrong with the nesting of () and {} in `text` (outside
+    quotes), or None when they balance."""
+    stack, quote = [], None
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "({":
+            stack.append(ch)
+        elif ch in ")}" and (not stack or stack.pop() != _OPENING[ch]):
+            return f"unbalanced '{ch}'"
+    return f"'{stack[-1]}' is never closed" if stack else None
+
+
 def _split_element(element: str) -> tuple[str, str]:
     """`name{opts}` -> (name, opts); `name` -> (name, '')."""
     name, brace, rest = element.partition("{")
@@ -78,6 +97,9 @@ def add_element(pm: passmanager.PassManager, element: str) -> None:
 def pipeline_elements(pipeline: str) -> list[str]:
     """The top-level elements of `builtin.module(...)` (or of a bare list)."""
     text = pipeline.strip()
+    problem = bracket_error(text)
+    if problem is not None:
+        raise PipelineError(f"malformed pass pipeline '{pipeline}': {problem}")
     if text.startswith("builtin.module(") and text.endswith(")"):
         text = text[len("builtin.module(") : -1]
     elif text.startswith("builtin.module"):

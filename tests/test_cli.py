@@ -12,7 +12,7 @@ import pytest
 from gmx.dialect import OP_NAME, make_context
 from gmx.dialect.mlir import ir
 from gmx.passes import debug, get_all_passes
-from gmx.passes.pipeline import PipelineError, build_pass_manager, pipeline_elements, split_top_level
+from gmx.passes.pipeline import PipelineError, bracket_error, build_pass_manager, pipeline_elements, split_top_level
 
 GATHER = """func.func @main(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
@@ -70,6 +70,17 @@ def test_pipeline_elements_split_at_top_level():
     assert split_top_level("a, 'b,c'") == ["a", "'b,c'"]
     with pytest.raises(PipelineError):
         pipeline_elements("builtin.module[oops")
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("a{x=1}, f(b, c{y})", None),
+    ("a{x='}'}", None),
+    ("a{x=1", "'{' is never closed"),
+    ("f(a{x=1)", "unbalanced ')'"),
+    ("a}", "unbalanced '}'"),
+])
+def test_bracket_errors(text, problem):
+    assert bracket_error(text) == problem
 
 
 def test_opt_lowers_to_linalg(gmx_opt, gather_file, capsys):
