@@ -1,5 +1,7 @@
-// Errors in the command line: one line each, exit status 1, before any work. They have no source location, so, as upstream's pass-pipeline
-// tests do, they are checked on stderr rather than with --verify-diagnostics.
+// Errors in the command line and in the files it names: one line each, exit
+// status 1; those of the command line before any work. They have no source
+// location, so, as upstream's pass-pipeline tests do, they are checked on
+// stderr rather than with --verify-diagnostics.
 // RUN: not gmx-opt %s --no-such-pass 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not gmx-opt %s --convert-gmx-to-linalg=bogus=true 2>&1 | FileCheck %s --check-prefix=OPTION
@@ -10,6 +12,7 @@
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(convert-gmx-to-linalg checked=false})' 2>&1 | FileCheck %s --check-prefix=CLOSE
 // RUN: not gmx-opt %s --convert-gmx-to-linalg --pass-pipeline='builtin.module(cse)' 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: not gmx-opt %s.missing 2>&1 | FileCheck %s --check-prefix=INPUT
+// RUN: not gmx-opt %s -o %t.missing/out.mlir 2>&1 | FileCheck %s --check-prefix=OUTPUT
 // RUN: not gmx-opt %s stray 2>&1 | FileCheck %s --check-prefix=ARGUMENT
 
 // UNKNOWN: gmx-opt: error: unknown pass or malformed pipeline element 'no-such-pass'
@@ -21,6 +24,7 @@
 // CLOSE: gmx-opt: error: malformed pass pipeline 'builtin.module(convert-gmx-to-linalg checked=false})': unbalanced '}'
 // MIXED: gmx-opt: error: '--pass-pipeline' cannot be combined with individual pass flags
 // INPUT: gmx-opt: error: could not open input file '{{.*}}gmx-opt-errors.mlir.missing': No such file or directory
+// OUTPUT: gmx-opt: error: could not write output file '{{.*}}.missing/out.mlir': No such file or directory
 // ARGUMENT: gmx-opt: error: unrecognized argument 'stray'
 func.func @main() {
   return
