@@ -227,7 +227,7 @@ def _concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
             parts.append((operand, offset, width))
             offset += width
         return parts
-    parts, covered = [], 0
+    parts = []
     while op_name(value) == "tensor.insert_slice":
         op = defining_op(value)
         source = op.operands[0]
@@ -239,7 +239,6 @@ def _concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
         if static_shape_of(source) != sizes:
             return None
         parts.append((source, offsets[-1], sizes[-1]))
-        covered += sizes[-1]
         value = op.operands[1]
     if op_name(value) != "tensor.empty" or not parts:
         return None

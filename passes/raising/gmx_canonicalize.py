@@ -162,7 +162,7 @@ def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: lis
         require(coefficient not in by_stride, "two terms share a stride")
         by_stride[coefficient] = index
     require(sorted(by_stride) == sorted(strides), f"strides {sorted(by_stride)} are not {strides}")
-    for x, stride, size in zip(group, strides, sizes):
+    for stride, size in zip(strides, sizes):
         # kept in `work` so that later refinements of the output renumber it
         work.pending[by_stride[stride]] = peel(work, by_stride[stride], size)
     coords = list(work.spec.coords)
@@ -281,7 +281,7 @@ def fold_value_casts(op, rewriter):
     (TOSA has no i1 gather, so frontends widen booleans around it.)
     """
     require(op.name == "tosa.cast")
-    gather, views = _gather_under_views(op.operands[0])
+    gather, _ = _gather_under_views(op.operands[0])
     widened = gather.operands[0]
     require(op_name(widened) == "tosa.cast")
     x0 = defining_op(widened).operands[0]
