@@ -208,6 +208,14 @@ def test_a_crashing_pattern_only_warns_users(gmx_opt, mlir_file, monkeypatch, ca
     )
 
 
+def test_debug_only_says_why_patterns_did_not_match(gmx_opt, gather_file, capsys):
+    assert gmx_opt(gather_file, "--gmx-canonicalize", "--debug-only=gmx-canonicalize") == 0
+    err = capsys.readouterr().err
+    assert f"{gather_file}:2:8: gmx-canonicalize: fold-input-transpose: no match: input is not a tosa.transpose\n" in err
+    assert gmx_opt(gather_file, "--gmx-canonicalize") == 0  # the switch ended with the run
+    assert capsys.readouterr().err == ""
+
+
 def test_a_bug_in_a_helper_of_a_pattern_fails_the_pipeline(monkeypatch):
     """The bug the strict mode was made for: `_split_linear` raising left
     every test that only counted ops green."""

@@ -82,7 +82,7 @@ def _refine_to(work: Work, index: int, own_shape: list[int]) -> list[list[int]]:
     coord = work.pending[index]
     spanned = [b for b, s in enumerate(coord.shape) if s != 1]
     groups = merge_groups([coord.shape[b] for b in spanned], own_shape)
-    require(groups is not None)
+    require(groups is not None, "coordinate shape does not merge output dims")
     return [[spanned[i] for i in group] for group in groups]
 
 

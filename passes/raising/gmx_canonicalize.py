@@ -70,12 +70,12 @@ def _views_needed(plan, spec: GatherSpec) -> int:
 def _rewrite(root, spec: GatherSpec, rewriter, current: tuple | None = None, views_before: int = 0) -> bool:
     """Replace `root` by the gather `spec`; False (= success) when rewritten.
 
-    With `current` (the form of the gmx op being folded), nothing happens if
-    the new op would look the same and need no fewer views.
+    With `current` (the form of the gmx op being folded), NoMatch if the new
+    op would look the same and need no fewer views.
     """
     plan = plan_of(spec)
-    if current is not None and plan.form(spec) == current and _views_needed(plan, spec) >= views_before:
-        return True
+    unchanged = current is not None and plan.form(spec) == current and _views_needed(plan, spec) >= views_before
+    require(not unchanged, "the new gmx op would be the same")
     with rewriter.ip, root.location:
         value = synthesize(spec)
     rewriter.replace_op(root, [value])
@@ -130,7 +130,8 @@ def _unflatten_input(spec: GatherSpec, linear: bool) -> GatherSpec:
     groups = merge_groups(source, spec.input_shape)
     require(groups is not None, "input is not a merge of its source's dims")
     linear_dims = [d for d, g in enumerate(groups) if len(g) > 1 and isinstance(spec.coords[d], Indexed)]
-    require(bool(linear_dims) == linear, "linear index" if linear_dims else "no linear index")
+    require(bool(linear_dims) == linear, "a linear index (raise-linearised-indices)" if linear_dims
+            else "no linear index (fold-input-reshape)")
     iota_splits = {spec.coords[d].dim: [source[x] for x in g]
                    for d, g in enumerate(groups) if len(g) > 1 and isinstance(spec.coords[d], Iota)}
     spec, where = _split_iotas(spec, iota_splits)
@@ -153,7 +154,7 @@ def _unflatten_input(spec: GatherSpec, linear: bool) -> GatherSpec:
 
 def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: list[int]) -> GatherSpec:
     """Replace a linear coordinate over source dims `group` by one per dim."""
-    require(coord.tuple_size == 1)
+    require(coord.tuple_size == 1, "the linear index is a coordinate of tuples")
     strides = [int(math.prod(sizes[i + 1:])) for i in range(len(sizes))]
     work = Work(spec, [coord])
     terms = linear_terms(work, 0)
@@ -220,7 +221,7 @@ def fold_input_transpose(op, rewriter):
     """
     spec = spec_of_gmx(op)
     transpose = op.operands[0]
-    require(op_name(transpose) == "tosa.transpose")
+    require(op_name(transpose) == "tosa.transpose", "input is not a tosa.transpose")
     perms = list(ir.DenseI32ArrayAttr(defining_op(transpose).attributes["perms"]))
     x0 = defining_op(transpose).operands[0]
     static_dims(x0)
@@ -244,11 +245,11 @@ def fold_input_broadcast(op, rewriter):
     """
     spec = spec_of_gmx(op)
     tiled = op.operands[0]
-    require(op_name(tiled) == "tosa.tile")
+    require(op_name(tiled) == "tosa.tile", "input is not a tosa.tile")
     x0 = defining_op(tiled).operands[0]
     source = static_dims(x0)
     multiples = constant_value(defining_op(tiled).operands[1])
-    require(multiples is not None)
+    require(multiples is not None, "tile multiples are not constant")
     coords = list(spec.coords)
     for d, (m, size) in enumerate(zip(multiples, source)):
         if m == 1:
@@ -280,10 +281,10 @@ def fold_value_casts(op, rewriter):
         %r = "gmx.gather_multiaxis"(%x, %i) ... -> tensor<3x5xi1>
     (TOSA has no i1 gather, so frontends widen booleans around it.)
     """
-    require(op.name == "tosa.cast")
+    require(op.name == "tosa.cast", "not a tosa.cast")
     gather, _ = _gather_under_views(op.operands[0])
     widened = gather.operands[0]
-    require(op_name(widened) == "tosa.cast")
+    require(op_name(widened) == "tosa.cast", "the gathered input is not a tosa.cast")
     x0 = defining_op(widened).operands[0]
     require(_element(x0) == _element(op.results[0]), "not a round trip")
     require((_element(x0), _element(widened)) in LOSSLESS_CASTS, "the first cast loses values")
@@ -301,9 +302,9 @@ def _gather_under_views(value: ir.Value) -> tuple[object, int]:
         if _single_use(value) and _is_gmx(value):
             return defining_op(value), count
         source = view_source(value)
-        require(source is not None and _single_use(source) or (source is not None and _is_gmx(source)))
+        require(source is not None, "not a view of a gmx result")
+        require(_single_use(source), "a view of a value with other uses")
         if _is_gmx(source):
-            require(_single_use(source))
             return defining_op(source), count
         value, count = source, count + 1
 
@@ -326,11 +327,11 @@ def fold_result_reshape(op, rewriter):
     """
     result = op.results[0]
     target = static_shape_of(result)
-    require(target is not None and 0 not in target)
+    require(target is not None and 0 not in target, "dynamic or empty result")
     gather, views = _gather_under_views(op.operands[0])
     spec = spec_of_gmx(gather)
     fine = common_refinement(spec.out_shape, target)
-    require(fine is not None)
+    require(fine is not None, "the reshape and the gather's output have no common refinement")
     spec = replace(refine_output(spec, fine), result_shape=target)
     return _rewrite(op, spec, rewriter, current_form(gather), views)
 
@@ -407,7 +408,8 @@ class PatternFailure:
 
 class _PatternRun:
     """The patterns of one run, adapted to the driver (a truthy return is
-    "no match"): NoMatch is no match; any other exception is a bug, recorded
+    "no match"): NoMatch is no match, its reason printed under
+    `--debug-only=gmx-canonicalize`; any other exception is a bug, recorded
     and reported once the driver has returned (an exception must not unwind
     through the C++ driver). Either way the op is left unchanged."""
 
@@ -424,7 +426,8 @@ class _PatternRun:
                     raise RuntimeError(f"injected by {debug.FAIL_PATTERN_ENV}")
                 with evaluation_cache():  # the IR only changes in the final rewrite
                     return function(op, rewriter)
-            except NoMatch:
+            except NoMatch as reason:
+                debug.debug(DEBUG_TYPE, op.location, f"{name}: no match: {reason}")
                 return True
             except Exception as error:  # a bug must not lose the user's IR
                 self.failures.append(PatternFailure(op.location, name, f"{type(error).__name__}: {error}"))
