@@ -1,8 +1,8 @@
 """Build a PassManager from mlir-opt style pass flags or a textual pipeline.
 
 Textual pipelines of this MLIR build cannot name Python passes, so gmx
-composes its own: gmx passes come from the registry, every other element is
-handed to the upstream pipeline parser, in command-line order.
+composes its own: gmx passes come from `get_all_passes`, every other element
+is handed to the upstream pipeline parser (`elements`), in command-line order.
 
     --canonicalize --convert-gmx-to-linalg=checked=false --cse
     --pass-pipeline='builtin.module(convert-gmx-to-linalg, func.func(cse))'
@@ -15,10 +15,8 @@ from collections.abc import Iterable
 from gmx.dialect.mlir import passmanager
 
 from . import get_pass
-
-
-class PipelineError(ValueError):
-    """An unknown pass, a bad option or a malformed pipeline."""
+from .elements import PipelineError
+from .elements import add_element as _add_element
 
 
 def split_top_level(text: str, separator: str = ",") -> list[str]:
@@ -61,37 +59,9 @@ def bracket_error(text: str) -> str | None:
     return f"'{stack[-1]}' is never closed" if stack else None
 
 
-def _split_element(element: str) -> tuple[str, str]:
-    """`name{opts}` -> (name, opts); `name` -> (name, '')."""
-    name, brace, rest = element.partition("{")
-    if brace and not rest.endswith("}"):
-        raise PipelineError(f"malformed pass options in '{element}'")
-    return name.strip(), rest[:-1] if brace else ""
-
-
-def _upstream_element(element: str) -> str:
-    """The element as it parses under builtin.module, nesting function
-    passes into func.func as mlir-opt's implicit nesting does."""
-    for candidate in (element, f"func.func({element})"):
-        try:
-            passmanager.PassManager.parse(f"builtin.module({candidate})")
-            return candidate
-        except ValueError:
-            continue
-    raise PipelineError(f"unknown pass or malformed pipeline element '{element}'")
-
-
 def add_element(pm: passmanager.PassManager, element: str) -> None:
-    """Append one pipeline element (a gmx pass or anything upstream) to pm."""
-    name, options = _split_element(element)
-    gmx_pass = get_pass(name)
-    if gmx_pass is None:
-        pm.add(_upstream_element(element))
-        return
-    try:
-        gmx_pass.add_to(pm, options)
-    except ValueError as error:
-        raise PipelineError(str(error)) from None
+    """Append one pipeline element (any gmx pass, or anything upstream) to pm."""
+    _add_element(pm, element, get_pass)
 
 
 def pipeline_elements(pipeline: str) -> list[str]:
