@@ -196,6 +196,19 @@ def test_folders_import_only_earlier_layers(project):
     assert not violations, "imports against the layers:\n  " + "\n  ".join(violations)
 
 
+def test_test_modules_import_no_test_module():
+    """Shared test helpers live in conftest.py fixtures or in helper modules
+    (`torch_corpus`, `seed_examples`), never in another test module."""
+    tests = Path(__file__).resolve().parent
+    found = [
+        f"{path.name} imports {name}"
+        for path in sorted(tests.glob("test_*.py"))
+        for name in sorted(imported_names(path.stem, False, path.read_text()))
+        if name.split(".")[0].startswith("test_")
+    ]
+    assert not found, "test modules importing test modules:\n  " + "\n  ".join(found)
+
+
 # --- the analysis itself -----------------------------------------------------------------
 
 
