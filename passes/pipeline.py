@@ -19,44 +19,45 @@ from .elements import PipelineError
 from .elements import add_element as _add_element
 
 
-def split_top_level(text: str, separator: str = ",") -> list[str]:
-    """Split on `separator` outside (), {} and quotes."""
-    parts, depth, quote, current = [], 0, None, []
+_OPENING = {")": "(", "}": "{"}
+
+
+def _nesting(text: str) -> tuple[list[int | None], str | None]:
+    """Per character of `text`, how many () and {} are open around it (None
+    inside quotes), and what is wrong with the nesting (None if nothing)."""
+    depths, stack, quote, problem = [], [], None, None
     for ch in text:
         if quote:
+            depths.append(None)
             quote = None if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "({":
-            depth += 1
-        elif ch in ")}":
-            depth -= 1
-        elif ch == separator and depth == 0:
-            parts.append("".join(current).strip())
-            current = []
             continue
-        current.append(ch)
-    parts.append("".join(current).strip())
+        if ch in "\"'":
+            quote = ch
+        elif ch in ")}" and (not stack or stack.pop() != _OPENING[ch]):
+            problem = problem or f"unbalanced '{ch}'"
+        depths.append(len(stack))
+        if ch in "({":
+            stack.append(ch)
+    if stack:
+        problem = problem or f"'{stack[-1]}' is never closed"
+    return depths, problem
+
+
+def split_top_level(text: str, separator: str = ",") -> list[str]:
+    """Split on `separator` outside (), {} and quotes."""
+    parts, start = [], 0
+    for i, depth in enumerate(_nesting(text)[0]):
+        if depth == 0 and text[i] == separator:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
     return [p for p in parts if p]
-
-
-_OPENING = {")": "(", "}": "{"}
 
 
 def bracket_error(text: str) -> str | None:
     """What is wrong with the nesting of () and {} in `text` (outside
     quotes), or None when they balance."""
-    stack, quote = [], None
-    for ch in text:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "({":
-            stack.append(ch)
-        elif ch in ")}" and (not stack or stack.pop() != _OPENING[ch]):
-            return f"unbalanced '{ch}'"
-    return f"'{stack[-1]}' is never closed" if stack else None
+    return _nesting(text)[1]
 
 
 def add_element(pm: passmanager.PassManager, element: str) -> None:
