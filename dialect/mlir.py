@@ -18,4 +18,3 @@ from torch_mlir.dialects import (  # noqa: F401
     vector,
 )
 from torch_mlir.execution_engine import ExecutionEngine  # noqa: F401
-from torch_mlir.runtime import np_to_memref  # noqa: F401

@@ -15,6 +15,9 @@ config.excludes = ["Inputs"]
 # `.venv/bin/lit lit_tests` works without activating the venv.
 _BIN = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([_BIN, os.environ.get("PATH", "")])
+# Strict passes (gmx.passes.debug): a crashing pattern fails its test instead
+# of passing as "no match". A RUN line shows the users' warning with GMX_STRICT=0.
+config.environment["GMX_STRICT"] = "1"
 
 
 def _tool(name):

@@ -17,6 +17,12 @@ class PassOptionError(ValueError):
     """An unknown pass option or a malformed option value."""
 
 
+class PassFailed(Exception):
+    """Raised by a Python pass that emitted its errors (located, through
+    `Location.emit_error`): the pass fails, as `signalPassFailure` makes a
+    C++ pass fail."""
+
+
 @dataclass(frozen=True)
 class PassOption:
     name: str
@@ -59,10 +65,14 @@ def _parse_bool(argument: str, name: str, raw: str) -> bool:
 
 
 def add_python_pass(pm, run: Callable, info: PassInfo) -> None:
-    """Add `run(module_op)` to `pm` as a module pass named by `info`."""
+    """Add `run(module_op)` to `pm` as a module pass named by `info`; the
+    pass fails when `run` raises PassFailed."""
 
     def python_pass(op, pass_):
-        run(op)
+        try:
+            run(op)
+        except PassFailed:
+            pass_.signal_pass_failure()
 
     pm.add(
         python_pass,

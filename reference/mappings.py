@@ -31,7 +31,7 @@ import numpy as np
 
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
-from . import gather_multiaxis
+from .semantics import gather_multiaxis
 
 Shape = tuple[int, ...]
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gmx.passes import get_all_passes
-from gmx.passes.pipeline import PipelineError, pipeline_elements, split_top_level
-from gmx.tools import gmx_opt, gmx_run
+from gmx.dialect import OP_NAME, make_context
+from gmx.dialect.mlir import ir
+from gmx.passes import debug, get_all_passes
+from gmx.passes.pipeline import PipelineError, bracket_error, build_pass_manager, pipeline_elements, split_top_level
 
 GATHER = """func.func @main(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
@@ -19,21 +20,17 @@ GATHER = """func.func @main(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<
 }
 """
 INVALID = GATHER.replace("array<i64: 0>", "array<i64: 5>")
-
-
-def opt(*argv) -> int:
-    return gmx_opt.main(gmx_opt.parse_arguments([str(a) for a in argv]))
-
-
-def run(*argv) -> int:
-    return gmx_run.main(gmx_run.parse_arguments([str(a) for a in argv]))
+LINEARISED = Path(__file__).resolve().parent.parent / "examples" / "linearised_gather.mlir"
+TOSA_GATHER = """func.func @main(%v: tensor<2x5x3xf32>, %i: tensor<2x4xi32>) -> tensor<2x4x3xf32> {
+  %0 = tosa.gather %v, %i : (tensor<2x5x3xf32>, tensor<2x4xi32>) -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
+}
+"""
 
 
 @pytest.fixture
-def gather_file(tmp_path):
-    path = tmp_path / "gather.mlir"
-    path.write_text(GATHER)
-    return path
+def gather_file(mlir_file):
+    return mlir_file(GATHER, "gather.mlir")
 
 
 def test_registry_keys_are_the_passes_own_flags():
@@ -75,106 +72,180 @@ def test_pipeline_elements_split_at_top_level():
         pipeline_elements("builtin.module[oops")
 
 
-def test_opt_lowers_to_linalg(gather_file, capsys):
-    assert opt(gather_file, "--convert-gmx-to-linalg") == 0
+@pytest.mark.parametrize("text, problem", [
+    ("a{x=1}, f(b, c{y})", None),
+    ("a{x='}'}", None),
+    ("a{x=1", "'{' is never closed"),
+    ("f(a{x=1)", "unbalanced ')'"),
+    ("a}", "unbalanced '}'"),
+])
+def test_bracket_errors(text, problem):
+    assert bracket_error(text) == problem
+
+
+def test_opt_lowers_to_linalg(gmx_opt, gather_file, capsys):
+    assert gmx_opt(gather_file, "--convert-gmx-to-linalg") == 0
     out = capsys.readouterr().out
     assert "linalg.generic" in out and "gmx.gather_multiaxis" not in out
 
 
-def test_opt_pass_order_is_command_line_order(gather_file, capsys):
-    # Lowering to LLVM first leaves nothing for the gmx pass; the other order
-    # is the normal pipeline. Both must succeed and produce LLVM dialect.
-    assert opt(gather_file, "--gmx-lower-to-llvm", "--convert-gmx-to-linalg") == 0
-    assert "llvm.func @main" in capsys.readouterr().out
+def test_opt_pass_order_is_command_line_order(gmx_opt, mlir_file, capsys):
+    # Raising first leaves a gmx op to lower; lowering first finds none, and
+    # the raising then leaves the gmx op in the output.
+    path = mlir_file(TOSA_GATHER)
+    assert gmx_opt(path, "--gmx-canonicalize", "--convert-gmx-to-linalg") == 0
+    raised_then_lowered = capsys.readouterr().out
+    assert gmx_opt(path, "--convert-gmx-to-linalg", "--gmx-canonicalize") == 0
+    lowered_then_raised = capsys.readouterr().out
+    assert "linalg.generic" in raised_then_lowered and OP_NAME not in raised_then_lowered
+    assert OP_NAME in lowered_then_raised and "linalg.generic" not in lowered_then_raised
+    assert gmx_opt(path, "--pass-pipeline=builtin.module(convert-gmx-to-linalg, gmx-canonicalize)") == 0
+    assert capsys.readouterr().out == lowered_then_raised
 
 
-def test_opt_reads_stdin(monkeypatch, capsys):
+def test_opt_reads_stdin(gmx_opt, monkeypatch, capsys):
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO(GATHER))
-    assert opt("-", "--canonicalize") == 0
+    assert gmx_opt("-", "--canonicalize") == 0
     assert "gmx.gather_multiaxis" in capsys.readouterr().out
 
 
-def test_opt_verify_error_is_located(tmp_path, capsys):
-    path = tmp_path / "bad.mlir"
-    path.write_text(INVALID)
-    assert opt(path) == 1
+def test_opt_verify_error_is_located(gmx_opt, mlir_file, capsys):
+    path = mlir_file(INVALID, "bad.mlir")
+    assert gmx_opt(path) == 1
     err = capsys.readouterr().err
     assert f"{path}:2:8: error: 'gmx.gather_multiaxis' op axis 5 is out of range [0, 2)" in err
     assert "Traceback" not in err
 
 
-def test_opt_failure_never_touches_the_output_file(tmp_path, capsys):
-    source = tmp_path / "bad.mlir"
-    source.write_text(INVALID)
+def test_opt_failure_never_touches_the_output_file(gmx_opt, mlir_file, tmp_path, capsys):
+    source = mlir_file(INVALID, "bad.mlir")
     target = tmp_path / "out.mlir"
     target.write_text("precious")
-    assert opt(source, "-o", target) == 1
+    assert gmx_opt(source, "-o", target) == 1
     assert target.read_text() == "precious"
 
 
-def test_opt_output_file(gather_file, tmp_path):
+def test_opt_output_file(gmx_opt, gather_file, tmp_path):
     target = tmp_path / "out.mlir"
-    assert opt(gather_file, "--convert-gmx-to-linalg", "-o", target) == 0
+    assert gmx_opt(gather_file, "--convert-gmx-to-linalg", "-o", target) == 0
     assert "linalg.generic" in target.read_text()
 
 
-def test_output_files_get_the_usual_mode(gather_file, tmp_path):
+def test_output_files_get_the_usual_mode(gmx_opt, gather_file, tmp_path):
     # written through a temporary file, yet not left with its private 0600
     umask = os.umask(0o022)
     try:
         target = tmp_path / "out.mlir"
-        assert opt(gather_file, "-o", target) == 0
+        assert gmx_opt(gather_file, "-o", target) == 0
         assert stat.S_IMODE(target.stat().st_mode) == 0o644
         target.chmod(0o600)
-        assert opt(gather_file, "-o", target) == 0
+        assert gmx_opt(gather_file, "-o", target) == 0
         assert stat.S_IMODE(target.stat().st_mode) == 0o600
     finally:
         os.umask(umask)
 
 
-def test_opt_bad_option_value(gather_file, capsys):
-    assert opt(gather_file, "--convert-gmx-to-linalg=checked=maybe") == 1
+def test_opt_bad_option_value(gmx_opt, gather_file, capsys):
+    assert gmx_opt(gather_file, "--convert-gmx-to-linalg=checked=maybe") == 1
     assert "expects true or false, got 'maybe'" in capsys.readouterr().err
 
 
-def test_opt_split_input_file_keeps_line_numbers(tmp_path, capsys):
-    path = tmp_path / "split.mlir"
-    path.write_text(GATHER + "// -----\n" + INVALID)
-    assert opt(path, "--split-input-file") == 1
+def test_opt_split_input_file_keeps_line_numbers(gmx_opt, mlir_file, capsys):
+    path = mlir_file(GATHER + "// -----\n" + INVALID, "split.mlir")
+    assert gmx_opt(path, "--split-input-file") == 1
     # The invalid op is on line 2 of the second chunk: line 7 of the file.
     assert f"{path}:7:8: error:" in capsys.readouterr().err
 
 
-def test_verify_diagnostics_reports_missing_and_unexpected(tmp_path, capsys):
-    path = tmp_path / "v.mlir"
-    path.write_text(
+def test_verify_diagnostics_reports_missing_and_unexpected(gmx_opt, mlir_file, capsys):
+    path = mlir_file(
         "// expected-error@+2 {{axis 5 is out of range}}\n"
         + INVALID.replace("func.func @main", "func.func @a")
         + "// -----\n"
         + "// expected-error@+1 {{this is never emitted}}\n"
         + GATHER
     )
-    assert opt(path, "--split-input-file", "--verify-diagnostics") == 1
+    assert gmx_opt(path, "--split-input-file", "--verify-diagnostics") == 1
     err = capsys.readouterr().err
     assert 'expected error "this is never emitted" was not produced' in err
     assert "axis 5" not in err  # the first chunk's error was expected
 
 
-def test_run_prints_results(gather_file, tmp_path, capsys):
+def test_the_test_session_is_strict():
+    assert debug.strict()  # tests/conftest.py: a crashing pattern fails its test
+
+
+@pytest.mark.parametrize("value, on", [(None, False), ("", False), ("0", False), ("off", False), ("1", True),
+                                       ("true", True)])
+def test_environment_switches(value, on):
+    assert debug.switch_is_on(value) == on
+
+
+def test_a_crashing_pattern_fails_the_pass_in_strict_mode(gmx_opt, mlir_file, monkeypatch, capsys):
+    monkeypatch.setenv(debug.FAIL_PATTERN_ENV, "raise-tosa-gather")
+    path = mlir_file(TOSA_GATHER)
+    assert gmx_opt(path, "--gmx-canonicalize") == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"{path}:2:8: error: gmx-canonicalize: pattern raise-tosa-gather failed "
+        "(RuntimeError: injected by GMX_FAIL_PATTERN); an error in strict mode (GMX_STRICT)\n"
+    )
+
+
+def test_a_crashing_pattern_only_warns_users(gmx_opt, mlir_file, monkeypatch, capsys):
+    monkeypatch.delenv(debug.STRICT_ENV)
+    monkeypatch.setenv(debug.FAIL_PATTERN_ENV, "raise-tosa-gather")
+    path = mlir_file(TOSA_GATHER)
+    assert gmx_opt(path, "--gmx-canonicalize") == 0
+    out, err = capsys.readouterr()
+    assert "tosa.gather" in out and OP_NAME not in out  # the op left unchanged
+    assert err == (
+        f"{path}:2:8: warning: gmx-canonicalize: pattern raise-tosa-gather failed "
+        "(RuntimeError: injected by GMX_FAIL_PATTERN); op left unchanged\n"
+    )
+
+
+def test_debug_only_says_why_patterns_did_not_match(gmx_opt, gather_file, capsys):
+    assert gmx_opt(gather_file, "--gmx-canonicalize", "--debug-only=gmx-canonicalize") == 0
+    err = capsys.readouterr().err
+    assert f"{gather_file}:2:8: gmx-canonicalize: fold-input-transpose: no match: input is not a tosa.transpose\n" in err
+    assert gmx_opt(gather_file, "--gmx-canonicalize") == 0  # the switch ended with the run
+    assert capsys.readouterr().err == ""
+
+
+def test_a_bug_in_a_helper_of_a_pattern_fails_the_pipeline(monkeypatch):
+    """The bug the strict mode was made for: `_split_linear` raising left
+    every test that only counted ops green."""
+    from gmx.passes.raising import gmx_canonicalize
+
+    def broken(*args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(gmx_canonicalize, "_split_linear", broken)
+    with make_context():
+        module = ir.Module.parse(LINEARISED.read_text())
+        with pytest.raises(ir.MLIRError) as failure:
+            build_pass_manager(["gmx-canonicalize"]).run(module.operation)
+    messages = [d.message for d in failure.value.error_diagnostics]
+    assert any("pattern raise-linearised-indices failed (RuntimeError: a bug)" in m for m in messages), messages
+
+
+def test_run_prints_results(gmx_run, gather_file, tmp_path, capsys):
     np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(4, 3))
     np.save(tmp_path / "i.npy", np.array([[3], [-4]]))
-    assert run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy") == 0
+    assert gmx_run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy") == 0
     expected = np.array([[9, 10, 11], [0, 1, 2]], dtype=np.float32)
     assert capsys.readouterr().out.strip() == repr(expected)
 
 
-def test_run_writes_npz(gather_file, tmp_path):
+def test_run_writes_npz(gmx_run, gather_file, tmp_path):
     np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(4, 3))
     np.save(tmp_path / "i.npy", np.array([[1], [2]]))
     out = tmp_path / "out.npz"
-    assert run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", out) == 0
+    assert gmx_run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", out) == 0
     np.testing.assert_array_equal(np.load(out)["result0"], [[3, 4, 5], [6, 7, 8]])
 
 
@@ -185,12 +256,12 @@ def test_run_writes_npz(gather_file, tmp_path):
         (np.array([[0], [-5]]), "index -5 is out of bounds for axis 0 with size 4"),
     ],
 )
-def test_run_out_of_range_index(gather_file, tmp_path, capsys, indices, message):
+def test_run_out_of_range_index(gmx_run, gather_file, tmp_path, capsys, indices, message):
     np.save(tmp_path / "x.npy", np.zeros((4, 3), np.float32))
     np.save(tmp_path / "i.npy", indices)
     target = tmp_path / "out.npy"
     target.write_bytes(b"precious")
-    code = run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", target)
+    code = gmx_run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", target)
     err = capsys.readouterr().err
     assert code == 1
     assert f"{gather_file}:2:8: {message}" in err
@@ -205,36 +276,35 @@ def test_run_out_of_range_index(gather_file, tmp_path, capsys, indices, message)
         (lambda p: np.save(p, np.zeros((5, 3), np.float32)), "must be float32[4x3], got shape [5, 3]"),
     ],
 )
-def test_run_bad_inputs(gather_file, tmp_path, capsys, make_input, message):
+def test_run_bad_inputs(gmx_run, gather_file, tmp_path, capsys, make_input, message):
     x = tmp_path / "x.npy"
     make_input(x)
     np.save(tmp_path / "i.npy", np.zeros((2, 1), np.int64))
-    assert run(gather_file, "--input", x, "--input", tmp_path / "i.npy") == 1
+    assert gmx_run(gather_file, "--input", x, "--input", tmp_path / "i.npy") == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
 
 
-def test_run_bad_output_suffix(gather_file, tmp_path, capsys):
+def test_run_bad_output_suffix(gmx_run, gather_file, tmp_path, capsys):
     np.save(tmp_path / "x.npy", np.zeros((4, 3), np.float32))
     np.save(tmp_path / "i.npy", np.zeros((2, 1), np.int64))
-    code = run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", tmp_path / "o.txt")
+    code = gmx_run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", tmp_path / "o.txt")
     assert code == 1
     assert "must end in .npy or .npz" in capsys.readouterr().err
 
 
-def test_run_accepts_a_module_lowered_by_gmx_opt(gather_file, tmp_path, capsys):
+def test_run_accepts_a_module_lowered_by_gmx_opt(gmx_opt, gmx_run, gather_file, tmp_path, capsys):
     lowered = tmp_path / "lowered.mlir"
-    assert opt(gather_file, "--gmx-lower-to-llvm", "-o", lowered) == 0
+    assert gmx_opt(gather_file, "--gmx-lower-to-llvm", "-o", lowered) == 0
     assert "gmx.signature" in lowered.read_text()
     np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(4, 3))
     np.save(tmp_path / "i.npy", np.array([[2], [0]]))
-    assert run(lowered, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy") == 0
+    assert gmx_run(lowered, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy") == 0
     expected = np.array([[6, 7, 8], [0, 1, 2]], dtype=np.float32)
     assert capsys.readouterr().out.strip() == repr(expected)
 
 
-def test_run_rejects_llvm_module_without_signature(tmp_path, capsys):
-    path = tmp_path / "llvm.mlir"
-    path.write_text("llvm.func @main() {\n  llvm.return\n}\n")
-    assert run(path) == 1
+def test_run_rejects_llvm_module_without_signature(gmx_run, mlir_file, capsys):
+    path = mlir_file("llvm.func @main() {\n  llvm.return\n}\n", "llvm.mlir")
+    assert gmx_run(path) == 1
     assert "without its tensor signature" in capsys.readouterr().err

@@ -1,7 +1,7 @@
 """gmx-opt: mlir-opt with the gmx dialect and passes.
 
     gmx-opt [FILE|-] [-o OUT] [--split-input-file] [--verify-diagnostics]
-            [--pass-pipeline=PIPELINE | PASS FLAGS...]
+            [--debug-only=TYPES] [--pass-pipeline=PIPELINE | PASS FLAGS...]
 
 Pass flags run in command-line order; gmx passes and every upstream pass are
 accepted by their flag names (`--canonicalize`, `--tosa-to-tensor`,
@@ -18,6 +18,7 @@ import sys
 from gmx.dialect import make_context
 from gmx.dialect.mlir import ir
 from gmx.passes import get_all_passes
+from gmx.passes.debug import debug_only
 from gmx.passes.pipeline import PipelineError, build_pass_manager, pipeline_elements
 
 from .output import OutputError, write_output
@@ -68,6 +69,11 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
     parser.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
     parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
+    parser.add_argument(
+        "--debug-only", default="", metavar="TYPES",
+        help="debug output of these comma-separated types on stderr "
+        "(gmx-canonicalize: why each pattern did not match each op)",
+    )
     return parser
 
 
@@ -135,6 +141,11 @@ class OptDriver:
 
 
 def main(args) -> int:
+    with debug_only(t.strip() for t in args.debug_only.split(",") if t.strip()):
+        return _main(args)
+
+
+def _main(args) -> int:
     with make_context() as context:
         try:
             text, source_name = read_source(args.input)

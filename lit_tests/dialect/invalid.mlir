@@ -125,3 +125,27 @@ func.func @properties_rejected(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tens
   %0 = "gmx.gather_multiaxis"(%x, %i) <{axes = array<i64: 0>}> : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+func.func @unranked_indices(%x: tensor<4x3xf32>, %i: tensor<*xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{indices must be a ranked tensor, got tensor<*xi64>}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<*xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @unranked_result(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tensor<*xf32> {
+  // expected-error@+1 {{result must be a ranked tensor, got tensor<*xf32>}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @result_rank(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tensor<2x3x1xf32> {
+  // expected-error@+1 {{result rank 3 must equal input rank 2}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3x1xf32>
+  return %0 : tensor<2x3x1xf32>
+}

@@ -12,9 +12,13 @@ last (`entry_points`).
 
 from __future__ import annotations
 
+from . import convert_gmx_to_linalg, gmx_stream_row_copies
 from .entry_points import mark_arguments_noalias, prepare_entry_points
-from ..pipeline import add_element
+from ..elements import add_element
 from ..registry import PassInfo, PassOption, add_python_pass
+
+# Its gmx stages; every other flag is upstream's.
+_GMX_STAGES = {p.argument: p for p in (convert_gmx_to_linalg.PASS, gmx_stream_row_copies.PASS)}
 
 STAGES = (
     "tosa-to-linalg-pipeline",
@@ -60,7 +64,7 @@ def _elements(checked: bool) -> list[str]:
 def _build(pm, options) -> None:
     add_python_pass(pm, prepare_entry_points, PASS)
     for element in _elements(options["checked"]):
-        add_element(pm, element)
+        add_element(pm, element, _GMX_STAGES.get)
     add_python_pass(pm, mark_arguments_noalias, PASS)
 
 

@@ -82,7 +82,7 @@ def _refine_to(work: Work, index: int, own_shape: list[int]) -> list[list[int]]:
     coord = work.pending[index]
     spanned = [b for b, s in enumerate(coord.shape) if s != 1]
     groups = merge_groups([coord.shape[b] for b in spanned], own_shape)
-    require(groups is not None)
+    require(groups is not None, "coordinate shape does not merge output dims")
     return [[spanned[i] for i in group] for group in groups]
 
 
@@ -227,7 +227,7 @@ def _concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
             parts.append((operand, offset, width))
             offset += width
         return parts
-    parts, covered = [], 0
+    parts = []
     while op_name(value) == "tensor.insert_slice":
         op = defining_op(value)
         source = op.operands[0]
@@ -239,7 +239,6 @@ def _concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
         if static_shape_of(source) != sizes:
             return None
         parts.append((source, offsets[-1], sizes[-1]))
-        covered += sizes[-1]
         value = op.operands[1]
     if op_name(value) != "tensor.empty" or not parts:
         return None

@@ -79,7 +79,8 @@ class GatherSpec:
         return static_shape_of(self.input)
 
 
-def require(condition: bool, why: str = "") -> None:
+def require(condition: bool, why: str) -> None:
+    """NoMatch, saying `why` (`--debug-only=gmx-canonicalize` prints it), unless `condition`."""
     if not condition:
         raise NoMatch(why)
 
@@ -294,7 +295,8 @@ def synthesize(spec: GatherSpec) -> ir.Value:
     plan = plan_of(spec)
     x, sliced_shape = _slice_input(spec)
     if not plan.indexed:
-        require(plan.gmx_out == [sliced_shape[d] if d is not None else 1 for d in plan.layout.input_dims])
+        require(plan.gmx_out == [sliced_shape[d] if d is not None else 1 for d in plan.layout.input_dims],
+                "the identity gather is not a view of its input")
         return emit_view(x, spec.result_shape)
     gmx_input = emit_view(x, plan.gmx_input)
     indices = _indices(plan.indexed, plan.layout, plan.logical)
@@ -327,7 +329,7 @@ class Plan:
 
 def plan_of(spec: GatherSpec) -> Plan:
     """The gmx op for `spec`, without emitting anything; NoMatch if impossible."""
-    require(len(spec.coords) == len(spec.input_shape))
+    require(len(spec.coords) == len(spec.input_shape), "not one coordinate per input dim")
     layout = _layout(spec)
     sizes = _reachable_sizes(spec)
     gmx_input = [1 if d is None else sizes[d] for d in layout.input_dims]
@@ -373,7 +375,7 @@ def spec_of_gmx(op) -> GatherSpec:
     shape, out = static_dims(x), static_dims(op.results[0])
     index_shape = static_dims(indices)
     axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
-    require(len(shape) >= 1)
+    require(len(shape) >= 1, "rank-0 gather")
     k = max(len(axes), 1)
     logical = index_shape[:-1] + [index_shape[-1] // k]
     coords = []

@@ -25,7 +25,11 @@ positive and a negative case for each):
 
 Every pattern reads its IR into a `GatherSpec`, transforms it and lets
 `gather_spec.synthesize` emit the result; a pattern that cannot express the
-whole gather (`NoMatch`) changes nothing. Dead ops are erased by the driver.
+whole gather (`NoMatch`) changes nothing. A pattern that raises anything
+else (a bug) changes nothing either; it is reported once the driver has
+returned: a located warning, or in strict mode (`GMX_STRICT`, see
+`gmx.passes.debug`) a located error that fails the pass. Dead ops are erased
+by the driver.
 Only static shapes are raised. Exactness contract: see `coordinates`.
 """
 
@@ -33,7 +37,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from gmx.dialect.gmx import OP_NAME
 from gmx.dialect.locations import location_text
@@ -55,7 +59,8 @@ from .gather_spec import (
     static_dims,
     synthesize,
 )
-from ..registry import PassInfo, add_python_pass
+from .. import debug
+from ..registry import PassFailed, PassInfo, add_python_pass
 from ..views import VIEW_OPS, common_refinement, defining_op, merge_groups, op_name, static_shape_of, strip_views, view_source
 
 
@@ -66,43 +71,21 @@ def _views_needed(plan, spec: GatherSpec) -> int:
 def _rewrite(root, spec: GatherSpec, rewriter, current: tuple | None = None, views_before: int = 0) -> bool:
     """Replace `root` by the gather `spec`; False (= success) when rewritten.
 
-    With `current` (the form of the gmx op being folded), nothing happens if
-    the new op would look the same and need no fewer views.
+    With `current` (the form of the gmx op being folded), NoMatch if the new
+    op would look the same and need no fewer views.
     """
     plan = plan_of(spec)
-    if current is not None and plan.form(spec) == current and _views_needed(plan, spec) >= views_before:
-        return True
+    unchanged = current is not None and plan.form(spec) == current and _views_needed(plan, spec) >= views_before
+    require(not unchanged, "the new gmx op would be the same")
     with rewriter.ip, root.location:
         value = synthesize(spec)
     rewriter.replace_op(root, [value])
     return False
 
 
-def _pattern(function):
-    """Adapt `function(op, rewriter)` to the driver: NoMatch means no match."""
-
-    def apply(op, rewriter):
-        try:
-            with evaluation_cache():  # the IR only changes in the final rewrite
-                return function(op, rewriter)
-        except NoMatch:
-            return True
-        except Exception as error:  # a bug must not lose the user's IR: say so, change nothing
-            sys.stderr.write(
-                f"{location_text(op.location)}: warning: gmx-canonicalize: pattern {function.__name__} "
-                f"failed ({type(error).__name__}: {error}); op left unchanged\n"
-            )
-            return True
-
-    apply.__name__ = function.__name__
-    apply.__doc__ = function.__doc__
-    return apply
-
-
 # --- raise-tosa-gather ------------------------------------------------------------------
 
 
-@_pattern
 def raise_tosa_gather(op, rewriter):
     """A bare tosa.gather is gmx with axes = [1] on indices with a unit dim added.
 
@@ -148,7 +131,8 @@ def _unflatten_input(spec: GatherSpec, linear: bool) -> GatherSpec:
     groups = merge_groups(source, spec.input_shape)
     require(groups is not None, "input is not a merge of its source's dims")
     linear_dims = [d for d, g in enumerate(groups) if len(g) > 1 and isinstance(spec.coords[d], Indexed)]
-    require(bool(linear_dims) == linear, "linear index" if linear_dims else "no linear index")
+    require(bool(linear_dims) == linear, "a linear index (raise-linearised-indices)" if linear_dims
+            else "no linear index (fold-input-reshape)")
     iota_splits = {spec.coords[d].dim: [source[x] for x in g]
                    for d, g in enumerate(groups) if len(g) > 1 and isinstance(spec.coords[d], Iota)}
     spec, where = _split_iotas(spec, iota_splits)
@@ -171,7 +155,7 @@ def _unflatten_input(spec: GatherSpec, linear: bool) -> GatherSpec:
 
 def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: list[int]) -> GatherSpec:
     """Replace a linear coordinate over source dims `group` by one per dim."""
-    require(coord.tuple_size == 1)
+    require(coord.tuple_size == 1, "the linear index is a coordinate of tuples")
     strides = [int(math.prod(sizes[i + 1:])) for i in range(len(sizes))]
     work = Work(spec, [coord])
     terms = linear_terms(work, 0)
@@ -180,7 +164,7 @@ def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: lis
         require(coefficient not in by_stride, "two terms share a stride")
         by_stride[coefficient] = index
     require(sorted(by_stride) == sorted(strides), f"strides {sorted(by_stride)} are not {strides}")
-    for x, stride, size in zip(group, strides, sizes):
+    for stride, size in zip(strides, sizes):
         # kept in `work` so that later refinements of the output renumber it
         work.pending[by_stride[stride]] = peel(work, by_stride[stride], size)
     coords = list(work.spec.coords)
@@ -189,7 +173,6 @@ def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: lis
     return replace(work.spec, coords=coords)
 
 
-@_pattern
 def fold_input_reshape(op, rewriter):
     """A reshape of the input folds into the gmx op's rank and axes.
 
@@ -205,7 +188,6 @@ def fold_input_reshape(op, rewriter):
     return _rewrite(op, spec, rewriter, current_form(op), 0)
 
 
-@_pattern
 def raise_linearised_indices(op, rewriter):
     """A gather from a flattened input with a linear index becomes a gather with
     one coordinate per source dim.
@@ -228,7 +210,6 @@ def raise_linearised_indices(op, rewriter):
 # --- fold-input-transpose ------------------------------------------------------------------
 
 
-@_pattern
 def fold_input_transpose(op, rewriter):
     """A transpose of the input folds into the axes (the coordinate of
     transposed dim d reads source dim perms[d]).
@@ -241,7 +222,7 @@ def fold_input_transpose(op, rewriter):
     """
     spec = spec_of_gmx(op)
     transpose = op.operands[0]
-    require(op_name(transpose) == "tosa.transpose")
+    require(op_name(transpose) == "tosa.transpose", "input is not a tosa.transpose")
     perms = list(ir.DenseI32ArrayAttr(defining_op(transpose).attributes["perms"]))
     x0 = defining_op(transpose).operands[0]
     static_dims(x0)
@@ -254,7 +235,6 @@ def fold_input_transpose(op, rewriter):
 # --- fold-input-broadcast ------------------------------------------------------------------
 
 
-@_pattern
 def fold_input_broadcast(op, rewriter):
     """A `tosa.tile` that broadcasts the input folds into gmx's own broadcasting.
 
@@ -266,11 +246,11 @@ def fold_input_broadcast(op, rewriter):
     """
     spec = spec_of_gmx(op)
     tiled = op.operands[0]
-    require(op_name(tiled) == "tosa.tile")
+    require(op_name(tiled) == "tosa.tile", "input is not a tosa.tile")
     x0 = defining_op(tiled).operands[0]
     source = static_dims(x0)
     multiples = constant_value(defining_op(tiled).operands[1])
-    require(multiples is not None)
+    require(multiples is not None, "tile multiples are not constant")
     coords = list(spec.coords)
     for d, (m, size) in enumerate(zip(multiples, source)):
         if m == 1:
@@ -292,7 +272,6 @@ def _element(value: ir.Value) -> str:
     return str(ir.ShapedType(value.type).element_type)
 
 
-@_pattern
 def fold_value_casts(op, rewriter):
     """A lossless cast of the input undone after the gather: gather the original.
 
@@ -303,10 +282,10 @@ def fold_value_casts(op, rewriter):
         %r = "gmx.gather_multiaxis"(%x, %i) ... -> tensor<3x5xi1>
     (TOSA has no i1 gather, so frontends widen booleans around it.)
     """
-    require(op.name == "tosa.cast")
-    gather, views = _gather_under_views(op.operands[0])
+    require(op.name == "tosa.cast", "not a tosa.cast")
+    gather, _ = _gather_under_views(op.operands[0])
     widened = gather.operands[0]
-    require(op_name(widened) == "tosa.cast")
+    require(op_name(widened) == "tosa.cast", "the gathered input is not a tosa.cast")
     x0 = defining_op(widened).operands[0]
     require(_element(x0) == _element(op.results[0]), "not a round trip")
     require((_element(x0), _element(widened)) in LOSSLESS_CASTS, "the first cast loses values")
@@ -324,9 +303,9 @@ def _gather_under_views(value: ir.Value) -> tuple[object, int]:
         if _single_use(value) and _is_gmx(value):
             return defining_op(value), count
         source = view_source(value)
-        require(source is not None and _single_use(source) or (source is not None and _is_gmx(source)))
+        require(source is not None, "not a view of a gmx result")
+        require(_single_use(source), "a view of a value with other uses")
         if _is_gmx(source):
-            require(_single_use(source))
             return defining_op(source), count
         value, count = source, count + 1
 
@@ -339,7 +318,6 @@ def _single_use(value: ir.Value) -> bool:
     return len(list(value.uses)) == 1
 
 
-@_pattern
 def fold_result_reshape(op, rewriter):
     """A reshape of the gmx result folds into the gmx output (chains of views collapse).
 
@@ -350,11 +328,11 @@ def fold_result_reshape(op, rewriter):
     """
     result = op.results[0]
     target = static_shape_of(result)
-    require(target is not None and 0 not in target)
+    require(target is not None and 0 not in target, "dynamic or empty result")
     gather, views = _gather_under_views(op.operands[0])
     spec = spec_of_gmx(gather)
     fine = common_refinement(spec.out_shape, target)
-    require(fine is not None)
+    require(fine is not None, "the reshape and the gather's output have no common refinement")
     spec = replace(refine_output(spec, fine), result_shape=target)
     return _rewrite(op, spec, rewriter, current_form(gather), views)
 
@@ -377,7 +355,6 @@ def _peel_all(spec: GatherSpec) -> GatherSpec:
     return spec
 
 
-@_pattern
 def simplify_indices(op, rewriter):
     """Index producers gmx does itself are absorbed.
 
@@ -408,15 +385,88 @@ PATTERNS = (
 ) + tuple((name, fold_result_reshape) for name in VIEW_OPS)
 
 
+# --- the driver --------------------------------------------------------------------------------
+
+DEBUG_TYPE = "gmx-canonicalize"
+
+
+def pattern_name(function) -> str:
+    """A pattern's name as this module's docstring lists it (`raise-tosa-gather`)."""
+    return function.__name__.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class PatternFailure:
+    """An internal error (a bug) of one pattern on one op."""
+
+    location: ir.Location
+    pattern: str
+    error: str  # `RuntimeError: what it said`
+
+    def message(self) -> str:
+        return f"{DEBUG_TYPE}: pattern {self.pattern} failed ({self.error})"
+
+
+class _PatternRun:
+    """The patterns of one run, adapted to the driver (a truthy return is
+    "no match"): NoMatch is no match, its reason printed under
+    `--debug-only=gmx-canonicalize`; any other exception is a bug, recorded
+    and reported once the driver has returned (an exception must not unwind
+    through the C++ driver). Either way the op is left unchanged."""
+
+    def __init__(self):
+        self.failures: list[PatternFailure] = []
+        self.failing = debug.failing_pattern()
+
+    def adapt(self, function):
+        name = pattern_name(function)
+
+        def apply(op, rewriter):
+            try:
+                if name == self.failing:
+                    raise RuntimeError(f"injected by {debug.FAIL_PATTERN_ENV}")
+                with evaluation_cache():  # the IR only changes in the final rewrite
+                    return function(op, rewriter)
+            except NoMatch as reason:
+                debug.debug(DEBUG_TYPE, op.location, f"{name}: no match: {reason}")
+                return True
+            except Exception as error:  # a bug must not lose the user's IR
+                self.failures.append(PatternFailure(op.location, name, f"{type(error).__name__}: {error}"))
+                return True
+
+        apply.__name__ = function.__name__
+        return apply
+
+
+def _report(failures: list[PatternFailure]) -> None:
+    """Each distinct failure once: a located warning, or in strict mode
+    (`GMX_STRICT`) a located error that fails the pass."""
+    failures = list({(str(f.location), f.pattern, f.error): f for f in failures}.values())
+    if not failures:
+        return
+    if not debug.strict():
+        for failure in failures:
+            sys.stderr.write(f"{location_text(failure.location)}: warning: {failure.message()}; op left unchanged\n")
+        return
+    for failure in failures:
+        failure.location.emit_error(f"{failure.message()}; an error in strict mode ({debug.STRICT_ENV})")
+    raise PassFailed(f"{len(failures)} pattern failure(s)")
+
+
 def canonicalize(module) -> None:
-    """Apply the gmx patterns to `module` until none applies."""
+    """Apply the gmx patterns to `module` until none applies.
+
+    Raises PassFailed, its errors emitted, when a pattern failed in strict mode.
+    """
+    run = _PatternRun()
     patterns = rewrite.RewritePatternSet()
     for root, function in PATTERNS:
-        patterns.add(root, function)
+        patterns.add(root, run.adapt(function))
     config = rewrite.GreedyRewriteConfig()
     config.enable_folding = False  # leave the rest of the user's IR as it is
     config.max_iterations = 64
     rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), config)
+    _report(run.failures)
 
 
 def _build(pm, options) -> None:

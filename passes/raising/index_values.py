@@ -102,11 +102,8 @@ def elementwise_operands(op) -> list[ir.Value] | None:
     """The operands `op` combines elementwise, or None if it isn't such an op."""
     if op is None or op.name not in ELEMENTWISE:
         return None
-    name = op.name
-    if name not in ELEMENTWISE:
-        return None
     operands = list(op.operands)
-    if name == "tosa.mul":
+    if op.name == "tosa.mul":
         shift = constant_value(operands[2])
         if shift is None or np.any(shift != 0):
             return None
@@ -173,7 +170,6 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
     width = _element_width(value) if isinstance(value.type, ir.ShapedType) else None
     if shape is None or width is None or int(math.prod(shape)) > MAX_EVALUATED_ELEMENTS:
         return None
-    op = defining_op(value)
     if op is None:
         return None  # a block argument
     leaf = _leaf_constant(op, shape)
@@ -223,14 +219,14 @@ def _index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np
     if root == leaf:
         return lambda t: t
     width = _element_width(root)
-    if width is None or defining_op(root) is None:
+    op = defining_op(root)
+    if width is None or op is None:
         return None
     if constant_value(root) is not None:
         scalar = splat_value(root)
         if scalar is None:
             return None
         return lambda t: np.full(np.shape(t), scalar, dtype=np.int64)
-    op = defining_op(root)
     operands = elementwise_operands(op)
     if operands is None:
         return None

@@ -1,0 +1,44 @@
+"""Shared test set-up: strict passes for the whole session, and the tools
+called in-process.
+
+Strict mode (`gmx.passes.debug`) is set in `os.environ`, so the tools called
+in-process and every subprocess see it: a pattern of `--gmx-canonicalize`
+that crashes fails its test instead of passing as "no match". A test of the
+users' (lenient) behaviour turns it off with `monkeypatch.delenv`.
+"""
+
+import os
+
+import pytest
+
+from gmx.passes.debug import STRICT_ENV
+
+os.environ[STRICT_ENV] = "1"
+
+
+@pytest.fixture
+def gmx_opt():
+    """`gmx_opt(*argv) -> exit status`: gmx-opt in-process (Paths accepted)."""
+    from gmx.tools import gmx_opt as tool
+
+    return lambda *argv: tool.main(tool.parse_arguments([str(a) for a in argv]))
+
+
+@pytest.fixture
+def gmx_run():
+    """`gmx_run(*argv) -> exit status`: gmx-run in-process (Paths accepted)."""
+    from gmx.tools import gmx_run as tool
+
+    return lambda *argv: tool.main(tool.parse_arguments([str(a) for a in argv]))
+
+
+@pytest.fixture
+def mlir_file(tmp_path):
+    """`mlir_file(text, name="input.mlir") -> Path`: `text` written in the test's tmp_path."""
+
+    def write(text: str, name: str = "input.mlir"):
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return write
