@@ -58,7 +58,8 @@ j of a tuple at `d_last * c + j`; broadcast dims at 0), or with
 shapes that turn out incompatible at run time are reported through
 `@gmx_shape_error(site, dim, input_size, indices_size)` and the gather is
 skipped (an `scf.if` guards it). `site` indexes the module attribute
-`gmx.error_sites`, which holds each gather's source location.
+`gmx.error_sites`, which holds each gather's source location (the
+contract with the runtime is `runtime_abi`).
 """
 
 from __future__ import annotations
@@ -71,15 +72,18 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
 
 from .gather_plan import Access, GatherPlan, plan_gather
+from .runtime_abi import (
+    INDEX_ERROR_FN,
+    SHAPE_ERROR_EMPTY_AXIS,
+    SHAPE_ERROR_FN,
+    SHAPE_ERROR_NOT_DIVISIBLE,
+    declare_error_callbacks,
+    error_sites,
+    set_error_sites,
+)
 from ..registry import PassInfo, PassOption, add_python_pass
 from ..views import defining_op, emit_view, static_shape_of, strip_views
 
-INDEX_ERROR_FN = "gmx_index_error"
-SHAPE_ERROR_FN = "gmx_shape_error"
-ERROR_SITES_ATTR = "gmx.error_sites"
-# Kinds of run-time shape errors, passed as `dim` < 0 to gmx_shape_error.
-SHAPE_ERROR_NOT_DIVISIBLE = -1
-SHAPE_ERROR_EMPTY_AXIS = -2
 # Outputs per tile of a checked gather: its indices (up to 8 bytes each) and
 # outputs stay in the L2 cache between the scan and the gather.
 TILE_ELEMENTS = 1 << 15
@@ -584,19 +588,6 @@ class GatherLowering:
 # -- the pass -----------------------------------------------------------------
 
 
-def _declare_error_callbacks(module: ir.Module) -> None:
-    """Private declarations of the callbacks, once per module."""
-    body = module.regions[0].blocks[0]
-    existing = {op.attributes["sym_name"].value for op in body.operations if "sym_name" in op.attributes}
-    i64 = ir.IntegerType.get_signless(64)
-    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        for name in (INDEX_ERROR_FN, SHAPE_ERROR_FN):
-            if name in existing:
-                continue
-            fn = func.FuncOp(name, ir.FunctionType.get([i64] * 4, []), visibility="private")
-            fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-
-
 def _gather_ops(module) -> list:
     ops = []
 
@@ -607,14 +598,6 @@ def _gather_ops(module) -> list:
 
     module.walk(collect)
     return ops
-
-
-def error_sites(module) -> list[str]:
-    """The `file:line:col` of each lowered gather, by site number."""
-    attributes = module.attributes
-    if ERROR_SITES_ATTR not in attributes:
-        return []
-    return [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes[ERROR_SITES_ATTR])]
 
 
 def convert_gmx_to_linalg(module, checked: bool = True) -> None:
@@ -638,8 +621,8 @@ def convert_gmx_to_linalg(module, checked: bool = True) -> None:
         op.output.replace_all_uses_with(value)
         op.erase()
     if lowered_any:
-        module.attributes[ERROR_SITES_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in sites])
-        _declare_error_callbacks(module)
+        set_error_sites(module, sites)
+        declare_error_callbacks(module)
 
 
 def _build(pm, options) -> None:
