@@ -3,10 +3,10 @@ and `OpFoldResult` do: what is known statically stays a Python int (or
 bool), only what depends on run-time values becomes an `arith` op, and each
 constant is emitted once per function.
 
-    fold = Folder(Constants.for_op(op))
-    n = fold.add(4, 4)                   # 8, nothing emitted
+    fold = Folder(Constants(Constants.entry_block(op)))
+    n = fold.add(4, 4)                  # 8, nothing emitted
     ok = fold.cmp("ult", value, n)      # arith.cmpi ult, %value, %c8
-    all_ok = fold.all_of([True, ok])    # ok
+    all_ok = fold.all_of([True, ok])    # ok, nothing emitted
 
 A `Folded` is an int, a bool (an i1) or an `ir.Value`. A Python int takes the
 type of the value it meets (the other operand), index when it meets none;
@@ -67,6 +67,7 @@ class Constants:
         return parent.regions[0].blocks[0]
 
     def get(self, value: int, type: ir.Type) -> ir.Value:
+        """The constant `value : type`, emitted on first use."""
         key = (int(value), type)
         if key not in self._values:
             with ir.InsertionPoint.at_block_begin(self._block):
