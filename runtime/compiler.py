@@ -21,20 +21,23 @@ import numpy as np
 from gmx.dialect import make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
-from gmx.passes.lowering.convert_gmx_to_linalg import (
-    INDEX_ERROR_FN,
-    SHAPE_ERROR_FN,
-    SHAPE_ERROR_EMPTY_AXIS,
-    SHAPE_ERROR_NOT_DIVISIBLE,
-    error_sites,
-)
 from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
-from gmx.passes.lowering.entry_points import SIGNATURE_ATTR
+from gmx.passes.lowering.runtime_abi import (
+    CALLBACK_ARITY,
+    INDEX_ERROR_FN,
+    MEMREF_COPY_FN,
+    SHAPE_ERROR_EMPTY_AXIS,
+    SHAPE_ERROR_FN,
+    SHAPE_ERROR_NOT_DIVISIBLE,
+    SIGNATURE_ATTR,
+    error_sites,
+    tensor_signature,
+)
 
 from . import memref
 from .dtypes import numpy_dtype
 
-_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
+_CALLBACK = ctypes.CFUNCTYPE(None, *[ctypes.c_int64] * CALLBACK_ARITY)
 _CACHE_SIZE = 64
 _cache: OrderedDict = OrderedDict()
 _cache_lock = threading.Lock()
@@ -91,11 +94,6 @@ def _find_entry(module: ir.Module, entry: str):
     raise CompileError(f"no function '@{entry}' in the module")
 
 
-def _signature(entry_op) -> ir.FunctionType:
-    name = SIGNATURE_ATTR if SIGNATURE_ATTR in entry_op.attributes else "function_type"
-    return ir.FunctionType(ir.TypeAttr(entry_op.attributes[name]).value)
-
-
 class _ErrorLog(threading.local):
     """Errors reported by the compiled code during one call, per thread."""
 
@@ -113,7 +111,7 @@ class CompiledProgram:
         with self._context, ir.Location.unknown():
             module = _parse(asm)
             entry_op = _find_entry(module, entry)
-            ftype = _signature(entry_op)
+            ftype = tensor_signature(entry_op)
             self.arguments = [_tensor_signature(t, f"argument #{i}") for i, t in enumerate(ftype.inputs)]
             self.results = [_tensor_signature(t, f"result #{i}") for i, t in enumerate(ftype.results)]
             if entry_op.name == "func.func":
@@ -124,7 +122,7 @@ class CompiledProgram:
         self._callbacks = [_CALLBACK(self._on_index_error), _CALLBACK(self._on_shape_error)]
         self._engine.register_runtime(INDEX_ERROR_FN, self._callbacks[0])
         self._engine.register_runtime(SHAPE_ERROR_FN, self._callbacks[1])
-        self._engine.raw_register_runtime("memrefCopy", ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
+        self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
         self._function = self._engine.lookup(entry)
 
     # -- callbacks from the compiled code -------------------------------------

@@ -121,9 +121,10 @@ def _memref_copy(element_size, source, target) -> None:
     )
 
 
-# `memrefCopy(elemSize, src, dst)` from MLIR's runner utils, which this build's
-# ExecutionEngine lacks: finalize-memref-to-llvm calls it for copies between
-# non-identity layouts (e.g. returning a strided slice).
+# `memrefCopy(elemSize, src, dst)` (runtime_abi.MEMREF_COPY_FN) from MLIR's
+# runner utils, which this build's ExecutionEngine lacks:
+# finalize-memref-to-llvm calls it for copies between non-identity layouts
+# (e.g. returning a strided slice).
 MEMREF_COPY = ctypes.CFUNCTYPE(
     None, ctypes.c_int64, ctypes.POINTER(_UnrankedMemRef), ctypes.POINTER(_UnrankedMemRef)
 )(_memref_copy)

@@ -4,7 +4,6 @@ import pytest
 
 from gmx.dialect import GatherShapeError, Gmx, gather_multiaxis, infer_result_type, make_context
 from gmx.dialect.mlir import func, ir
-from gmx.passes.lowering.gather_plan import Access, plan_gather
 
 
 def test_irdl_definition():
@@ -69,27 +68,3 @@ def test_infer_result_type_seed_shape_example():
         x = ir.RankedTensorType.get([4, 2, 1, 2], f32)
         i = ir.RankedTensorType.get([1, 3, 2, 2], i64)
         assert str(infer_result_type(x, i, [1])) == "tensor<4x3x2x2xf32>"
-
-
-@pytest.mark.parametrize(
-    "input_shape, indices_shape, axes, input_access, indices_access, checks",
-    [
-        ([4, 3], [2, 1], [0], [None, Access.ITER], [Access.ITER, Access.ZERO], ()),
-        ([1, 5], [3, 2], [1], [Access.ZERO, None], [Access.ITER, Access.ITER], ()),
-        ([None, 3], [2, 3], [0], [None, Access.ITER], [Access.ITER, Access.ITER], ()),
-        ([None, None], [None, None], [1], [Access.RUNTIME, None], [Access.RUNTIME, Access.ITER], (0,)),
-        ([None, 4], [1, 2], [1], [Access.ITER, None], [Access.ZERO, Access.ITER], ()),
-    ],
-)
-def test_read_plan(input_shape, indices_shape, axes, input_access, indices_access, checks):
-    plan = plan_gather(input_shape, indices_shape, axes)
-    assert list(plan.input_access) == input_access
-    assert list(plan.indices_access) == indices_access
-    assert plan.broadcast_checks == checks
-
-
-def test_read_plan_runtime_checks():
-    plan = plan_gather([None, 5, 6], [3, 1, None], [2, 0])
-    assert plan.divisibility_check
-    assert plan.nonempty_axis_checks == (0,)
-    assert plan.indices_by_map

@@ -1,5 +1,13 @@
-// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg --canonicalize --cse | FileCheck %s
-// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg=checked=false --canonicalize --cse | FileCheck %s --check-prefix=UNCHECKED
+// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg | FileCheck %s
+// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg=checked=false | FileCheck %s --check-prefix=UNCHECKED
+// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg | FileCheck %s --check-prefix=FOLDED
+// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg=checked=false | FileCheck %s --check-prefix=FOLDED
+
+// The pass alone emits folded IR, in every case below: each constant once
+// per function (a second one would print as %c4_1), and no arith op whose
+// operands are all constants (%c.., %true, %false).
+// FOLDED-NOT: %{{c-?[0-9]+(_i[0-9]+)?|true|false}}_{{[0-9]+}} = arith.constant
+// FOLDED-NOT: = arith.{{[a-z_]+}} {{([a-z]+, )?}}%{{(c-?[0-9]+(_i[0-9]+)?|true|false)(_[0-9]+)?}}{{(, %(c-?[0-9]+(_i[0-9]+)?|true|false)(_[0-9]+)?)*}} :
 
 // Checked, elementwise (an index per output): one generic gathers, reading
 // an index outside [-4, 4) as 0, and and-reduces whether all were in range
@@ -7,28 +15,32 @@
 // reports each bad index, in index order.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1) -> ()>
-// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg.mlir:40:8"
+// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg.mlir:52:8"
 // CHECK: func.func private @gmx_index_error(i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @test_gather_elements
-// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
-// CHECK-DAG: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%true : i1) outs(%{{.*}} : tensor<i1>)
+// CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2x3xi64>)
+// CHECK-DAG: %[[TRUE:.*]] = arith.constant true
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C4_I64:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C8_I64:.*]] = arith.constant 8 : i64
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<i1>)
 // CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]], #[[$SCALAR]]], iterator_types = ["reduction", "reduction"]}
-// CHECK-SAME: ins(%arg1 : tensor<2x3xi64>) outs(%[[EMPTY]], %[[INIT]] : tensor<2x3xf32>, tensor<i1>)
+// CHECK-SAME: ins(%[[I]] : tensor<2x3xi64>) outs(%[[EMPTY]], %[[INIT]] : tensor<2x3xf32>, tensor<i1>)
 // CHECK: ^bb0(%{{.*}}: i64, %{{.*}}: f32, %[[ACC:.*]]: i1):
 // CHECK: %[[WRAPPED:.*]] = arith.select
-// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[WRAPPED]], %c4 : index
-// CHECK: %[[SAFE:.*]] = arith.select %[[IN]], %[[WRAPPED]], %c0 : index
-// CHECK: %[[V:.*]] = tensor.extract %arg0[%[[SAFE]], %{{.*}}] : tensor<4x3xf32>
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[WRAPPED]], %[[C4]] : index
+// CHECK: %[[SAFE:.*]] = arith.select %[[IN]], %[[WRAPPED]], %[[C0]] : index
+// CHECK: %[[V:.*]] = tensor.extract %[[X]][%[[SAFE]], %{{.*}}] : tensor<4x3xf32>
 // CHECK: %[[ALL:.*]] = arith.andi %[[ACC]], %[[IN]] : i1
 // CHECK: linalg.yield %[[V]], %[[ALL]] : f32, i1
 // CHECK: %[[OK:.*]] = tensor.extract %[[R]]#1[] : tensor<i1>
-// CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %true : i1
+// CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %[[TRUE]] : i1
 // CHECK: scf.if %[[BAD]] {
 // CHECK: iterator_types = ["reduction", "reduction"]
-// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4]] : i64
-// CHECK: arith.cmpi uge, %[[SUM]], %[[C8]] : i64
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4_I64]] : i64
+// CHECK: arith.cmpi uge, %[[SUM]], %[[C8_I64]] : i64
 // CHECK: func.call @gmx_index_error
 // CHECK: return %[[R]]#0
 // UNCHECKED-LABEL: func.func @test_gather_elements
@@ -52,32 +64,36 @@ func.func @test_gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> ten
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1) -> ()>
 // CHECK-LABEL: func.func @test_block_gather
-// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
-// CHECK-DAG: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%true : i1) outs(%{{.*}} : tensor<i1>)
+// CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2x1xi32>)
+// CHECK-DAG: %[[TRUE:.*]] = arith.constant true
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4_I64:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C8_I64:.*]] = arith.constant 8 : i64
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<i1>)
 // CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]]], iterator_types = ["reduction", "reduction"]}
-// CHECK-SAME: ins(%arg1 : tensor<2x1xi32>) outs(%[[INIT]] : tensor<i1>)
-// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4]] : i64
-// CHECK: arith.cmpi ult, %[[SUM]], %[[C8]] : i64
+// CHECK-SAME: ins(%[[I]] : tensor<2x1xi32>) outs(%[[INIT]] : tensor<i1>)
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4_I64]] : i64
+// CHECK: arith.cmpi ult, %[[SUM]], %[[C8_I64]] : i64
 // CHECK-NOT: scf.if
 // CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
 // CHECK: scf.if %[[OK]] -> (tensor<2x3xf32>) {
 // CHECK: linalg.generic {indexing_maps = [#[[$BCAST]], #[[$ID]]]
 // CHECK-SAME: iterator_types = ["parallel", "parallel"]
-// CHECK-SAME: ins(%arg1 : tensor<2x1xi32>) outs(%[[EMPTY]] : tensor<2x3xf32>)
+// CHECK-SAME: ins(%[[I]] : tensor<2x1xi32>) outs(%[[EMPTY]] : tensor<2x3xf32>)
 // CHECK: ^bb0(%[[V:.*]]: i32, %{{.*}}: f32):
 // CHECK-NOT: func.call
 // CHECK: arith.index_cast %[[V]] : i32 to index
 // CHECK: %[[COL:.*]] = linalg.index 1 : index
-// CHECK: tensor.extract %arg0[%{{.*}}, %[[COL]]] : tensor<4x3xf32>
+// CHECK: tensor.extract %[[X]][%{{.*}}, %[[COL]]] : tensor<4x3xf32>
 // CHECK: } else {
 // CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK-SAME: outs(%[[INIT]] : tensor<i1>)
 // CHECK: scf.if
 // CHECK: func.call @gmx_index_error
 // CHECK: linalg.generic
-// CHECK: %[[CLAMPED:.*]] = arith.select %{{.*}}, %{{.*}}, %c0 : index
-// CHECK: tensor.extract %arg0[%[[CLAMPED]], %{{.*}}] : tensor<4x3xf32>
+// CHECK: %[[CLAMPED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[C0]] : index
+// CHECK: tensor.extract %[[X]][%[[CLAMPED]], %{{.*}}] : tensor<4x3xf32>
 func.func @test_block_gather(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>) -> tensor<2x3xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
@@ -91,11 +107,13 @@ func.func @test_block_gather(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>) -> tensor
 // CHECK-DAG: #[[$C1:.*]] = affine_map<(d0, d1, d2) -> (d0, 0, d2 * 2 + 1)>
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @test_non_contiguous_axes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf16>, %[[I:.*]]: tensor<5x1x2xi8>)
 // CHECK: linalg.generic {indexing_maps = [#[[$C0]], #[[$C1]], #[[$ID]]]
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK-SAME: ins(%[[I]], %[[I]] : tensor<5x1x2xi8>, tensor<5x1x2xi8>)
 // CHECK: ^bb0(%[[A2:.*]]: i8, %[[A0:.*]]: i8, %{{.*}}: f16):
 // CHECK: %[[MID:.*]] = linalg.index 1 : index
-// CHECK: tensor.extract %{{.*}}[%{{.*}}, %[[MID]], %{{.*}}] : tensor<2x3x4xf16>
+// CHECK: tensor.extract %[[X]][%{{.*}}, %[[MID]], %{{.*}}] : tensor<2x3x4xf16>
 func.func @test_non_contiguous_axes(%x: tensor<2x3x4xf16>, %i: tensor<5x1x2xi8>) -> tensor<5x3x1xf16> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 2, 0>} : (tensor<2x3x4xf16>, tensor<5x1x2xi8>) -> tensor<5x3x1xf16>
   return %0 : tensor<5x3x1xf16>
@@ -105,9 +123,10 @@ func.func @test_non_contiguous_axes(%x: tensor<2x3x4xf16>, %i: tensor<5x1x2xi8>)
 
 // A broadcast input dim (size 1) is read at position 0.
 // CHECK-LABEL: func.func @test_broadcast_input
+// CHECK-SAME: (%[[X:.*]]: tensor<1x5xi1>, %[[I:.*]]: tensor<3x2xi64>)
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK: linalg.generic
-// CHECK: tensor.extract %{{.*}}[%[[ZERO]], %{{.*}}] : tensor<1x5xi1>
+// CHECK: tensor.extract %[[X]][%[[ZERO]], %{{.*}}] : tensor<1x5xi1>
 func.func @test_broadcast_input(%x: tensor<1x5xi1>, %i: tensor<3x2xi64>) -> tensor<3x2xi1> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<1x5xi1>, tensor<3x2xi64>) -> tensor<3x2xi1>
   return %0 : tensor<3x2xi1>
@@ -119,17 +138,26 @@ func.func @test_broadcast_input(%x: tensor<1x5xi1>, %i: tensor<3x2xi64>) -> tens
 // run-time compatibility check guarding the generic, indices read with
 // tensor.extract at position 0 when their run-time size is 1.
 // CHECK-LABEL: func.func @test_dynamic
-// CHECK-DAG: %[[XD0:.*]] = tensor.dim %arg0, %c0 : tensor<?x?xf32>
-// CHECK-DAG: %[[ID0:.*]] = tensor.dim %arg1, %c0 : tensor<?x?xi64>
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?xf32>, %[[I:.*]]: tensor<?x?xi64>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[XD0:.*]] = tensor.dim %[[X]], %[[C0]] : tensor<?x?xf32>
+// CHECK-DAG: %[[ID0:.*]] = tensor.dim %[[I]], %[[C0]] : tensor<?x?xi64>
+// CHECK-DAG: %[[X_IS_1:.*]] = arith.cmpi eq, %[[XD0]], %[[C1]] : index
+// CHECK-DAG: %[[I_IS_1:.*]] = arith.cmpi eq, %[[ID0]], %[[C1]] : index
+// CHECK-DAG: %[[SAME:.*]] = arith.cmpi eq, %[[XD0]], %[[ID0]] : index
 // CHECK: func.call @gmx_shape_error
 // CHECK: %[[R:.*]] = scf.if %{{.*}} -> (tensor<?x?xf32>) {
 // CHECK: iterator_types = ["reduction", "reduction"]
-// CHECK-SAME: ins(%arg1 : tensor<?x?xi64>)
+// CHECK-SAME: ins(%[[I]] : tensor<?x?xi64>)
 // CHECK: scf.if %{{.*}} -> (tensor<?x?xf32>) {
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<?x?xf32>)
-// CHECK: tensor.extract %arg1
-// CHECK: tensor.extract %arg0
+// CHECK: %[[ROW:.*]] = linalg.index 0 : index
+// CHECK: %[[IROW:.*]] = arith.select %[[I_IS_1]], %[[C0]], %[[ROW]] : index
+// CHECK: tensor.extract %[[I]][%[[IROW]], %{{.*}}]
+// CHECK: %[[XROW:.*]] = arith.select %[[X_IS_1]], %[[C0]], %[[ROW]] : index
+// CHECK: tensor.extract %[[X]][%[[XROW]], %{{.*}}]
 // CHECK: } else {
 // CHECK: return %[[R]]
 func.func @test_dynamic(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>) -> tensor<?x?xf32> {
@@ -141,7 +169,8 @@ func.func @test_dynamic(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>) -> tensor<?x?x
 
 // Rank 0: the gather is its input.
 // CHECK-LABEL: func.func @test_rank0
-// CHECK-NEXT: return %arg0 : tensor<f32>
+// CHECK-SAME: (%[[X:.*]]: tensor<f32>, %{{.*}}: tensor<i64>)
+// CHECK-NEXT: return %[[X]] : tensor<f32>
 func.func @test_rank0(%x: tensor<f32>, %i: tensor<i64>) -> tensor<f32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64>} : (tensor<f32>, tensor<i64>) -> tensor<f32>
   return %0 : tensor<f32>
@@ -164,16 +193,20 @@ func.func @test_no_gather(%x: tensor<4xf32>) -> tensor<4xf32> {
 // them while they are still in cache. The kept dim 0 of the input is read
 // at the tile's first row plus the row in the tile.
 // CHECK-LABEL: func.func @test_tiled
-// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %c0 to %c64 step %c8 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x8x512xf32>) {
+// CHECK-SAME: (%[[X:.*]]: tensor<64x50x512xf32>, %[[I:.*]]: tensor<64x8x1xi64>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %[[C0]] to %[[C64]] step %[[C8]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x8x512xf32>) {
 // CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0, 0] [8, 8, 512] [1, 1, 1]
-// CHECK: %[[IDX:.*]] = tensor.extract_slice %arg1[%[[ROW]], 0, 0] [8, 8, 1] [1, 1, 1]
+// CHECK: %[[IDX:.*]] = tensor.extract_slice %[[I]][%[[ROW]], 0, 0] [8, 8, 1] [1, 1, 1]
 // CHECK: iterator_types = ["reduction", "reduction", "reduction"]
 // CHECK-SAME: ins(%[[IDX]] : tensor<8x8x1xi64>)
 // CHECK: scf.if
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%[[OUT]] : tensor<8x8x512xf32>)
 // CHECK: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
-// CHECK: tensor.extract %arg0[%[[FIRST]], %{{.*}}, %{{.*}}] : tensor<64x50x512xf32>
+// CHECK: tensor.extract %[[X]][%[[FIRST]], %{{.*}}, %{{.*}}] : tensor<64x50x512xf32>
 // CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0, 0] [8, 8, 512] [1, 1, 1]
 // CHECK: return %[[R]]
 // UNCHECKED-LABEL: func.func @test_tiled
@@ -185,16 +218,37 @@ func.func @test_tiled(%x: tensor<64x50x512xf32>, %i: tensor<64x8x1xi64>) -> tens
 
 // -----
 
+// No row tiles for an output of one tile (64x1x512 = TILE_ELEMENTS): the
+// indices are scanned whole.
+// CHECK-LABEL: func.func @test_one_tile
+// CHECK-NOT: scf.for
+// CHECK: iterator_types = ["reduction", "reduction", "reduction"]
+// CHECK-SAME: tensor<64x1x1xi64>
+// CHECK-NOT: scf.for
+// CHECK: return
+// UNCHECKED-LABEL: func.func @test_one_tile
+// UNCHECKED-NOT: scf.for
+func.func @test_one_tile(%x: tensor<64x50x512xf32>, %i: tensor<64x1x1xi64>) -> tensor<64x1x512xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x50x512xf32>, tensor<64x1x1xi64>) -> tensor<64x1x512xf32>
+  return %0 : tensor<64x1x512xf32>
+}
+
+// -----
+
 // Tuples of c = 2 coordinates: the scan views the indices as [.., L, 2] and
 // picks each coordinate's axis and size by its position in the tuple
 // (axis 2 of size 4 first, then axis 0 of size 2).
 // CHECK-LABEL: func.func @test_scan_tuples
-// CHECK: %[[VIEW:.*]] = tensor.expand_shape %arg1 {{\[\[}}0], [1], [2, 3]] output_shape [2, 1, 2, 2] : tensor<2x1x4xi8> into tensor<2x1x2x2xi8>
+// CHECK-SAME: (%{{.*}}: tensor<2x3x4xf16>, %[[I:.*]]: tensor<2x1x4xi8>)
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[VIEW:.*]] = tensor.expand_shape %[[I]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 1, 2, 2] : tensor<2x1x4xi8> into tensor<2x1x2x2xi8>
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[VIEW]] : tensor<2x1x2x2xi8>)
 // CHECK: %[[J:.*]] = linalg.index 3 : index
-// CHECK: %[[SECOND:.*]] = arith.cmpi eq, %[[J]], %c1 : index
-// CHECK: arith.select %[[SECOND]], %c2, %c4 : index
+// CHECK: %[[SECOND:.*]] = arith.cmpi eq, %[[J]], %[[C1]] : index
+// CHECK: arith.select %[[SECOND]], %[[C2]], %[[C4]] : index
 func.func @test_scan_tuples(%x: tensor<2x3x4xf16>, %i: tensor<2x1x4xi8>) -> tensor<2x3x2xf16> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 2, 0>} : (tensor<2x3x4xf16>, tensor<2x1x4xi8>) -> tensor<2x3x2xf16>
   return %0 : tensor<2x3x2xf16>
@@ -206,19 +260,27 @@ func.func @test_scan_tuples(%x: tensor<2x3x4xf16>, %i: tensor<2x1x4xi8>) -> tens
 // in column tiles of 32 (128 bytes of f32) along it, input and output
 // sliced alike, in both modes; checked mode scans the indices once, before.
 // CHECK-LABEL: func.func @test_column_tiles
+// CHECK-SAME: (%[[X:.*]]: tensor<8x64x32xf32>, %[[I:.*]]: tensor<4x1x2xi64>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: iterator_types = ["reduction", "reduction", "reduction", "reduction"]
 // CHECK: scf.if
-// CHECK: %[[R:.*]] = scf.for %[[COL:.*]] = %c0 to %c64 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<4x64x1xf32>) {
-// CHECK: %[[SRC:.*]] = tensor.extract_slice %arg0[0, %[[COL]], 0] [8, 32, 32] [1, 1, 1] : tensor<8x64x32xf32> to tensor<8x32x32xf32>
+// CHECK: %[[R:.*]] = scf.for %[[COL:.*]] = %[[C0]] to %[[C64]] step %[[C32]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<4x64x1xf32>) {
+// CHECK: %[[SRC:.*]] = tensor.extract_slice %[[X]][0, %[[COL]], 0] [8, 32, 32] [1, 1, 1] : tensor<8x64x32xf32> to tensor<8x32x32xf32>
 // CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]], 0] [4, 32, 1] [1, 1, 1]
 // CHECK: linalg.generic
-// CHECK-SAME: ins(%arg1, %arg1 : tensor<4x1x2xi64>, tensor<4x1x2xi64>) outs(%[[OUT]] : tensor<4x32x1xf32>)
+// CHECK-SAME: ins(%[[I]], %[[I]] : tensor<4x1x2xi64>, tensor<4x1x2xi64>) outs(%[[OUT]] : tensor<4x32x1xf32>)
 // CHECK: tensor.extract %[[SRC]]
 // CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, %[[COL]], 0] [4, 32, 1] [1, 1, 1]
 // CHECK: scf.yield %[[R]]
 // UNCHECKED-LABEL: func.func @test_column_tiles
-// UNCHECKED: scf.for %{{.*}} = %c0 to %c64 step %c32
-// UNCHECKED: tensor.extract_slice %arg0[0, %{{.*}}, 0] [8, 32, 32]
+// UNCHECKED-SAME: (%[[X:.*]]: tensor<8x64x32xf32>, %{{.*}}: tensor<4x1x2xi64>)
+// UNCHECKED-DAG: %[[C0:.*]] = arith.constant 0 : index
+// UNCHECKED-DAG: %[[C32:.*]] = arith.constant 32 : index
+// UNCHECKED-DAG: %[[C64:.*]] = arith.constant 64 : index
+// UNCHECKED: scf.for %{{.*}} = %[[C0]] to %[[C64]] step %[[C32]]
+// UNCHECKED: tensor.extract_slice %[[X]][0, %{{.*}}, 0] [8, 32, 32]
 func.func @test_column_tiles(%x: tensor<8x64x32xf32>, %i: tensor<4x1x2xi64>) -> tensor<4x64x1xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0, 2>} : (tensor<8x64x32xf32>, tensor<4x1x2xi64>) -> tensor<4x64x1xf32>
   return %0 : tensor<4x64x1xf32>
@@ -246,9 +308,11 @@ func.func @test_no_column_tiles(%x: tensor<8x64x32xf32>, %i: tensor<4x64x2xi64>,
 // Indices narrowed by a cast (torch-mlir's i64 -> i32 before tosa.gather),
 // here under an expand_shape, are read wide and truncated where they are
 // read, in the scan and in the gather: no pass over them first. The view is
-// rebuilt on the wide tensor.
+// rebuilt on the wide tensor (the cast and its view, now unused, stay for
+// canonicalize to erase).
 // CHECK-LABEL: func.func @test_narrowed_indices
-// CHECK: %[[WIDE:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
+// CHECK-SAME: (%{{.*}}: tensor<4x3xf32>, %[[I:.*]]: tensor<2xi64>)
+// CHECK: %[[WIDE:.*]] = tensor.expand_shape %[[I]] {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
 // CHECK: ins(%[[WIDE]] : tensor<2x1xi64>)
 // CHECK: arith.trunci %{{.*}} : i64 to i32
 // CHECK: scf.if

@@ -1,7 +1,9 @@
 """Lowering: gmx.gather_multiaxis (and everything around it) down to LLVM.
 
-The passes: `convert_gmx_to_linalg` (`--convert-gmx-to-linalg`, with its
-read plan in `gather_plan`), `gmx_stream_row_copies`
-(`--gmx-stream-row-copies`) and `gmx_lower_to_llvm` (`--gmx-lower-to-llvm`,
-which prepares entry points with `entry_points`).
+The passes: `convert_gmx_to_linalg` (`--convert-gmx-to-linalg`: `gather_plan`
+decides how each gather is lowered, `gather_builder` builds it, folded as it
+goes by `folding`), `gmx_stream_row_copies` (`--gmx-stream-row-copies`) and
+`gmx_lower_to_llvm` (`--gmx-lower-to-llvm`, which prepares entry points with
+`entry_points`). `runtime_abi` is the contract between the generated code and
+`gmx.runtime`.
 """

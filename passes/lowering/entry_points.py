@@ -2,9 +2,10 @@
 
 Before bufferization (`prepare_entry_points`): every public function with a
 body gets the C interface the ExecutionEngine calls, its tensor signature is
-recorded in `gmx.signature`, and each tensor argument is marked
-`bufferization.writable = false`, so that bufferization never writes into a
-caller's buffer (a numpy array the user passed stays as it was).
+recorded in `gmx.signature` (part of `runtime_abi`), and each tensor
+argument is marked `bufferization.writable = false`, so that bufferization
+never writes into a caller's buffer (a numpy array the user passed stays as
+it was).
 
 After the LLVM lowering (`mark_arguments_noalias`): the pointer arguments of
 those functions, when the signature was tensors only, are marked
@@ -20,9 +21,7 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir
 
-# The tensor signature of each public function, kept through the lowering so
-# that an LLVM-dialect module can still be called on numpy arrays.
-SIGNATURE_ATTR = "gmx.signature"
+from .runtime_abi import SIGNATURE_ATTR, tensor_signature
 
 
 def _is_tensor(t: ir.Type) -> bool:
@@ -64,8 +63,7 @@ def prepare_entry_points(module) -> None:
 
 
 def _tensors_only(function) -> bool:
-    signature = ir.FunctionType(ir.TypeAttr(function.attributes[SIGNATURE_ATTR]).value)
-    return all(_is_tensor(t) for t in signature.inputs)
+    return all(_is_tensor(t) for t in tensor_signature(function).inputs)
 
 
 def mark_arguments_noalias(module) -> None:

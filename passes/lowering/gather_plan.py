@@ -1,8 +1,7 @@
-"""How each dim of a gather is read: decided from the static shapes alone.
+"""How a gather is lowered, decided from its static shapes alone.
 
-The lowering reads the indices and the input without materialising a
-broadcast. Per dim it needs to know which position to read at, given the
-output position `o[d]`:
+Per dim, how the lowering reads the indices and the input without
+materialising a broadcast, given the output position `o[d]`:
 
   ITER     read at o[d]            (the dim is as large as the output's)
   ZERO     read at 0               (a static broadcast dim of size 1)
@@ -11,21 +10,76 @@ output position `o[d]`:
 
 Axis dims of the input are read at the gathered index instead; axis dims of
 the logical indices are always ITER (the output takes their size).
+
+And, for the whole gather, its strategy (`choose_strategy`): in one generic
+(`Whole`), checking while it gathers (`Flagged`), or in tiles of output rows
+(`RowTiles`) or columns (`ColumnTiles`). Every decision here is a pure
+function of shapes, axes, element width and mode; `convert_gmx_to_linalg`
+only builds what the plan says.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gmx.dialect.shapes import coordinate_size, logical_indices_shape
+from gmx.dialect.shapes import coordinate_size, infer_output_shape, logical_indices_shape
+
+# Outputs per tile of a checked gather: its indices (up to 8 bytes each) and
+# outputs stay in the L2 cache between the scan and the gather.
+TILE_ELEMENTS = 1 << 15
+# Column tiles (x[i, :, j]) are at least this many bytes wide: a few cache
+# lines of output per row, while the input lines they read stay in L2.
+COLUMN_TILE_BYTES = 128
 
 
 class Access(enum.Enum):
     ITER = "iter"
     ZERO = "zero"
     RUNTIME = "runtime"
+
+
+# -- strategies -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Whole:
+    """One gather generic over the whole output; checked, behind one scan of
+    all the indices (a cold path reports bad ones and reads them as 0)."""
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """Checked elementwise gathers: one generic gathers (a bad index read as
+    0) and and-reduces whether every index was in range; the reporting scan
+    runs only if one was not. The indices are read once instead of twice."""
+
+
+@dataclass(frozen=True)
+class RowTiles:
+    """Checked: scan and gather `rows` output rows (dim 0) at a time, so the
+    gather reads the tile's indices from cache."""
+
+    rows: int
+
+
+@dataclass(frozen=True)
+class ColumnTiles:
+    """A loop over tiles of `width` entries of output dim `dim`, input and
+    output sliced alike, so all rows share the input lines of one tile;
+    checked, behind one scan of all the indices."""
+
+    dim: int
+    width: int
+
+
+Strategy = Whole | Flagged | RowTiles | ColumnTiles
+
+
+# -- the plan ---------------------------------------------------------------------
 
 
 def _non_axis_access(own, other) -> Access:
@@ -40,28 +94,51 @@ def _non_axis_access(own, other) -> Access:
 
 @dataclass(frozen=True)
 class GatherPlan:
-    """Per-dim read plan and the run-time checks a gather's lowering needs."""
+    """Per-dim read plan, run-time checks and strategy of a gather's lowering.
+    Shapes hold None for `?`."""
 
     rank: int
     axes: tuple[int, ...]
     coordinate_size: int
+    input_shape: tuple
+    logical_shape: tuple  # the indices shape with the last dim divided by c
+    output_shape: tuple
+    static: bool  # input, indices and output all have static shapes
     input_access: tuple  # Access per dim; None for axis dims
     indices_access: tuple  # Access per dim of the logical indices
     broadcast_checks: tuple[int, ...]  # non-axis dims whose compatibility is dynamic
     divisibility_check: bool  # the indices last dim is dynamic and c > 1
     nonempty_axis_checks: tuple[int, ...]  # axes whose input size may be 0
+    element_bits: int  # of the input's elements
+    checked: bool  # the option: report indices outside their axis
 
     @property
     def indices_by_map(self) -> bool:
         """Indices can be read through affine indexing maps (no RUNTIME dim)."""
         return Access.RUNTIME not in self.indices_access
 
+    @property
+    def checks_indices(self) -> bool:
+        """Index values are checked (without axes none is read)."""
+        return self.checked and bool(self.axes)
 
-def plan_gather(input_shape: Sequence, indices_shape: Sequence, axes: Sequence[int]) -> GatherPlan:
-    """The read plan of a verified gather (shapes with None for `?`)."""
+    @functools.cached_property
+    def strategy(self) -> Strategy:
+        return choose_strategy(self)
+
+
+def plan_gather(
+    input_shape: Sequence,
+    indices_shape: Sequence,
+    axes: Sequence[int],
+    *,
+    element_bits: int = 32,
+    checked: bool = True,
+) -> GatherPlan:
+    """The plan of a verified gather (shapes with None for `?`)."""
     rank = len(input_shape)
-    c = coordinate_size(axes)
     logical = logical_indices_shape(indices_shape, axes)
+    output = infer_output_shape(input_shape, indices_shape, axes)
     input_access, indices_access, checks = [], [], []
     for d in range(rank):
         a, b = input_shape[d], logical[d]
@@ -73,13 +150,103 @@ def plan_gather(input_shape: Sequence, indices_shape: Sequence, axes: Sequence[i
         indices_access.append(_non_axis_access(b, a))
         if (a is None or b is None) and 1 not in (a, b):
             checks.append(d)
+    c = coordinate_size(axes)
     return GatherPlan(
         rank=rank,
         axes=tuple(axes),
         coordinate_size=c,
+        input_shape=tuple(input_shape),
+        logical_shape=tuple(logical),
+        output_shape=tuple(output),
+        static=None not in (*input_shape, *indices_shape, *output),
         input_access=tuple(input_access),
         indices_access=tuple(indices_access),
         broadcast_checks=tuple(checks),
         divisibility_check=rank > 0 and c > 1 and indices_shape[-1] is None,
         nonempty_axis_checks=tuple(ax for ax in axes if input_shape[ax] in (None, 0)),
+        element_bits=element_bits,
+        checked=checked,
     )
+
+
+# -- choosing the strategy -----------------------------------------------------------
+
+
+def choose_strategy(plan: GatherPlan) -> Strategy:
+    """Flagged for checked elementwise gathers, else column tiles where a
+    kept dim is read far apart, else row tiles for large checked gathers,
+    else Whole. Only static, non-empty gathers are ever tiled or flagged."""
+    if plan.checks_indices and reads_an_index_per_output(plan):
+        return Flagged()
+    if (columns := column_tiles(plan)) is not None:
+        return columns
+    if plan.checks_indices and (rows := rows_per_tile(plan)) is not None:
+        return RowTiles(rows)
+    return Whole()
+
+
+def innermost_wide_dim(plan: GatherPlan) -> int | None:
+    """The innermost output dim of size > 1, for a static non-empty gather
+    (else None)."""
+    shape = plan.output_shape
+    if not plan.static or 0 in shape:
+        return None
+    wide = [d for d in range(plan.rank) if shape[d] > 1]
+    return wide[-1] if wide else None
+
+
+def reads_an_index_per_output(plan: GatherPlan) -> bool:
+    """Whether the indices vary along the innermost non-unit output dim,
+    so each output reads its own index (elementwise gathers such as
+    take_along_axis) and no row can be copied whole. A scan first would
+    then read as many indices as the gather does. Static, non-empty
+    outputs only: there every index is read by some output, so checking
+    while gathering sees them all."""
+    dim = innermost_wide_dim(plan)
+    return dim is not None and plan.indices_access[dim] is Access.ITER
+
+
+def column_tiles(plan: GatherPlan) -> ColumnTiles | None:
+    """Column tiles, or None to gather in output order.
+
+    When the innermost non-unit output dim d is kept from the input (not
+    gathered, not broadcast) but gathered dims follow it in the input,
+    as in x[i, :, j], consecutive outputs of a row read the input a cache
+    line or more apart. In output order each row then touches one line
+    per element and leaves it before the next row, which may read the
+    same line, comes. Looping over tiles of d first lets all rows share
+    the lines of one tile while they are in cache. Tiled: static shapes,
+    indices broadcast along d (so every row of a tile reads the same
+    columns), rows outside d, and a divisor of d as the width (at least
+    COLUMN_TILE_BYTES, below the whole dim)."""
+    dim = innermost_wide_dim(plan)
+    if not plan.axes or dim is None:
+        return None
+    shape = plan.output_shape
+    kept = dim not in plan.axes and plan.input_access[dim] is Access.ITER
+    if not kept or plan.indices_access[dim] is not Access.ZERO or math.prod(shape[:dim]) == 1:
+        return None
+    min_width = max(1, COLUMN_TILE_BYTES * 8 // plan.element_bits)
+    if math.prod(plan.input_shape[dim + 1:]) < min_width or shape[dim] <= min_width:
+        return None
+    divisors = [w for w in range(min_width, shape[dim]) if shape[dim] % w == 0]
+    return ColumnTiles(dim, divisors[0]) if divisors else None
+
+
+def rows_per_tile(plan: GatherPlan) -> int | None:
+    """Output rows (dim 0) per tile, or None to scan and gather whole.
+
+    Scanning all indices and then gathering reads large indices twice
+    from memory; a tile of TILE_ELEMENTS outputs keeps its indices in
+    cache between the two. Tiled: static shapes, rank >= 2, a non-empty
+    output larger than one tile, indices that run along dim 0 (not
+    broadcast there), and a divisor of dim 0 as the tile height, so
+    every tile has the same static shape."""
+    shape = plan.output_shape
+    if not plan.static or plan.rank < 2 or 0 in shape or plan.indices_access[0] is not Access.ITER:
+        return None
+    row = math.prod(shape[1:])
+    if shape[0] * row <= TILE_ELEMENTS:
+        return None
+    fitting = max(1, TILE_ELEMENTS // row)
+    return max(t for t in range(1, min(fitting, shape[0]) + 1) if shape[0] % t == 0)

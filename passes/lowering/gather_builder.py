@@ -1,0 +1,501 @@
+"""Builds the linalg form of one gmx.gather_multiaxis: what its plan
+(`gather_plan`) says, folded as it is built (`folding`). The IR is described
+in `convert_gmx_to_linalg`, the pass that calls `build_gather` on each op;
+the callbacks and attributes it uses are `runtime_abi`'s.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from gmx.dialect import GatherMultiaxisOp
+from gmx.dialect.gmx import mlir_shape, static_shape
+from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
+
+from .folding import Constants, Folded, Folder
+from .gather_plan import Access, ColumnTiles, Flagged, GatherPlan, RowTiles, plan_gather
+from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_FN, SHAPE_ERROR_NOT_DIVISIBLE
+from ..views import defining_op, emit_view, static_shape_of, strip_views
+
+_NARROWING = ("tosa.cast", "arith.trunci")
+
+
+# -- reading the operands ----------------------------------------------------------
+
+
+def _read_through_narrowing(indices: ir.Value) -> tuple[ir.Value, ir.Type | None]:
+    """(wide indices, narrow element type) when `indices` is an integer
+    truncation (tosa.cast, arith.trunci), possibly under static views, of
+    wider integer indices; the view is emitted on the wide tensor (at the
+    insertion point). Else (indices, None)."""
+    narrowed, views = strip_views(indices)
+    cast = defining_op(narrowed)
+    if cast is None or cast.name not in _NARROWING:
+        return indices, None
+    wide, narrow = cast.operands[0], ir.RankedTensorType(narrowed.type).element_type
+    wide_element = ir.RankedTensorType(wide.type).element_type
+    if not (isinstance(wide_element, ir.IntegerType) and isinstance(narrow, ir.IntegerType)):
+        return indices, None
+    if wide_element.width <= narrow.width or not (wide_element.is_signless and narrow.is_signless):
+        return indices, None
+    return (emit_view(wide, static_shape_of(indices)) if views else wide), narrow
+
+
+def _element_bits(element_type: ir.Type) -> int:
+    """Bit width of an int or float element type (32 if it has none)."""
+    if isinstance(element_type, (ir.IntegerType, ir.FloatType)):
+        return element_type.width
+    return 32
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Per-dim sizes of a gather's operands and output: ints where static,
+    values (tensor.dim and what follows from it) where dynamic; and, for
+    the non-axis dims whose broadcast only the run time decides, whether
+    each side is 1."""
+
+    input: list[Folded]
+    indices: list[Folded]
+    logical: list[Folded]  # the indices' with the last dim divided by c
+    output: list[Folded]
+    input_is_one: dict[int, Folded]
+    logical_is_one: dict[int, Folded]
+
+
+def _dims(fold: Folder, value: ir.Value) -> list[Folded]:
+    """Each dim of a ranked tensor: its static size, or a tensor.dim."""
+    shape = static_shape(value.type)
+    return [tensor.dim(value, fold.index(d)) if n is None else n for d, n in enumerate(shape)]
+
+
+def emit_sizes(fold: Folder, plan: GatherPlan, input: ir.Value, indices: ir.Value) -> Sizes:
+    """The gather's sizes, emitting what only the run time knows (once, at
+    the insertion point, where they dominate the whole lowering)."""
+    input_sizes, indices_sizes = _dims(fold, input), _dims(fold, indices)
+    logical = list(indices_sizes)
+    if logical:
+        logical[-1] = fold.divui(logical[-1], plan.coordinate_size)
+    # Broadcast checks and RUNTIME reads ask it of both sides; a dynamic
+    # non-axis output dim, of the input (its size is the other side's if 1).
+    dynamic = [d for d, n in enumerate(plan.output_shape) if n is None and d not in plan.axes]
+    input_is_one = {d: fold.cmp("eq", input_sizes[d], 1) for d in sorted({*plan.broadcast_checks, *dynamic})}
+    logical_is_one = {d: fold.cmp("eq", logical[d], 1) for d in plan.broadcast_checks}
+    output = list(plan.output_shape)
+    for d in dynamic:
+        output[d] = fold.select(input_is_one[d], logical[d], input_sizes[d])
+    for d in plan.axes:
+        output[d] = logical[d]
+    return Sizes(input_sizes, indices_sizes, logical, output, input_is_one, logical_is_one)
+
+
+# -- static windows of tiles ----------------------------------------------------------
+
+
+def _window(shape: list[int], dim: int, size: int) -> tuple[list[int], list[int], list[int]]:
+    """Static offsets, sizes and strides of `size` entries along `dim` of a
+    static shape from a dynamic start (passed as the one dynamic offset)."""
+    rank = len(shape)
+    offsets, sizes = [0] * rank, list(shape)
+    offsets[dim], sizes[dim] = ir.ShapedType.get_dynamic_size(), size
+    return offsets, sizes, [1] * rank
+
+
+def _slice(source: ir.Value, start: ir.Value, size: int, dim: int = 0) -> ir.Value:
+    """`size` entries of a static tensor along `dim` from `start` on."""
+    source_type = ir.RankedTensorType(source.type)
+    offsets, sizes, strides = _window(list(source_type.shape), dim, size)
+    result = ir.RankedTensorType.get(sizes, source_type.element_type)
+    return tensor.extract_slice(result, source, [start], [], [], offsets, sizes, strides)
+
+
+def _insert(tile: ir.Value, dest: ir.Value, start: ir.Value, size: int, dim: int = 0) -> ir.Value:
+    """`tile` written into `dest` along `dim` from `start` on."""
+    offsets, sizes, strides = _window(list(ir.RankedTensorType(dest.type).shape), dim, size)
+    return tensor.insert_slice(tile, dest, [start], [], [], offsets, sizes, strides)
+
+
+def _iterators(kind: str, rank: int) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{kind}>")] * rank)
+
+
+def _maps(maps: Sequence[ir.AffineMap]) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps])
+
+
+# -- the builder ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Part:
+    """What one gather generic covers: `outs` (the output or a tile of it),
+    the `indices` and `input` it reads (whole, or sliced as the tile is),
+    and, in a row tile, the output row its row 0 is."""
+
+    outs: ir.Value
+    indices: ir.Value
+    input: ir.Value
+    row_offset: ir.Value | None = None
+
+
+@dataclass(frozen=True)
+class GatherBuilder:
+    """Builds the IR of one planned gather at the current insertion point:
+    the plan has decided the strategy, this only builds it."""
+
+    plan: GatherPlan
+    sizes: Sizes
+    input: ir.Value
+    indices: ir.Value  # read wide when narrowed by a cast
+    narrow_type: ir.Type | None  # the element type the op read them as
+    result_type: ir.RankedTensorType
+    site: int
+    fold: Folder
+
+    def build(self) -> ir.Value:
+        """The gather's result, behind its run-time shape checks if any."""
+        ok = self.fold.all_of(self._shape_checks())
+        if ok is True:
+            return self._gather()
+        if ok is False:  # reported whatever the values: nothing to gather
+            return self._empty_output()
+        guard = scf.IfOp(ok, [self.result_type], has_else=True)
+        with ir.InsertionPoint(guard.then_block):
+            scf.YieldOp([self._gather()])
+        with ir.InsertionPoint(guard.else_block):
+            scf.YieldOp([self._empty_output()])
+        return guard.results[0]
+
+    def _gather(self) -> ir.Value:
+        """The gather as its strategy builds it."""
+        match self.plan.strategy:
+            case Flagged():
+                return self._flagged_gather()
+            case RowTiles(rows=rows):
+                return self._row_tiled_gather(rows)
+        whole = Part(self._empty_output(), self.indices, self.input)
+        if not self.plan.checks_indices:
+            return self._unchecked_gather(whole)
+        return self._scanned_gather(whole)
+
+    def _empty_output(self) -> ir.Value:
+        static = self.plan.output_shape
+        sizes = [self.fold.index(n) if s is None else s for s, n in zip(static, self.sizes.output)]
+        return tensor.empty(sizes, self.result_type.element_type)
+
+    # -- run-time shape checks --------------------------------------------
+    def _shape_checks(self) -> list[Folded]:
+        """Emit every run-time shape check (each reports its failure);
+        return whether each passed."""
+        return [*self._broadcast_checks(), *self._divisibility_checks(), *self._nonempty_axis_checks()]
+
+    def _broadcast_checks(self) -> list[Folded]:
+        fold, flags = self.fold, []
+        for d in self.plan.broadcast_checks:
+            a, b = self.sizes.input[d], self.sizes.logical[d]
+            ok = fold.any_of([fold.cmp("eq", a, b), self.sizes.input_is_one[d], self.sizes.logical_is_one[d]])
+            flags.append(self._report_unless(ok, SHAPE_ERROR_FN, [d, a, b]))
+        return flags
+
+    def _divisibility_checks(self) -> list[Folded]:
+        if not self.plan.divisibility_check:
+            return []
+        last, c = self.sizes.indices[-1], self.plan.coordinate_size
+        ok = self.fold.cmp("eq", self.fold.remui(last, c), 0)
+        return [self._report_unless(ok, SHAPE_ERROR_FN, [SHAPE_ERROR_NOT_DIVISIBLE, last, c])]
+
+    def _nonempty_axis_checks(self) -> list[Folded]:
+        fold, flags = self.fold, []
+        if not self.plan.nonempty_axis_checks:
+            return flags
+        output_empty = fold.any_of([fold.cmp("eq", s, 0) for s in self.sizes.output])
+        for axis in self.plan.nonempty_axis_checks:
+            size = self.sizes.input[axis]
+            ok = fold.or_(fold.cmp("ne", size, 0), output_empty)
+            flags.append(self._report_unless(ok, SHAPE_ERROR_FN, [SHAPE_ERROR_EMPTY_AXIS, axis, size]))
+        return flags
+
+    def _report_unless(self, ok: Folded, callee: str, args: list[Folded]) -> Folded:
+        """`callee(site, *args)` (as i64) unless `ok`; returns `ok`."""
+        if ok is True:
+            return ok
+        i64 = ir.IntegerType.get_signless(64)
+        values = [self.fold.value(self.fold.to_i64(a), i64) for a in [self.site, *args]]
+        self._unless(ok, lambda: func.CallOp([], callee, values))
+        return ok
+
+    def _unless(self, ok: Folded, body: Callable[[], None]) -> None:
+        """`scf.if !ok { body() }`; folded when `ok` is static."""
+        failed = self.fold.not_(ok)
+        if failed is True:
+            body()
+        elif failed is not False:
+            branch = scf.IfOp(failed)
+            with ir.InsertionPoint(branch.then_block):
+                body()
+                scf.YieldOp([])
+
+    # -- the strategies ----------------------------------------------------------
+    def _scanned_gather(self, part: Part) -> ir.Value:
+        """Scan the part's indices; gather without a check when all are in
+        range, else report them and gather with bad indices read as 0."""
+        view, init = self._scan_view(part.indices), self._true_flag()
+        valid = tensor.extract(self._scan_indices(view, init, self._in_range), [])
+        branch = scf.IfOp(valid, [part.outs.type], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([self._unchecked_gather(part)])
+        with ir.InsertionPoint(branch.else_block):
+            self._scan_indices(view, init, self._report_out_of_range)
+            scf.YieldOp([self._gather_generic(part, clamp=True)])
+        return branch.results[0]
+
+    def _unchecked_gather(self, part: Part) -> ir.Value:
+        """The gather without a check: in column tiles if planned, else one generic."""
+        strategy = self.plan.strategy
+        if isinstance(strategy, ColumnTiles):
+            return self._column_tiled_gather(part.outs, strategy)
+        return self._gather_generic(part, clamp=False)
+
+    def _flagged_gather(self) -> ir.Value:
+        """One generic gathers with bad indices read as 0 and and-reduces
+        whether every index was in range; only when one was not, the report
+        scan runs."""
+        whole = Part(self._empty_output(), self.indices, self.input)
+        init = self._true_flag()
+        gathered, valid = self._flagged_generic(whole, init)
+
+        def report():
+            self._scan_indices(self._scan_view(self.indices), init, self._report_out_of_range)
+
+        self._unless(valid, report)
+        return gathered
+
+    def _column_tiled_gather(self, outs: ir.Value, tiles: ColumnTiles) -> ir.Value:
+        """A loop over tiles of `width` entries along output dim `dim`; input
+        and output are sliced alike (the indices are broadcast along it)."""
+        dim, width, index = tiles.dim, tiles.width, self.fold.index
+        loop = scf.ForOp(index(0), index(self.plan.output_shape[dim]), index(width), [outs])
+        with ir.InsertionPoint(loop.body):
+            start, acc = loop.induction_variable, loop.inner_iter_args[0]
+            source = _slice(self.input, start, width, dim)
+            part = Part(_slice(acc, start, width, dim), self.indices, source)
+            tile = self._gather_generic(part, clamp=False)
+            scf.YieldOp([_insert(tile, acc, start, width, dim)])
+        return loop.results[0]
+
+    def _row_tiled_gather(self, rows: int) -> ir.Value:
+        """A loop over tiles of `rows` output rows, each scanned and
+        gathered. The indices run along dim 0 (ITER access), so their dim 0
+        is the output's and is sliced the same way."""
+        index = self.fold.index
+        loop = scf.ForOp(index(0), index(self.plan.output_shape[0]), index(rows), [self._empty_output()])
+        with ir.InsertionPoint(loop.body):
+            start, acc = loop.induction_variable, loop.inner_iter_args[0]
+            part = Part(_slice(acc, start, rows), _slice(self.indices, start, rows), self.input, start)
+            tile = self._scanned_gather(part)
+            scf.YieldOp([_insert(tile, acc, start, rows)])
+        return loop.results[0]
+
+    # -- the scan of the indices ---------------------------------------------
+    def _true_flag(self) -> ir.Value:
+        """A rank-0 i1 tensor holding true: the init of an and-reduction."""
+        true = self.fold.value(True)
+        return linalg.fill(true, outs=[tensor.empty([], true.type)])
+
+    def _scan_view(self, indices: ir.Value) -> ir.Value:
+        """The indices as scanned: coordinates of folded tuples (c > 1) are
+        told apart by viewing the last dim as [L, c] (no copy)."""
+        c, rank = self.plan.coordinate_size, self.plan.rank
+        if c == 1:
+            return indices
+        indices_type = ir.RankedTensorType(indices.type)
+        shape = static_shape(indices_type)
+        # Only the op's whole indices have dynamic dims (tiles are static).
+        sizes = [*self.sizes.indices[:-1], self.sizes.logical[-1], c]
+        static = [*shape[:-1], None if shape[-1] is None else shape[-1] // c, c]
+        dynamic = [self.fold.index(n) for n, s in zip(sizes, static) if s is None]
+        groups = [[d] for d in range(rank - 1)] + [[rank - 1, rank]]
+        result = ir.RankedTensorType.get(mlir_shape(static), indices_type.element_type)
+        return tensor.expand_shape(result, indices, groups, dynamic, result.shape)
+
+    def _scan_indices(self, view: ir.Value, init: ir.Value, step) -> ir.Value:
+        """An and-reduction over every index value of `view` (a _scan_view)
+        into a rank-0 i1 tensor: `step(acc, value, position)` gives the new
+        accumulator, `position` being that of the value in its tuple."""
+        rank = ir.RankedTensorType(view.type).rank
+        maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, [])]
+        generic = linalg.GenericOp_([view], [init], _maps(maps), _iterators("reduction", rank))
+        block = generic.regions[0].blocks[0]
+        with ir.InsertionPoint(block):
+            value, acc = block.arguments
+            position = linalg.IndexOp(rank - 1).result if self.plan.coordinate_size > 1 else None
+            linalg.YieldOp([self.fold.value(step(acc, self._narrowed(value), position))])
+        return generic.results[0]
+
+    def _by_coordinate(self, position: ir.Value | None, *options: Sequence[Folded]) -> list[Folded]:
+        """For each list of per-coordinate values, the one of the coordinate
+        at `position` in its tuple (None: the only coordinate)."""
+        chosen = [values[0] for values in options]
+        for j in range(1, len(self.plan.axes)):
+            here = self.fold.cmp("eq", position, j)
+            chosen = [self.fold.select(here, values[j], c) for values, c in zip(options, chosen)]
+        return chosen
+
+    def _axis_sizes(self) -> list[Folded]:
+        return [self.sizes.input[axis] for axis in self.plan.axes]
+
+    def _index_ok(self, value: ir.Value, size: Folded) -> Folded:
+        """value in [-size, size), branch-free: value + size <u 2 size (i64)."""
+        fold = self.fold
+        size = fold.to_i64(size)
+        return fold.cmp("ult", fold.add(fold.to_i64(value), size), fold.add(size, size))
+
+    def _in_range(self, acc: Folded, value: ir.Value, position: ir.Value | None) -> Folded:
+        """acc and (value in range of its axis)."""
+        (size,) = self._by_coordinate(position, self._axis_sizes())
+        return self.fold.and_(acc, self._index_ok(value, size))
+
+    def _report_out_of_range(self, acc: Folded, value: ir.Value, position: ir.Value | None) -> Folded:
+        """Report a value outside its axis (the cold path's scan); and it into acc."""
+        axis, size = self._by_coordinate(position, self.plan.axes, self._axis_sizes())
+        value, size = self.fold.to_i64(value), self.fold.to_i64(size)  # cast once, for both uses
+        ok = self._report_unless(self._index_ok(value, size), INDEX_ERROR_FN, [axis, value, size])
+        return self.fold.and_(acc, ok)
+
+    # -- the gather generic ----------------------------------------------------------
+    def _gather_generic(self, part: Part, clamp: bool) -> ir.Value:
+        """The gather generic over `part` (parallel loops); with `clamp`, a
+        bad index is read as 0."""
+        generic = self._generic_op(part, [], "parallel")
+        block = generic.regions[0].blocks[0]
+        with ir.InsertionPoint(block):
+            value, _ = self._gathered_value(block, part, clamp)
+            linalg.YieldOp([value])
+        return generic.results[0]
+
+    def _flagged_generic(self, part: Part, init: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """(gathered, i1: every index in range): the gather generic over
+        `part`, a bad index read as 0, and-reducing the in-range flag into
+        `init` (so all its loops are reductions)."""
+        generic = self._generic_op(part, [init], "reduction")
+        block = generic.regions[0].blocks[0]
+        with ir.InsertionPoint(block):
+            value, in_range = self._gathered_value(block, part, clamp=True)
+            valid = self.fold.and_(block.arguments[-1], self.fold.all_of(in_range))
+            linalg.YieldOp([value, self.fold.value(valid)])
+        return generic.results[0], tensor.extract(generic.results[1], [])
+
+    def _generic_op(self, part: Part, flags: list[ir.Value], iterator: str) -> linalg.GenericOp_:
+        """The gather's generic over `part.outs` (and rank-0 `flags`), the
+        indices as inputs when maps can read them; its body is left empty."""
+        rank = self.plan.rank
+        index_inputs = [part.indices] * len(self.plan.axes) if self.plan.indices_by_map else []
+        maps = [self._indices_map(j) for j in range(len(index_inputs))]
+        maps += [ir.AffineMap.get_identity(rank)] + [ir.AffineMap.get(rank, 0, [])] * len(flags)
+        return linalg.GenericOp_(index_inputs, [part.outs, *flags], _maps(maps), _iterators(iterator, rank))
+
+    def _gathered_value(self, block: ir.Block, part: Part, clamp: bool) -> tuple[ir.Value, list[Folded]]:
+        """In the generic's body: (the input element this output reads, and
+        with `clamp` whether each index is in range)."""
+        inputs = len(self.plan.axes) if self.plan.indices_by_map else 0
+        loop_index = functools.cache(lambda d: linalg.IndexOp(d).result)  # one linalg.index per dim
+        raw = list(block.arguments)[:inputs] or self._extract_indices(part.indices, loop_index)
+        narrowed = [self._narrowed(v) for v in raw]
+        positions, in_range = self._input_positions(narrowed, clamp, loop_index, part.row_offset)
+        return tensor.extract(part.input, [self.fold.index(p) for p in positions]), in_range
+
+    def _indices_map(self, j: int) -> ir.AffineMap:
+        """Indexing map of coordinate j: broadcast dims at 0, last at d*c + j."""
+        exprs = []
+        for d, access in enumerate(self.plan.indices_access):
+            expr = ir.AffineConstantExpr.get(0) if access is Access.ZERO else ir.AffineDimExpr.get(d)
+            exprs.append(expr)
+        last = self.plan.rank - 1
+        exprs[last] = exprs[last] * self.plan.coordinate_size + j
+        return ir.AffineMap.get(self.plan.rank, 0, exprs)
+
+    def _position(self, access: Access, here: Callable[[], Folded], is_one: Folded | None) -> Folded:
+        """Read position along a dim for an ITER/ZERO/RUNTIME access, given
+        the output position `here()` and whether the dim is 1 (RUNTIME)."""
+        if access is Access.ZERO:
+            return 0
+        if access is Access.ITER:
+            return here()
+        return self.fold.select(is_one, 0, here())
+
+    def _extract_indices(self, indices: ir.Value, loop_index: Callable[[int], ir.Value]) -> list[ir.Value]:
+        """Read each coordinate with tensor.extract (used when a dim of the
+        indices may broadcast at run time; never in a tile)."""
+        fold = self.fold
+        base = [
+            self._position(access, functools.partial(loop_index, d), self.sizes.logical_is_one.get(d))
+            for d, access in enumerate(self.plan.indices_access)
+        ]
+        last = fold.mul(base[-1], self.plan.coordinate_size)
+        return [
+            tensor.extract(indices, [fold.index(p) for p in [*base[:-1], fold.add(last, j)]])
+            for j in range(len(self.plan.axes))
+        ]
+
+    def _narrowed(self, value: ir.Value) -> ir.Value:
+        """An index value as the op sees it (after a looked-through cast)."""
+        return value if self.narrow_type is None else arith.trunci(self.narrow_type, value)
+
+    def _input_positions(
+        self, raw_values: list[ir.Value], clamp: bool, loop_index: Callable[[int], ir.Value], row_offset
+    ) -> tuple[list[Folded], list[Folded]]:
+        """(read position in the input per dim, and with `clamp` whether each
+        index is in range)."""
+        gathered, in_range = {}, []
+        for axis, raw in zip(self.plan.axes, raw_values):
+            gathered[axis], ok = self._wrapped_index(axis, raw, clamp)
+            in_range.append(ok)
+        positions = [
+            gathered[d] if d in gathered else self._kept_position(d, loop_index, row_offset)
+            for d in range(self.plan.rank)
+        ]
+        return positions, (in_range if clamp else [])
+
+    def _kept_position(self, d: int, loop_index: Callable[[int], ir.Value], row_offset) -> Folded:
+        """Where non-axis dim d of the input is read, as its access says.
+        Inside a row tile, output row 0 is row `row_offset` of the whole
+        output."""
+
+        def here() -> Folded:
+            position = loop_index(d)
+            return self.fold.add(position, row_offset) if d == 0 and row_offset is not None else position
+
+        return self._position(self.plan.input_access[d], here, self.sizes.input_is_one.get(d))
+
+    def _wrapped_index(self, axis: int, raw: ir.Value, clamp: bool) -> tuple[Folded, Folded | None]:
+        """(position, in range) of an index: a negative one wraps once; with
+        `clamp`, one still outside [0, size) is read as 0 (after, or while
+        finding out, that it is out of range). Without, `in range` is None."""
+        fold, size = self.fold, self.sizes.input[axis]
+        value = arith.index_cast(ir.IndexType.get(), raw)
+        wrapped = fold.select(fold.cmp("slt", value, 0), fold.add(value, size), value)
+        if not clamp:
+            return wrapped, None
+        in_range = fold.cmp("ult", wrapped, size)
+        return fold.select(in_range, wrapped, 0), in_range
+
+
+def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants) -> ir.Value:
+    """Emit the linalg form of `op` at the current insertion point (its
+    constants through `constants`); return the value that replaces it."""
+    # Indices narrowed by a cast (torch-mlir's i64 -> i32 for tosa.gather)
+    # are read wide and truncated where read: no pass over them first.
+    indices, narrow_type = _read_through_narrowing(op.indices)
+    result_type = ir.RankedTensorType(op.output.type)
+    plan = plan_gather(
+        static_shape(op.input.type),
+        static_shape(indices.type),
+        op.axes_list,
+        element_bits=_element_bits(result_type.element_type),
+        checked=checked,
+    )
+    fold = Folder(constants)
+    sizes = emit_sizes(fold, plan, op.input, indices)
+    return GatherBuilder(plan, sizes, op.input, indices, narrow_type, result_type, site, fold).build()

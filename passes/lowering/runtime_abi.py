@@ -1,0 +1,80 @@
+"""The contract between the code the lowering generates and `gmx.runtime`.
+
+Both sides import these names; nothing else spells them.
+
+Callbacks. Checked code reports errors by calling two functions it declares
+private (`declare_error_callbacks`) and the runtime provides, each taking
+four i64 and returning nothing:
+
+    @gmx_index_error(site, axis, value, size)
+        an index `value` outside [-size, size) for input `axis`
+    @gmx_shape_error(site, dim, input_size, indices_size)
+        non-axis `dim` is not broadcastable at run time; a `dim` < 0 is one
+        of the SHAPE_ERROR_* kinds, with its own two operands:
+        SHAPE_ERROR_NOT_DIVISIBLE  (site, -1, indices last dim, coordinate size)
+        SHAPE_ERROR_EMPTY_AXIS     (site, -2, axis, its size 0)
+
+`site` indexes the module attribute `gmx.error_sites` (`error_sites`
+reads it), which holds each lowered gather's `file:line:col`.
+
+Signature. Public functions keep their tensor signature in the function
+attribute `gmx.signature` through the LLVM lowering, so that a module in the
+LLVM dialect can still be called on numpy arrays.
+
+Helpers. Copies between non-identity memref layouts call `memrefCopy`
+(MLIR's runner utils, which this build's ExecutionEngine lacks); the
+runtime registers its own under that name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gmx.dialect.mlir import func, ir
+
+INDEX_ERROR_FN = "gmx_index_error"
+SHAPE_ERROR_FN = "gmx_shape_error"
+ERROR_CALLBACKS = (INDEX_ERROR_FN, SHAPE_ERROR_FN)
+CALLBACK_ARITY = 4  # i64 arguments of each callback
+
+# Kinds of run-time shape errors, passed as `dim` < 0 to gmx_shape_error.
+SHAPE_ERROR_NOT_DIVISIBLE = -1
+SHAPE_ERROR_EMPTY_AXIS = -2
+
+ERROR_SITES_ATTR = "gmx.error_sites"
+SIGNATURE_ATTR = "gmx.signature"
+MEMREF_COPY_FN = "memrefCopy"
+
+
+def error_sites(module) -> list[str]:
+    """The `file:line:col` of each lowered gather, by site number."""
+    attributes = module.attributes
+    if ERROR_SITES_ATTR not in attributes:
+        return []
+    return [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes[ERROR_SITES_ATTR])]
+
+
+def set_error_sites(module, sites: Sequence[str]) -> None:
+    """Record the sites (`file:line:col` by site number) on the module."""
+    module.attributes[ERROR_SITES_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in sites])
+
+
+def declare_error_callbacks(module) -> None:
+    """Private declarations of the callbacks at the top of the module's body,
+    each once (with the C interface the runtime registers them through)."""
+    body = module.regions[0].blocks[0]
+    existing = {op.attributes["sym_name"].value for op in body.operations if "sym_name" in op.attributes}
+    i64 = ir.IntegerType.get_signless(64)
+    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+        for name in ERROR_CALLBACKS:
+            if name in existing:
+                continue
+            fn = func.FuncOp(name, ir.FunctionType.get([i64] * CALLBACK_ARITY, []), visibility="private")
+            fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+
+
+def tensor_signature(function) -> ir.FunctionType:
+    """A public function's tensor signature: `gmx.signature` once lowered,
+    else its own function type."""
+    name = SIGNATURE_ATTR if SIGNATURE_ATTR in function.attributes else "function_type"
+    return ir.FunctionType(ir.TypeAttr(function.attributes[name]).value)
