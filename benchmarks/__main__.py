@@ -39,7 +39,7 @@ from .report import (
     variant_entries,
     write_json,
 )
-from .timing import measure
+from gmx.tools.experiments.timing import measure
 
 # numerator/denominator: > 1 means the denominator is faster. gmx/gmx
 # unchecked is the price of the bounds check; memcpy/gmx the fraction of

@@ -15,7 +15,7 @@ import platform
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from . import timing
+from gmx.tools.experiments import timing
 
 
 @dataclass

@@ -9,7 +9,7 @@ used to have:
     directory/<name>/test_data_set_0/input_<j>.pb, output_<j>.pb
 
 `load(directory / name)` reads one back (`NodeCase`); `onnx_to_tosa(model)`
-(from `gmx.tools.study.frontends`, which gmx-study uses too) imports a model
+(from `gmx.tools.experiments.frontends`, which gmx-study uses too) imports a model
 with torch-mlir's ONNX importer and lowers it with torch-mlir's pipelines to
 TOSA text, whose function is named after the case (the importer names it
 after the ONNX graph).
@@ -33,7 +33,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from gmx.tools.study.frontends import onnx_to_tosa  # noqa: F401  (the tests call it from here)
+from gmx.tools.experiments.frontends import onnx_to_tosa  # noqa: F401  (the tests call it from here)
 
 # The modules of onnx.backend.test.case.node holding the exporters.
 OP_MODULES = {"Gather": "gather", "GatherElements": "gatherelements", "GatherND": "gathernd"}
