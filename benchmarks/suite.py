@@ -24,9 +24,6 @@ from dataclasses import dataclass
 from gmx.tools.experiments.contenders import Case, Fused, Memcpy, Numpy, Torch, Unfused, make_case
 from gmx.tools.experiments.variants import Study, make_study
 
-SIZES = ("full", "quick")
-
-
 @dataclass(frozen=True)
 class Benchmark:
     """A variant at fixed options: `shapes` maps a size to (data shape,

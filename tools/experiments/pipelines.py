@@ -34,7 +34,7 @@ def count_ops(op) -> Counter:
 
 
 @dataclass(frozen=True)
-class Piped:
+class PipelineOutput:
     """A program after a pipeline."""
 
     text: str
@@ -42,7 +42,7 @@ class Piped:
     seconds: float  # the passes alone (no parsing or printing)
 
 
-def run_pipeline(text: str, elements: Sequence[str]) -> Piped:
+def run_pipeline(text: str, elements: Sequence[str]) -> PipelineOutput:
     """`text` parsed, run through `elements` (pass flags without `--`, e.g.
     `gmx-canonicalize`, `tosa-to-tensor`) and verified; raises
     ir.MLIRError when it does not parse, a pass fails or the result does
@@ -54,4 +54,4 @@ def run_pipeline(text: str, elements: Sequence[str]) -> Piped:
         pm.run(module.operation)
         seconds = time.perf_counter() - start
         module.operation.verify()
-        return Piped(str(module), count_ops(module), seconds)
+        return PipelineOutput(str(module), count_ops(module), seconds)
