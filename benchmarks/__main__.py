@@ -7,9 +7,10 @@ the unfused TOSA path, numpy, PyTorch eager and memcpy, as Markdown tables.
     python -m benchmarks --sections memory,compile-time
 
 Three sections, each a Markdown table:
-- timing: each variant is exported from PyTorch to TOSA, prepared by every
-  contender (see `benchmarks.contenders`), checked against PyTorch eager
-  (np.array_equal), then timed side by side;
+- timing: each benchmark (`benchmarks.suite`: a variant of the one registry
+  at fixed shapes) is exported from PyTorch to TOSA, prepared by every
+  contender (`gmx.tools.experiments.contenders`), checked against the
+  variant's reference (exactly), then timed side by side;
 - memory: peak memory of the broadcasting gather per contender
   (`benchmarks.memory`);
 - compile-time: gmx-opt on generated modules of 250, 500 and 1000 gathers
@@ -23,23 +24,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
+from gmx.tools.experiments.contenders import check, time_run
+from gmx.tools.experiments.machine import machine_line, machine_summary
+from gmx.tools.output import OutputError
 
 from . import compile_time, memory
-from .contenders import default_contenders
-from .programs import Case, Variant, export_case, select_variants, variant_names
-from .report import (
-    ContenderResult,
-    VariantResult,
-    machine_line,
-    machine_summary,
-    compile_columns,
-    markdown_table,
-    timing_columns,
-    variant_entries,
-    write_json,
-)
-from .timing import measure
+from .report import VariantResult, compile_columns, table, timing_columns, variant_entries, write_json
+from .suite import Benchmark, benchmark_names, default_contenders, select
 
 # numerator/denominator: > 1 means the denominator is faster. gmx/gmx
 # unchecked is the price of the bounds check; memcpy/gmx the fraction of
@@ -65,7 +56,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     parser.add_argument(
         "--variants", nargs="+", metavar="NAME",
-        help=f"only these (space or comma separated): {', '.join(variant_names())}",
+        help=f"only these (space or comma separated): {', '.join(benchmark_names())}",
     )
     parser.add_argument("--json", metavar="PATH", help="also write every measurement as JSON")
     parser.add_argument(
@@ -82,7 +73,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     if args.variants:
         args.variants = [n for item in args.variants for n in item.split(",") if n]
     try:
-        select_variants(args.variants)
+        select(args.variants)
     except ValueError as error:
         parser.error(str(error))
     return args
@@ -92,51 +83,22 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def check_output(case: Case, output) -> str | None:
-    """None when `output` equals PyTorch eager's exactly, else what differs."""
-    expected = case.expected
-    if not isinstance(output, np.ndarray) or output.shape != expected.shape or output.dtype != expected.dtype:
-        got = f"{output.dtype}{list(output.shape)}" if isinstance(output, np.ndarray) else type(output).__name__
-        return f"wrong output: {got}, expected {expected.dtype}{list(expected.shape)}"
-    if not np.array_equal(output, expected):
-        return f"wrong output: {int(np.sum(output != expected))} of {expected.size} elements differ from torch eager"
-    return None
-
-
-def prepare_and_check(contender, case: Case) -> tuple[ContenderResult, object]:
-    """Compile the contender and check its output once; its callable, or None on failure."""
-    result = ContenderResult(contender.name)
-    try:
-        prepared = contender.prepare(case)
-        result.compile_s, result.info = prepared.compile_s, prepared.info
-        output = prepared.run(*case.inputs)
-        result.error = check_output(case, output) if prepared.checked else None
-    except Exception as error:  # a failing contender must not hide the others
-        result.error = f"failed: {type(error).__name__}: {error}"
-        return result, None
-    return result, (None if result.error else prepared.run)
-
-
-def run_variant(variant: Variant, size: str, contenders: list, repeat: int, warmup: int) -> VariantResult:
-    """Export, compile, check and time one variant."""
-    case = export_case(variant, size)
-    _log(f"{variant.name}: exported in {case.export_s:.2f} s ({len(case.text):,} chars)")
-    result = VariantResult(
-        variant.name, variant.expression, variant.linearised,
+def run_benchmark(benchmark: Benchmark, size: str, contenders: list, repeat: int, warmup: int) -> VariantResult:
+    """Export, compile, check and time one benchmark."""
+    name = benchmark.name
+    case = benchmark.case(size)
+    _log(f"{name}: exported in {case.export_s:.2f} s ({len(case.text):,} chars)")
+    run = check(contenders, case)
+    for result in run.results.values():
+        if not result.ok:
+            _log(f"{name}: {result.name}: {result.line()}")
+    _log(f"{name}: compiled; timing {', '.join(run.calls)}")
+    time_run(run, repeat, warmup)
+    return VariantResult(
+        name, case.study.expression(), benchmark.linearised,
         [list(a.shape) for a in case.inputs], list(case.expected.shape),
-        case.output_elements, case.output_bytes, variant.kind, case.export_s, len(case.text),
+        case.output_elements, case.output_bytes, benchmark.kind, case.export_s, len(case.text), run.results,
     )
-    calls = {}
-    for contender in contenders:
-        result.contenders[contender.name], run = prepare_and_check(contender, case)
-        if run is not None:
-            calls[contender.name] = run
-        else:
-            _log(f"{variant.name}: {contender.name}: {result.contenders[contender.name].error}")
-    _log(f"{variant.name}: compiled; timing {', '.join(calls)}")
-    for name, samples in measure(calls, case.inputs, repeat, warmup).items():
-        result.contenders[name].samples = samples
-    return result
 
 
 def main(args: argparse.Namespace) -> int:
@@ -161,21 +123,25 @@ def main(args: argparse.Namespace) -> int:
         print(compile_time.markdown(times))
         report["compile_time_s"] = times
     if args.json:
-        write_json(args.json, report)
+        try:
+            write_json(args.json, report)
+        except OutputError as error:
+            print(f"gmx-bench: error: {error}", file=sys.stderr)
+            return 1
     return 0 if ok else 1
 
 
 def timing_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
     contenders = default_contenders()
     results = [
-        run_variant(v, size, contenders, args.repeat, args.warmup) for v in select_variants(args.variants)
+        run_benchmark(b, size, contenders, args.repeat, args.warmup) for b in select(args.variants)
     ]
     names = [c.name for c in contenders]
     print(f"sizes: {size}; median of {args.repeat} interleaved runs after {args.warmup} warm-up; "
           f"f32 data, i64 indices; GB/s = output bytes / gmx time\n")
-    print(markdown_table(results, timing_columns(names, RATIOS)))
+    print(table(results, timing_columns(names, RATIOS)))
     print()
-    print(markdown_table(results, compile_columns(names)))
+    print(table(results, compile_columns(names)))
     return results
 
 

@@ -18,7 +18,9 @@ import sys
 import tempfile
 import time
 
-from .programs import VARIANTS, export_case
+from gmx.tools.experiments.tables import markdown_table
+
+from .suite import BENCHMARKS
 
 SIZES = (0, 250, 500, 1000)
 PIPELINE = ["--gmx-canonicalize", "--gmx-lower-to-llvm"]
@@ -49,7 +51,7 @@ def gmx_opt_seconds(text: str, directory: str) -> float:
 
 def compile_times(sizes=SIZES, repeat: int = 3) -> dict[int, float]:
     """Median seconds per module size (start-up included; size 0 is it alone)."""
-    functions = [_function_of(export_case(v, "quick").text) for v in VARIANTS]
+    functions = [_function_of(b.case("quick").text) for b in BENCHMARKS]
     times = {}
     with tempfile.TemporaryDirectory(prefix="gmx-compile-time-") as directory:
         for n in sizes:
@@ -61,16 +63,14 @@ def compile_times(sizes=SIZES, repeat: int = 3) -> dict[int, float]:
 
 def markdown(times: dict[int, float]) -> str:
     startup = times.get(0, 0.0)
-    lines = [
-        "| gathers | gmx-opt s | minus start-up s | ms per gather | vs half as many |",
-        "|---|---|---|---|---|",
-    ]
+    head = ["gathers", "gmx-opt s", "minus start-up s", "ms per gather", "vs half as many"]
+    rows = []
     for n, seconds in times.items():
         if n == 0:
-            lines.append(f"| 0 (start-up) | {seconds:.2f} | – | – | – |")
+            rows.append(["0 (start-up)", f"{seconds:.2f}", "–", "–", "–"])
             continue
         net = seconds - startup
         half = times.get(n // 2)
         growth = f"{net / (half - startup):.2f}x" if half is not None and n // 2 and half > startup else "–"
-        lines.append(f"| {n} | {seconds:.2f} | {net:.2f} | {net / n * 1e3:.1f} | {growth} |")
-    return "\n".join(lines)
+        rows.append([n, f"{seconds:.2f}", f"{net:.2f}", f"{net / n * 1e3:.1f}", growth])
+    return "\n".join(markdown_table(head, rows))

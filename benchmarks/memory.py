@@ -17,8 +17,9 @@ import json
 import subprocess
 import sys
 
-from .contenders import default_contenders
-from .programs import export_case, select_variants
+from gmx.tools.experiments.tables import markdown_table
+
+from .suite import default_contenders, select
 
 CONTENDERS = ("gmx", "unfused", "numpy", "torch 1t")
 
@@ -33,16 +34,16 @@ def _status_kb(field: str) -> int:
 
 def measure_child(variant_name: str, contender_name: str, size: str) -> dict:
     """In the child: the rise of the resident set during one call (bytes)."""
-    case = export_case(select_variants([variant_name])[0], size)
+    case = select([variant_name])[0].case(size)
     contender = next(c for c in default_contenders() if c.name == contender_name)
-    run = contender.prepare(case).run
-    run(*case.inputs)  # warm up: lazy initialisations, first touch of the inputs
+    call = contender.prepare(case).call
+    call()  # warm up: lazy initialisations, first touch of the inputs
     gc.collect()
     ctypes.CDLL(None).malloc_trim(0)  # give freed memory back, so reuse shows as a rise
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # reset VmHWM to the current resident set
     before = _status_kb("VmRSS")
-    output = run(*case.inputs)
+    output = call()
     peak = _status_kb("VmHWM")
     del output
     inputs = sum(a.nbytes for a in case.inputs)
@@ -65,19 +66,16 @@ def peak_memory(variant_name: str, size: str) -> dict[str, dict]:
 
 
 def markdown(variant_name: str, results: dict[str, dict]) -> str:
-    lines = [
-        "| contender | inputs MB | output MB | rise during the call MB | peak / (inputs + output) |",
-        "|---|---|---|---|---|",
-    ]
+    head = ["contender", "inputs MB", "output MB", "rise during the call MB", "peak / (inputs + output)"]
+    rows = []
     for name, r in results.items():
         if "error" in r:
-            lines.append(f"| {name} | – | – | – | FAILED: {r['error']} |")
+            rows.append([name, "–", "–", "–", f"FAILED: {r['error']}"])
             continue
         ratio = (r["inputs"] + r["rise"]) / (r["inputs"] + r["output"])
-        lines.append(
-            f"| {name} | {r['inputs'] / 1e6:.1f} | {r['output'] / 1e6:.1f} | {r['rise'] / 1e6:.1f} | {ratio:.2f} |"
-        )
-    return f"Peak memory of `{variant_name}`:\n\n" + "\n".join(lines)
+        rows.append([name, f"{r['inputs'] / 1e6:.1f}", f"{r['output'] / 1e6:.1f}", f"{r['rise'] / 1e6:.1f}",
+                     f"{ratio:.2f}"])
+    return f"Peak memory of `{variant_name}`:\n\n" + "\n".join(markdown_table(head, rows))
 
 
 if __name__ == "__main__":

@@ -1,41 +1,27 @@
-"""Results of a run, as a Markdown table and as JSON.
+"""The timing section's results, as Markdown tables and as JSON.
 
 Columns are data: `timing_columns` lists (header, cell function) pairs, one
 "<name> ms" column per contender and one ratio column per (numerator,
 denominator) pair, so a new contender needs no change here;
-`compile_columns` is the second table (fusion and compile times).
+`compile_columns` is the second table (fusion and compile times). Both are
+drawn by the one table renderer (`gmx.tools.experiments.tables`).
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
-import os
-import platform
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from . import timing
-
-
-@dataclass
-class ContenderResult:
-    """One contender on one variant. `error` is set when it failed to
-    compile or returned a wrong output; then it was not timed."""
-
-    name: str
-    samples: list[float] = field(default_factory=list)
-    compile_s: float | None = None
-    info: dict = field(default_factory=dict)
-    error: str | None = None
-
-    @property
-    def median_ms(self) -> float | None:
-        return timing.median_ms(self.samples) if self.samples and not self.error else None
+from gmx.tools.experiments.contenders import Result, ratio
+from gmx.tools.experiments.tables import fmt_fixed, fmt_ratio, markdown_table
+from gmx.tools.output import write_output
 
 
 @dataclass
 class VariantResult:
+    """One benchmark: what was run, and each contender's checked, timed Result."""
+
     name: str
     expression: str
     linearised: bool
@@ -46,19 +32,14 @@ class VariantResult:
     kind: str
     export_s: float
     program_chars: int
-    contenders: dict[str, ContenderResult] = field(default_factory=dict)
+    contenders: dict[str, Result] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return all(c.error is None for c in self.contenders.values())
+        return all(c.ok for c in self.contenders.values())
 
 
 Column = tuple[str, Callable[[VariantResult], str]]
-
-
-def _fmt(value: float | None, digits: int) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
 
 FUSED = "gmx"  # the contender that runs the program after --gmx-canonicalize
 
@@ -79,23 +60,11 @@ def gmx_ops(result: VariantResult) -> str:
     return str(fused.info.get("gmx_ops", "–")) if fused else "–"
 
 
-def ratio(result: VariantResult, numerator: str, denominator: str) -> float | None:
-    """median(numerator) / median(denominator), None when either is missing."""
-    a, b = (result.contenders.get(n) for n in (numerator, denominator))
-    if a is None or b is None or a.median_ms is None or not b.median_ms:
-        return None
-    return a.median_ms / b.median_ms
-
-
 def _time_cell(result: VariantResult, name: str) -> str:
     c = result.contenders.get(name)
-    if c is not None and c.error:
-        return "WRONG" if c.error.startswith("wrong") else "FAILED"
-    return _fmt(c.median_ms if c else None, 2)
-
-
-def _ratio_cell(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}x"
+    if c is not None and not c.ok:
+        return "WRONG" if c.status == "wrong" else "FAILED"
+    return fmt_fixed(c.median_ms if c else None, 2)
 
 
 def gigabytes_per_second(result: VariantResult, name: str) -> str:
@@ -115,7 +84,7 @@ def timing_columns(contenders: list[str], ratios: list[tuple[str, str]]) -> list
         ("outputs", lambda r: f"{r.output_elements:,}"),
     ]
     columns += [(f"{n} ms", lambda r, n=n: _time_cell(r, n)) for n in contenders]
-    columns += [(f"{a}/{b}", lambda r, a=a, b=b: _ratio_cell(ratio(r, a, b))) for a, b in ratios]
+    columns += [(f"{a}/{b}", lambda r, a=a, b=b: fmt_ratio(ratio(r.contenders, a, b))) for a, b in ratios]
     columns += [(f"{FUSED} GB/s", lambda r: gigabytes_per_second(r, FUSED))]
     return columns
 
@@ -130,77 +99,41 @@ def compile_columns(contenders: list[str]) -> list[Column]:
         ("gmx ops", gmx_ops),
     ]
     columns += [
-        (f"compile {n} s", lambda r, n=n: _fmt(r.contenders[n].compile_s if n in r.contenders else None, 2))
+        (f"compile {n} s", lambda r, n=n: fmt_fixed(r.contenders[n].compile_s if n in r.contenders else None, 2))
         for n in compiled
     ]
-    columns.append(("export s", lambda r: _fmt(r.export_s, 2)))
+    columns.append(("export s", lambda r: fmt_fixed(r.export_s, 2)))
     return columns
 
 
-def markdown_table(results: list[VariantResult], columns: list[Column]) -> str:
-    """A GitHub Markdown table, one row per variant."""
-    lines = ["| " + " | ".join(h for h, _ in columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(r) for _, cell in columns) + " |" for r in results]
-    return "\n".join(lines)
+def table(results: list[VariantResult], columns: list[Column]) -> str:
+    """The Markdown table of `columns`, one row per benchmark."""
+    return "\n".join(markdown_table([h for h, _ in columns], [[cell(r) for _, cell in columns] for r in results]))
 
 
-def _version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "absent"
-
-
-def machine_summary() -> dict:
-    """CPU count, processor, library versions and load at the time of the call."""
+def contender_entry(result: Result) -> dict:
+    """One contender as JSON: every sample (seconds), the error if it failed."""
     return {
-        "cpu_count": os.cpu_count(),
-        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "processor": _processor(),
-        "platform": f"{platform.system()} {platform.machine()}",
-        "python": platform.python_version(),
-        "numpy": _version("numpy"),
-        "torch": _version("torch"),
-        "torch_mlir": _version("torch-mlir"),
-        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "name": result.name,
+        "samples": result.samples,
+        "compile_s": result.compile_s,
+        "info": result.info,
+        "error": None if result.ok else result.line(),
+        "median_ms": result.median_ms,
     }
 
 
-def _processor() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def machine_line(machine: dict) -> str:
-    load = " ".join(f"{x:.2f}" for x in machine["load_average"] or [])
-    return (
-        f"machine: {machine['cpu_count']} CPUs ({machine['cpus_usable']} usable), {machine['processor']}, "
-        f"{machine['platform']}; python {machine['python']}, numpy {machine['numpy']}, "
-        f"torch {machine['torch']}, torch-mlir {machine['torch_mlir']}; load average {load}"
-    )
-
-
 def variant_entries(results: list[VariantResult]) -> list[dict]:
-    """The timing results as JSON-ready dicts, every sample included (seconds)."""
-    variants = []
+    """The timing results as JSON-ready dicts."""
+    entries = []
     for r in results:
         entry = asdict(r)
-        for name, c in r.contenders.items():
-            entry["contenders"][name]["median_ms"] = c.median_ms
-        variants.append(entry)
-    return variants
+        entry["contenders"] = {name: contender_entry(c) for name, c in r.contenders.items()}
+        entries.append(entry)
+    return entries
 
 
 def write_json(path: str, report: dict) -> None:
-    """Everything measured, written atomically (a temp file renamed)."""
-    temporary = f"{path}.tmp-{os.getpid()}"
-    with open(temporary, "w") as f:
-        json.dump(report, f, indent=2)
-        f.write("\n")
-    os.replace(temporary, path)
+    """Everything measured, written atomically (gmx.tools.output); raises
+    OutputError when it cannot be written."""
+    write_output(path, json.dumps(report, indent=2) + "\n")

@@ -8,11 +8,10 @@ used to have:
     directory/<name>/model.onnx
     directory/<name>/test_data_set_0/input_<j>.pb, output_<j>.pb
 
-`load(directory / name)` reads one back (`NodeCase`); `onnx_to_tosa(model)`
-(from `gmx.tools.study.frontends`, which gmx-study uses too) imports a model
-with torch-mlir's ONNX importer and lowers it with torch-mlir's pipelines to
-TOSA text, whose function is named after the case (the importer names it
-after the ONNX graph).
+`load(directory / name)` reads one back (`NodeCase`); the tests import its
+model with `gmx.tools.experiments.frontends.onnx_to_tosa`, as gmx-study
+does (torch-mlir's ONNX importer and pipelines to TOSA text, whose function
+is named after the case: the importer names it after the ONNX graph).
 
 Generation: `onnx.backend.test.loader.load_model_tests(kind="node")` imports
 every module of `onnx.backend.test.case.node` (each one runs its exporters,
@@ -32,8 +31,6 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import numpy_helper
-
-from gmx.tools.study.frontends import onnx_to_tosa  # noqa: F401  (the tests call it from here)
 
 # The modules of onnx.backend.test.case.node holding the exporters.
 OP_MODULES = {"Gather": "gather", "GatherElements": "gatherelements", "GatherND": "gathernd"}

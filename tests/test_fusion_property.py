@@ -13,7 +13,6 @@ element type f32/f16/i32/i64 and index type i32/i64 where PyTorch allows it.
 from __future__ import annotations
 
 import functools
-import warnings
 from dataclasses import dataclass
 
 import pytest
@@ -27,8 +26,10 @@ import torch.nn.functional as F  # noqa: E402
 
 import gmx.runtime  # noqa: E402
 from gmx.dialect import OP_NAME  # noqa: E402
-from test_torch_corpus import run_pipeline  # noqa: E402
-from torch_corpus import Fn, assert_bitwise_equal, to_numpy  # noqa: E402
+from gmx.tools.experiments.dtypes import from_torch  # noqa: E402
+from gmx.tools.experiments.frontends import torch_to_tosa  # noqa: E402
+from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
+from torch_corpus import assert_bitwise_equal  # noqa: E402
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "i32": torch.int32, "i64": torch.int64}
 INDEX_DTYPES = {"i32": torch.int32, "i64": torch.int64}
@@ -148,11 +149,7 @@ def gather_cases(draw) -> GatherCase:
 
 @functools.lru_cache(maxsize=256)
 def exported(case: GatherCase) -> str:
-    from torch_mlir import fx
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return str(fx.export_and_import(Fn(case.forward), *case.inputs(), output_type="tosa"))
+    return torch_to_tosa(case.forward, case.inputs())
 
 
 @settings(derandomize=True, max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -162,13 +159,14 @@ def test_any_torch_gather_becomes_one_gmx_op(case):
     event(f"{case.kind}, rank {len(case.shape)}")
     inputs = case.inputs()
     with torch.no_grad():
-        expected = to_numpy(Fn(case.forward)(*inputs))
+        expected = from_torch(case.forward(*inputs))
     text = exported(case)
-    _, unfused = run_pipeline(text, [])
+    unfused = run_pipeline(text, []).counts
     assert unfused["tosa.gather"] == 1, f"the generator made {unfused['tosa.gather']} tosa.gather: {case.describe()}"
-    fused, counts = run_pipeline(text, ["gmx-canonicalize"])
-    note(fused)
+    fused = run_pipeline(text, ["gmx-canonicalize"])
+    note(fused.text)
+    counts = fused.counts
     assert counts[OP_NAME] == 1, f"{counts[OP_NAME]} {OP_NAME} ops, expected 1"
     assert counts["tosa.gather"] == 0, "tosa.gather left after the pass"
-    result = gmx.runtime.run(fused, *(to_numpy(t) for t in inputs))
+    result = gmx.runtime.run(fused.text, *(from_torch(t) for t in inputs))
     assert_bitwise_equal(result, (expected,), case.describe())

@@ -11,7 +11,7 @@ import pytest
 from gmx.tools import gmx_study
 from gmx.tools.study import plots
 from gmx.tools.study import sweep as sweep_module
-from gmx.tools.study.variants import VARIANTS
+from gmx.tools.experiments.variants import VARIANTS
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

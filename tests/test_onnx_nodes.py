@@ -17,17 +17,15 @@ twice against the output ONNX expects, exactly (values, dtype, shape):
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
-import onnx_nodes
-from gmx.dialect.gmx import make_context
-from gmx.dialect.mlir import ir
-from gmx.passes.pipeline import build_pass_manager
 import gmx.runtime
+import onnx_nodes
+from gmx.tools.experiments.frontends import onnx_to_tosa
+from gmx.tools.experiments.pipelines import run_pipeline
 
 GMX_OP = "gmx.gather_multiaxis"
 
@@ -72,26 +70,10 @@ def case(request, onnx_node_dir, _lowered) -> Lowered:
     name = request.param
     if name not in _lowered:
         node_case = onnx_nodes.load(directory / name)
-        tosa = onnx_nodes.onnx_to_tosa(node_case.model)
+        tosa = onnx_to_tosa(node_case.model)
         (directory / name / "tosa.mlir").write_text(tosa)
         _lowered[name] = Lowered(node_case, tosa)
     return _lowered[name]
-
-
-def op_names(asm: str, passes: list[str] = ()) -> tuple[list[str], str]:
-    """Names of all ops of the module after `passes`, and its text."""
-    with make_context():
-        module = ir.Module.parse(asm)
-        if passes:
-            build_pass_manager(passes).run(module.operation)
-        names = []
-
-        def visit(op):
-            names.append(op.name)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(visit)
-        return names, str(module)
 
 
 def assert_onnx_output(node_case, program: str) -> None:
@@ -109,7 +91,7 @@ def test_cases_are_all_gather_node_tests(onnx_node_dir):
 
 @pytest.mark.parametrize("case", onnx_nodes.CASES, indirect=True)
 def test_unfused_tosa_matches_onnx(case):
-    names = Counter(op_names(case.tosa)[0])
+    names = run_pipeline(case.tosa, []).counts
     assert names["tosa.gather"] == 1 and names[GMX_OP] == 0, names
     assert_onnx_output(case.node, case.tosa)
 
@@ -118,12 +100,12 @@ def test_unfused_tosa_matches_onnx(case):
 @pytest.mark.parametrize("case", onnx_nodes.CASES, indirect=True)
 def test_fused_gather_matches_onnx(case, variant):
     passes, fused_away = PASS_VARIANTS[variant]
-    names, fused = op_names(case.tosa, passes)
-    count = Counter(names)
+    fused = run_pipeline(case.tosa, passes)
+    count = fused.counts
     assert count[GMX_OP] == 1, (
         f"expected exactly one {GMX_OP} after {','.join(passes)}, found {count[GMX_OP]}; "
         f"ops: {dict(sorted(count.items()))}"
     )
     left = {name: count[name] for name in fused_away if count[name]}
-    assert not left, f"left after {','.join(passes)}: {left}\n{fused}"
-    assert_onnx_output(case.node, fused)
+    assert not left, f"left after {','.join(passes)}: {left}\n{fused.text}"
+    assert_onnx_output(case.node, fused.text)

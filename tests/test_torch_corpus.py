@@ -28,9 +28,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("torch_mlir.fx")
 
 import gmx.runtime  # noqa: E402
-from gmx.dialect import OP_NAME, make_context  # noqa: E402
-from gmx.dialect.mlir import ir  # noqa: E402
-from gmx.passes.pipeline import build_pass_manager  # noqa: E402
+from gmx.dialect import OP_NAME  # noqa: E402
+from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
 from torch_corpus import CORPUS, assert_bitwise_equal, eager, exported, numpy_inputs  # noqa: E402
 
 PIPELINES = {
@@ -51,27 +50,6 @@ FORBIDDEN = (
 )
 
 
-def op_counts(module: ir.Module) -> collections.Counter:
-    """How many ops of each name the module holds (nested ones included)."""
-    counts = collections.Counter()
-
-    def visit(op):
-        counts[op.name] += 1
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return counts
-
-
-def run_pipeline(text: str, pipeline: list) -> tuple[str, collections.Counter]:
-    """The module after `pipeline`, as text, and its op counts."""
-    with make_context():
-        module = ir.Module.parse(text)
-        build_pass_manager(pipeline).run(module.operation)
-        assert module.operation.verify()
-        return str(module), op_counts(module)
-
-
 def check_fused(program, counts: collections.Counter) -> None:
     assert counts[OP_NAME] == program.gathers, (
         f"{program.name}: {counts[OP_NAME]} {OP_NAME} ops, expected {program.gathers}"
@@ -87,17 +65,16 @@ def check_fused(program, counts: collections.Counter) -> None:
 @pytest.mark.parametrize("pipeline", list(PIPELINES.values()), ids=list(PIPELINES))
 @pytest.mark.parametrize("program", CORPUS, ids=lambda p: p.name)
 def test_canonicalize_raises_torch_gathers(program, pipeline):
-    fused, counts = run_pipeline(exported(program.name), pipeline)
-    check_fused(program, counts)
-    result = gmx.runtime.run(fused, *numpy_inputs(program))
+    fused = run_pipeline(exported(program.name), pipeline)
+    check_fused(program, fused.counts)
+    result = gmx.runtime.run(fused.text, *numpy_inputs(program))
     assert_bitwise_equal(result, eager(program), f"{program.name} after {pipeline}")
 
 
 @pytest.mark.parametrize("program", CORPUS, ids=lambda p: p.name)
 def test_unfused_export_matches_eager(program):
     text = exported(program.name)
-    with make_context():
-        counts = op_counts(ir.Module.parse(text))
+    counts = run_pipeline(text, []).counts
     assert counts["tosa.gather"] == program.gathers, (
         f"{program.name}: torch-mlir emitted {counts['tosa.gather']} tosa.gather, corpus says {program.gathers}"
     )

@@ -8,7 +8,7 @@ row-reshaped input with linearised index arithmetic, DESIGN.md section 2),
 i.e. the number of `gmx.gather_multiaxis` ops the pass must leave.
 
     program = BY_NAME["gather_r3_d1"]
-    text = exported(program.name)       # TOSA text, cached per process
+    text = exported(program.name)       # TOSA text (gmx.tools.experiments.frontends), cached
     args = numpy_inputs(program)        # bf16 as ml_dtypes.bfloat16
     want = eager(program)               # PyTorch eager results, numpy, a tuple
     assert_bitwise_equal(gmx.runtime.run(text, *args), want)
@@ -34,15 +34,16 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+from gmx.tools.experiments.dtypes import from_torch
+from gmx.tools.experiments.frontends import torch_module, torch_to_tosa
 
 F32, F16, BF16, F64 = torch.float32, torch.float16, torch.bfloat16, torch.float64
 I32, I64, BOOL = torch.int32, torch.int64, torch.bool
@@ -122,24 +123,13 @@ def _inputs_maker(name: str, specs: tuple) -> Callable[[], tuple]:
     return make
 
 
-class Fn(torch.nn.Module):
-    """A module whose forward is a plain function of its inputs."""
-
-    def __init__(self, fn: Callable):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 CORPUS: list = []
 
 
 def add(name, fn, *specs, gathers=1, model=None, kept=None, unfused_error=None):
     """Register a program: `fn` is its forward (or `model` its module factory)."""
     assert all(p.name != name for p in CORPUS), name
-    factory = model if model is not None else functools.partial(Fn, fn)
+    factory = model if model is not None else functools.partial(torch_module, fn)
     dtypes = {s.dtype for s in specs if isinstance(s, Data)}
     if unfused_error is None and F64 in dtypes:
         unfused_error = F64_ERROR
@@ -321,25 +311,13 @@ BY_NAME: dict = {p.name: p for p in CORPUS}
 @functools.lru_cache(maxsize=None)
 def exported(name: str) -> str:
     """The TOSA text torch-mlir emits for the program (cached: ~0.2-1 s each)."""
-    from torch_mlir import fx
-
     program = BY_NAME[name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        module = fx.export_and_import(program.model(), *program.make_inputs(), output_type="tosa")
-    return str(module)
-
-
-def to_numpy(t: torch.Tensor) -> np.ndarray:
-    """The array gmx.runtime exchanges for `t` (bf16 as ml_dtypes.bfloat16)."""
-    t = t.detach().contiguous()
-    if t.dtype == BF16:
-        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
-    return t.numpy().copy()
+    return torch_to_tosa(program.model(), program.make_inputs())
 
 
 def numpy_inputs(program: Program) -> tuple:
-    return tuple(to_numpy(t) for t in program.make_inputs())
+    """The inputs as gmx.runtime takes them (bf16 as ml_dtypes.bfloat16)."""
+    return tuple(from_torch(t) for t in program.make_inputs())
 
 
 def eager(program: Program) -> tuple:
@@ -347,7 +325,7 @@ def eager(program: Program) -> tuple:
     with torch.no_grad():
         out = program.model()(*program.make_inputs())
     outs = out if isinstance(out, tuple) else (out,)
-    return tuple(to_numpy(t) for t in outs)
+    return tuple(from_torch(t) for t in outs)
 
 
 def as_tuple(result) -> tuple:

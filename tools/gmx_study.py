@@ -23,9 +23,8 @@ import importlib.util
 import os
 import sys
 
-from .study.dtypes import DATA_DTYPES, INDEX_DTYPES
-from .study.stages import STAGE_KEYS
-from .study.variants import (
+from .experiments.dtypes import DATA_DTYPES, INDEX_DTYPES
+from .experiments.variants import (
     OPTION_FLAGS,
     SWEEP_UNIT,
     VARIANTS,
@@ -36,6 +35,7 @@ from .study.variants import (
     parse_pattern,
     sweep_study,
 )
+from .study.stages import STAGE_KEYS
 
 PROG = "gmx-study"
 DEFAULT_SIZES = tuple(2**k for k in (12, 14, 16, 18, 20))
@@ -243,7 +243,7 @@ def _check_sweep_arguments(parser, args) -> None:
 
 def study_one(args: argparse.Namespace) -> int:
     """Print the study of args.study; 1 if it failed."""
-    from .study.frontends import FrontendError
+    from .experiments.frontends import FrontendError
     from .study.outcome import run_study
     from .study.render import render
 

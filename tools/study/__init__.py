@@ -1,12 +1,11 @@
-"""gmx.tools.study: the stage-by-stage study of one gather variant (`gmx-study`).
+"""gmx.tools.study: gmx-study's own parts, the stage-by-stage study of one
+gather variant. The variants, frontends, contenders, timing and tables it
+shares with gmx-bench are in `gmx.tools.experiments`.
 
-- `variants`: the gather variants, their options, validation, inputs and
-  numpy/torch references.
-- `frontends`: the programs a frontend emits for a variant (torch-mlir's FX
-  importer, its ONNX importer, or gmx itself).
 - `stages`: the pipelines from frontend TOSA to loops, IR and op counts per
   stage, and what the fusion derived.
-- `measure`: fused/unfused/numpy/torch results checked and timed.
+- `outcome`: one study end to end (frontend program, stages, checked and
+  timed contenders), and a sweep's `Point`.
 - `render`: the text of one study.
-- `sweep`, `report`, `plots`: `--all --report DIR`.
+- `plots`, `report`, then `sweep` (which uses both): `--all --report DIR`.
 """

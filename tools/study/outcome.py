@@ -1,17 +1,35 @@
-"""One study end to end: frontend program, stages, checked contenders, times."""
+"""One study end to end: frontend program, stages, checked contenders, times;
+and a `Point` of a sweep (one study's outcome, or why there is none).
+
+The contenders of a study, in table order (`gmx.tools.experiments.contenders`):
+
+    fused    the program after --gmx-canonicalize, compiled by gmx.runtime
+    unfused  the frontend program as emitted, compiled the same way
+             (absent for multiaxis: its frontend program is gmx already)
+    numpy    the variant's numpy expression (the reference itself)
+    torch    the variant's torch expression, eager, on one thread (as the
+             compiled code and numpy run)
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .frontends import frontend_program
-from .measure import Run, prepare, time_run
+from ..experiments.contenders import Fused, Numpy, Run, Torch, Unfused, check, make_case, time_run
+from ..experiments.variants import Study
 from .stages import Lowering, lower
-from .variants import Study
 
 # Stages that must lower for the study to pass; the unfused loop level is
 # upstream's business (f64 TOSA, for one, does not pass its profile checks).
 REQUIRED_STAGES = ("frontend", "fused", "linalg", "loops")
+
+
+def study_contenders(checked: bool) -> list:
+    """The contenders of a study; `checked`: with run-time index bounds checks."""
+    return [Fused("fused", checked), Unfused("unfused", checked), Numpy("numpy"), Torch("torch", threads=1)]
+
+
+CONTENDERS = tuple(c.name for c in study_contenders(True))
 
 
 @dataclass
@@ -43,11 +61,23 @@ class Outcome:
 def run_study(study: Study, checked: bool, timing: tuple[int, int] | None) -> Outcome:
     """Build, lower, check and (with `timing` = (repeat, warmup)) time one
     study. Raises FrontendError when the frontend cannot build the program."""
-    inputs = study.inputs()
-    text = frontend_program(study, inputs)
-    lowering = lower(text, study.arguments(), checked)
-    run = prepare(study, lowering, inputs)
+    case = make_case(study)
+    lowering = lower(case.text, study.arguments(), checked)
+    run = check(study_contenders(checked), case)
     if timing is not None:
         time_run(run, *timing)
-    expected = study.variant.numpy_fn(study)(*inputs)
-    return Outcome(study, lowering, run, (study.dtype, expected.shape))
+    return Outcome(study, lowering, run, (study.dtype, case.expected.shape))
+
+
+@dataclass
+class Point:
+    """One variant at one size of a sweep: its outcome, or why there is none."""
+
+    study: Study
+    outputs: int  # output elements
+    outcome: Outcome | None = None
+    error: str | None = None
+
+    @property
+    def problems(self) -> list[str]:
+        return [self.error] if self.error else self.outcome.problems

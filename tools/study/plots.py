@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import io
 
-from .measure import CONTENDERS
-from .sweep import Point
+from .outcome import CONTENDERS, Point
 
 STYLE = {"fused": ("C0", "o"), "unfused": ("C3", "s"), "numpy": ("C2", "^"), "torch": ("C1", "v")}
 

@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
-from .frontends import ROUTES
-from .measure import CONTENDERS, Run, ratio
-from .outcome import Outcome
+from ..experiments.contenders import Run, ratio
+from ..experiments.frontends import ROUTES
+from ..experiments.tables import fmt_ms, fmt_ratio, text_table
+from ..experiments.variants import Study, fmt_dims
+from .outcome import CONTENDERS, Outcome
 from .stages import STAGE_KEYS, Lowering
-from .variants import Study, fmt_dims
 
 STAGE_COLUMNS = {"frontend": "frontend", "fused": "fused", "linalg": "linalg", "loops": "loops",
                  "unfused-loops": "unfused loops"}
-
-
-def fmt_ms(ms: float | None) -> str:
-    """Milliseconds with three or four significant digits; `–` when absent."""
-    if ms is None:
-        return "–"
-    decimals = 4 if ms < 1 else 3 if ms < 10 else 2 if ms < 100 else 1
-    return f"{ms:.{decimals}f}"
-
-
-def fmt_ratio(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}x"
 
 
 def header(study: Study, output: tuple[str, tuple[int, ...]], checked: bool) -> list[str]:
@@ -57,19 +46,6 @@ def derived_lines(lowering: Lowering) -> list[str]:
     return [f"derived: {d.summary()}" for d in lowering.derived]
 
 
-def text_table(head: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> list[str]:
-    """Columns two spaces apart; `align` has an `l` or `r` per column (default:
-    the first left, the others right)."""
-    align = align or "l" + "r" * (len(head) - 1)
-    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-
-    def line(row):
-        cells = [str(c).ljust(w) if a == "l" else str(c).rjust(w) for c, w, a in zip(row, widths, align)]
-        return "  ".join(cells).rstrip()
-
-    return [line(head)] + [line(r) for r in rows]
-
-
 def count_rows(lowering: Lowering) -> tuple[list[str], list[list[str]]]:
     """Op name -> count per stage (`-` for none, `?` where the stage failed), and a total row."""
     stages = [lowering.stages[k] for k in STAGE_KEYS]
@@ -99,7 +75,7 @@ def timing_section(run: Run, repeat: int, warmup: int) -> list[str]:
         "",
         f"=== times: median of {repeat} interleaved runs after {warmup} warm-up, one thread ===",
     ]
-    rows = [[n, fmt_ms(run.results[n].median_ms), fmt_ratio(ratio(run, n))] for n in CONTENDERS]
+    rows = [[n, fmt_ms(run.results[n].median_ms), fmt_ratio(ratio(run.results, n, "fused"))] for n in CONTENDERS]
     lines += text_table(["contender", "ms", "vs fused"], rows)
     lines.append("(fused and unfused: whole gmx.runtime calls; results are returned without a copy)")
     return lines

@@ -4,19 +4,12 @@ stage, run times, the plots and every failure."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from gmx.benchmarks.report import machine_line, machine_summary
-
-from .measure import CONTENDERS, ratio
-from .render import STAGE_COLUMNS, fmt_ms, fmt_ratio
+from ..experiments.contenders import ratio
+from ..experiments.machine import machine_line, machine_summary
+from ..experiments.tables import fmt_ms, fmt_ratio, markdown_table
+from .outcome import CONTENDERS, Point
+from .render import STAGE_COLUMNS
 from .stages import STAGE_KEYS
-from .sweep import Point
-
-
-def markdown_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return lines + ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
 
 
 def by_variant(points: list[Point]) -> dict[str, list[Point]]:
@@ -127,7 +120,7 @@ def time_rows(points: list[Point]) -> list[list[str]]:
         cells = [point.study.variant.name, f"{point.outputs:,}"]
         cells += [_time_cell(point, n) for n in CONTENDERS]
         run = point.outcome.run if point.outcome else None
-        cells += [fmt_ratio(ratio(run, n) if run else None) for n in CONTENDERS[1:]]
+        cells += [fmt_ratio(ratio(run.results, n, "fused") if run else None) for n in CONTENDERS[1:]]
         rows.append(cells)
     return rows
 

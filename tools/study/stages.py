@@ -26,6 +26,8 @@ from gmx.passes.lowering.gmx_lower_to_llvm import loop_level_elements
 from gmx.passes.pipeline import build_pass_manager
 from gmx.passes.views import VIEW_OPS, defining_op
 
+from ..experiments.pipelines import count_ops
+
 ELIDE = 16  # constants with more elements print as dense_resource<__elided__> / "..."
 CONSTANTS = ("tosa.const", "tosa.const_shape", "arith.constant")
 STAGE_KEYS = ("frontend", "fused", "linalg", "loops", "unfused-loops")
@@ -138,19 +140,6 @@ def _first_line(error: ir.MLIRError) -> str:
 def snapshot(title: str, module, key: str = "frontend") -> Stage:
     """The Stage of a module: its IR with large constants elided, its op counts."""
     return Stage(key, title, module.get_asm(large_elements_limit=ELIDE), count_ops(module))
-
-
-def count_ops(module) -> Counter:
-    """Op name -> how many, nested ops included, the module itself not."""
-    counts: Counter = Counter()
-
-    def visit(op):
-        counts[op.name] += 1
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    counts["builtin.module"] -= 1
-    return +counts
 
 
 # --- what the fusion derived ---------------------------------------------------

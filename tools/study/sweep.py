@@ -12,26 +12,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass
 
+from ..experiments.frontends import FrontendError
+from ..experiments.variants import Study
 from ..output import OutputError, write_output
-from .frontends import FrontendError
-from .outcome import Outcome, run_study
-from .variants import Study
-
-
-@dataclass
-class Point:
-    """One variant at one size: its outcome, or why there is none."""
-
-    study: Study
-    outputs: int  # output elements
-    outcome: Outcome | None = None
-    error: str | None = None
-
-    @property
-    def problems(self) -> list[str]:
-        return [self.error] if self.error else self.outcome.problems
+from . import plots
+from .outcome import Point, run_study
+from .report import report_text
 
 
 class Progress:
@@ -89,13 +76,11 @@ def sweep(studies: list[tuple[int, Study]], checked: bool, timing: tuple[int, in
 def write_plots(directory: str, points: list[Point]) -> list[str]:
     """DIR/<variant>.png for each variant; the plots that failed, as problems.
     Raises OutputError when a file cannot be written."""
-    from .plots import plot_variant
-
     problems = []
     names = list(dict.fromkeys(p.study.variant.name for p in points))
     for name in names:
         try:
-            png = plot_variant([p for p in points if p.study.variant.name == name])
+            png = plots.plot_variant([p for p in points if p.study.variant.name == name])
         except Exception as error:  # noqa: BLE001  one plot's bug must not lose the report
             problems.append(f"plot of {name}: internal error: {type(error).__name__}: {error}")
             continue
@@ -105,8 +90,6 @@ def write_plots(directory: str, points: list[Point]) -> list[str]:
 
 def sweep_main(args) -> int:
     """Run the sweep of args.sweep and write the report into args.report."""
-    from .report import report_text
-
     start = time.perf_counter()
     try:
         os.makedirs(args.report, exist_ok=True)

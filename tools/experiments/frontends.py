@@ -1,13 +1,18 @@
-"""The frontend programs of a study: TOSA from torch-mlir, or gmx directly.
+"""The one way gmx's tools and tests get a frontend program: TOSA from
+torch-mlir, or gmx directly.
 
-- `export_torch(forward, arrays)`: `torch_mlir.fx.export_and_import(...,
-  output_type="tosa")` of a torch function at the arrays' static shapes.
+- `torch_to_tosa(forward, inputs)`: `torch_mlir.fx.export_and_import(...,
+  output_type="tosa")` of a torch module or function at the inputs' static
+  shapes and dtypes (numpy arrays or torch tensors).
 - `onnx_model(...)` builds a one-node ONNX model; `onnx_to_tosa(model)`
-  imports it with torch-mlir's ONNX importer and lowers it to TOSA.
+  imports a model with torch-mlir's ONNX importer and lowers it to TOSA.
 - `gmx_program(...)`: one `gmx.gather_multiaxis` in a function.
+- `frontend_program(study, inputs)`: the program of a study's variant, by
+  its frontend (ROUTES).
 
-Every program's entry is `@main`. Failures raise `FrontendError` with the
-frontend's first diagnostic line, never a binding traceback.
+Failures raise `FrontendError` whose message is the frontend's first
+diagnostic line (the frontend's own exception is its cause), never a binding
+traceback on a terminal.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -24,32 +29,6 @@ from .dtypes import onnx_type, to_torch
 TOSA_PIPELINE = (
     "builtin.module(torch-onnx-to-torch-backend-pipeline,torch-backend-to-tosa-backend-pipeline)"
 )
-
-
-def onnx_to_tosa(model) -> str:
-    """Import `model` with torch-mlir's ONNX importer (as `torch-mlir-import-onnx`
-    does), lower it with TOSA_PIPELINE (torch-mlir's ONNX -> torch backend ->
-    TOSA backend pipelines), return the module as text. The entry function is
-    named after the ONNX graph."""
-    import onnx
-    import torch_mlir.dialects.torch as torch_d  # registers the torch-* passes
-    from torch_mlir.extras import onnx_importer
-
-    from gmx.dialect.mlir import ir, passmanager
-
-    onnx.checker.check_model(model)
-    model = onnx.shape_inference.infer_shapes(model, data_prop=True)
-    context = ir.Context()
-    torch_d.register_dialect(context)
-    info = onnx_importer.ModelInfo(model)
-    module = info.create_module(context=context).operation
-    onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
-    module.verify()
-    with context:
-        passmanager.PassManager.parse(TOSA_PIPELINE).run(module)
-    return module.get_asm()
-
-
 ONNX_OPSET = 17  # GatherND's batch_dims needs >= 12; torch-mlir's importer knows 17 well
 
 
@@ -82,23 +61,64 @@ def _quiet_torch():
         logger.setLevel(level)
 
 
-def export_torch(forward: Callable, arrays: tuple[np.ndarray, ...]) -> str:
-    """The TOSA text `torch_mlir.fx.export_and_import` makes of `forward` at
-    the arrays' static shapes and dtypes."""
+def torch_module(forward: Callable):
+    """A torch.nn.Module whose forward is `forward` (what torch.export takes)."""
     import torch
-    from torch_mlir import fx
 
-    class Module(torch.nn.Module):
+    class Function(torch.nn.Module):
         def forward(self, *args):
             return forward(*args)
 
-    tensors = [to_torch(a) for a in arrays]
+    return Function()
+
+
+def torch_to_tosa(forward, inputs: Sequence) -> str:
+    """The TOSA text `torch_mlir.fx.export_and_import` makes of `forward` (a
+    torch.nn.Module, or a function of the inputs) at the inputs' static
+    shapes and dtypes; inputs are torch tensors or numpy arrays (bf16 as
+    ml_dtypes.bfloat16)."""
+    import torch
+    from torch_mlir import fx
+
+    module = forward if isinstance(forward, torch.nn.Module) else torch_module(forward)
+    tensors = [a if isinstance(a, torch.Tensor) else to_torch(a) for a in inputs]
     try:
         with _quiet_torch():
-            module = fx.export_and_import(Module(), *tensors, output_type="tosa")
+            exported = fx.export_and_import(module, *tensors, output_type="tosa")
     except Exception as error:  # torch.export and torch-mlir raise many kinds
-        raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error)}") from None
-    return str(module)
+        raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error)}") from error
+    return str(exported)
+
+
+def onnx_to_tosa(model) -> str:
+    """Import `model` with torch-mlir's ONNX importer (as `torch-mlir-import-onnx`
+    does), lower it with TOSA_PIPELINE (torch-mlir's ONNX -> torch backend ->
+    TOSA backend pipelines), return the module as text. The entry function is
+    named after the ONNX graph."""
+    try:
+        return _onnx_to_tosa(model)
+    except Exception as error:  # onnx's checker, the importer and the pipeline raise many kinds
+        raise FrontendError(f"torch-mlir could not import the ONNX model: {first_error_line(error)}") from error
+
+
+def _onnx_to_tosa(model) -> str:
+    import onnx
+    import torch_mlir.dialects.torch as torch_d  # registers the torch-* passes
+    from torch_mlir.extras import onnx_importer
+
+    from gmx.dialect.mlir import ir, passmanager
+
+    onnx.checker.check_model(model)
+    model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    context = ir.Context()
+    torch_d.register_dialect(context)
+    info = onnx_importer.ModelInfo(model)
+    module = info.create_module(context=context).operation
+    onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
+    module.verify()
+    with context:
+        passmanager.PassManager.parse(TOSA_PIPELINE).run(module)
+    return module.get_asm()
 
 
 def onnx_model(op_type: str, attributes: dict, inputs: list[tuple], output: tuple):
@@ -112,14 +132,6 @@ def onnx_model(op_type: str, attributes: dict, inputs: list[tuple], output: tupl
     node = helper.make_node(op_type, [name for name, _, _ in inputs], ["out"], **attributes)
     graph = helper.make_graph([node], "main", [value(*i) for i in inputs], [value("out", *output)])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", ONNX_OPSET)])
-
-
-def import_onnx(model) -> str:
-    """onnx_to_tosa, with its failures as FrontendError."""
-    try:
-        return onnx_to_tosa(model)
-    except Exception as error:  # onnx's checker, the importer and the pipeline raise many kinds
-        raise FrontendError(f"torch-mlir could not import the ONNX model: {first_error_line(error)}") from None
 
 
 def gmx_program(input_type: tuple[str, tuple], indices_type: tuple[str, tuple], axes) -> str:
@@ -152,11 +164,11 @@ def frontend_program(study, inputs: tuple[np.ndarray, ...]) -> str:
     the inputs in `study.arguments()` order. Raises FrontendError."""
     variant = study.variant
     if variant.frontend == "torch":
-        return export_torch(variant.torch_fn(study), inputs)
+        return torch_to_tosa(variant.torch_fn(study), inputs)
     types = variant.input_types(study)
     if variant.frontend == "onnx":
         op_type, attributes = variant.onnx_node(study)
         expected = variant.numpy_fn(study)(*inputs)
         arguments = [(name, t, shape) for name, (t, shape) in zip(study.arguments(), types)]
-        return import_onnx(onnx_model(op_type, attributes, arguments, (study.dtype, expected.shape)))
+        return onnx_to_tosa(onnx_model(op_type, attributes, arguments, (study.dtype, expected.shape)))
     return gmx_program(*types, study.axes)

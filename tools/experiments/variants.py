@@ -1,4 +1,6 @@
-"""The gather variants gmx-study knows, and a validated `Study` of one.
+"""The one registry of gather variants (`VARIANTS`), and a validated `Study`
+of one: gmx-study studies them, gmx-bench's benchmarks are studies of them
+at fixed options, so a new variant is one entry here.
 
 A `Variant` is one gather as a frontend writes it. It says which options
 apply (`axis`, `axes`, `batch_dims`, `pattern`) and their defaults, checks
@@ -379,7 +381,7 @@ class TakeAlongAxis(ElementGather):
         check_broadcastable(s)
 
     def expression(self, s):
-        return f"torch.take_along_dim(x, idx, {s.axis})"
+        return f"torch.take_along_dim(x, idx, dim={s.axis})"
 
     def numpy_fn(self, s):
         return lambda x, idx: np.take_along_axis(x, idx, s.axis)

@@ -1,0 +1,25 @@
+"""gmx.tools.experiments: the one experiment stack of gmx-study and gmx-bench.
+
+What a gather experiment needs, each in one place:
+
+- `variants`: the one registry of gather variants (`VARIANTS`) and a
+  validated `Study` of one (shapes, options, dtypes, seed, inputs, numpy
+  and torch forms).
+- `dtypes`: element types by their MLIR spelling, numpy/torch/ONNX
+  conversions.
+- `frontends`: the one export helper: torch -> TOSA and ONNX -> TOSA with
+  torch-mlir, gmx programs, the program of a study's frontend.
+- `pipelines`: a program through gmx pipelines, and the one op counter.
+- `contenders`: a `Case` (a study at its inputs), the one contender set and
+  its one correctness check against the reference, `ratio`.
+- `timing`: interleaved medians.
+- `tables`: the one table renderer (Markdown and aligned text) and cell
+  formats.
+- `machine`: what the measurement ran on.
+
+Layering: dialect -> passes -> runtime -> tools. This package imports
+gmx.dialect, gmx.passes and gmx.runtime, never another tool: gmx-study
+(`gmx.tools.study`, `gmx.tools.gmx_study`) and gmx-bench (`gmx.benchmarks`)
+build on it, and nothing here imports them. Torch, ONNX and matplotlib are
+imported where used, so that parsing a tool's arguments needs none of them.
+"""

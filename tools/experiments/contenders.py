@@ -1,0 +1,294 @@
+"""What computes a study's gather, checked against the reference, then timed.
+
+A `Case` is a study at its inputs: the frontend program, the inputs and the
+reference's result (`make_case`; the reference is the variant's numpy
+expression). A contender has a `name` (its row or column in a report) and
+`prepare(case) -> Prepared`: a call with the inputs bound, what compiling
+it cost and facts for a report. The contenders:
+
+    Fused     the frontend program after --gmx-canonicalize, compiled by
+              gmx.runtime (its compile time includes the pass)
+    Unfused   the frontend program as emitted, compiled the same way
+              (absent when the frontend program is gmx already)
+    Numpy     the variant's numpy expression: the reference itself
+    Torch     the variant's torch expression, eager, on `threads` threads
+    Memcpy    a warm copy of as many bytes as the output: the floor a
+              gather writing that output cannot beat; computes nothing, so
+              it is not checked
+
+`check(contenders, case)` prepares each one and calls it once: a result
+must equal the reference exactly (dtype, shape, every element), and a
+contender that does not compile, fails or is wrong is reported and not
+timed. `time_run` times the others in interleaved rounds (`timing`). The
+compiled contenders' times are whole gmx.runtime calls (argument checks
+included; the result is a numpy view of the compiled code's buffer, no
+copy).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gmx.dialect import OP_NAME
+from gmx.dialect.locations import error_text
+from gmx.dialect.mlir import ir
+from gmx.runtime import CompiledProgram, CompileError
+
+from .dtypes import from_torch, to_torch
+from .frontends import frontend_program
+from .pipelines import run_pipeline
+from .timing import measure, median_ms
+from .variants import Study
+
+
+@dataclass
+class Case:
+    """A study at its inputs, with its frontend program (entry `@main`)."""
+
+    study: Study
+    inputs: tuple[np.ndarray, ...]
+    expected: np.ndarray  # the reference's result
+    text: str
+    export_s: float  # seconds the frontend took to make `text`
+
+    @property
+    def output_elements(self) -> int:
+        return int(self.expected.size)
+
+    @property
+    def output_bytes(self) -> int:
+        return int(self.expected.nbytes)
+
+
+def make_case(study: Study) -> Case:
+    """The study's inputs (seeded), the reference's result and the frontend
+    program. Raises FrontendError when the frontend cannot make it."""
+    inputs = study.inputs()
+    expected = study.variant.numpy_fn(study)(*inputs)
+    start = time.perf_counter()
+    text = frontend_program(study, inputs)
+    return Case(study, inputs, expected, text, time.perf_counter() - start)
+
+
+@dataclass
+class Prepared:
+    """A contender ready to run: `call()` returns its output, or `call` is
+    None when the contender does not apply (`note` says why)."""
+
+    call: Callable[[], object] | None
+    compile_s: float | None = None  # None for contenders that compile nothing
+    info: dict = field(default_factory=dict)  # contender-specific facts for a report
+    convert: Callable = lambda output: output  # to the numpy array compared with the reference
+    checked: bool = True  # whether the output is compared with the reference
+    note: str = ""  # said beside the status
+
+
+@dataclass
+class Result:
+    """One contender on one case: its status, its compile time and facts,
+    and, once timed, its samples (seconds)."""
+
+    name: str
+    status: str = "equal"  # equal, wrong, does not compile, failed, absent, not checked
+    detail: str = ""
+    compile_s: float | None = None
+    info: dict = field(default_factory=dict)
+    samples: list[float] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("equal", "absent", "not checked")
+
+    @property
+    def median_ms(self) -> float | None:
+        return median_ms(self.samples) if self.samples else None
+
+    def line(self) -> str:
+        return f"{self.status}: {self.detail}" if self.detail else self.status
+
+
+@dataclass
+class Run:
+    """Every contender of a case, checked, with the calls to time."""
+
+    results: dict[str, Result] = field(default_factory=dict)
+    calls: dict[str, Callable[[], object]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results.values())
+
+
+# --- the contenders ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fused:
+    """The frontend program after --gmx-canonicalize, compiled. Its compile
+    time includes parsing, the pass and printing."""
+
+    name: str = "fused"
+    checked: bool = True  # run-time index bounds checks
+
+    def prepare(self, case: Case) -> Prepared:
+        start = time.perf_counter()
+        fused = run_pipeline(case.text, ["gmx-canonicalize"])
+        program = CompiledProgram(fused.text, "main", self.checked)
+        info = {"gmx_ops": fused.counts[OP_NAME], "tosa_gathers": fused.counts["tosa.gather"],
+                "canonicalize_s": fused.seconds}
+        return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, info)
+
+
+@dataclass(frozen=True)
+class Unfused:
+    """The frontend program as emitted, compiled."""
+
+    name: str = "unfused"
+    checked: bool = True
+
+    def prepare(self, case: Case) -> Prepared:
+        if case.study.variant.frontend == "gmx":
+            return Prepared(None, note="the frontend program is gmx already")
+        start = time.perf_counter()
+        # CompiledProgram, not gmx.runtime.compile: its cache would keep every
+        # large program alive and return a program compiled before for the same text.
+        program = CompiledProgram(case.text, "main", self.checked)
+        return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start)
+
+
+@dataclass(frozen=True)
+class Numpy:
+    """The variant's numpy expression on the same arrays."""
+
+    name: str = "numpy"
+
+    def prepare(self, case: Case) -> Prepared:
+        numpy_fn = case.study.variant.numpy_fn(case.study)
+        return Prepared(functools.partial(numpy_fn, *case.inputs), note="the reference")
+
+
+@dataclass(frozen=True)
+class Torch:
+    """The variant's torch expression, eager, on `threads` threads; tensors
+    are made from the inputs once, outside the timing."""
+
+    name: str = "torch"
+    threads: int = 1
+
+    def prepare(self, case: Case) -> Prepared:
+        import torch
+
+        forward = case.study.variant.torch_fn(case.study)
+        tensors = [to_torch(a) for a in case.inputs]
+        threads = self.threads
+
+        def call():
+            if torch.get_num_threads() != threads:  # rounds interleave contenders on other counts
+                torch.set_num_threads(threads)
+            return forward(*tensors)
+
+        return Prepared(call, info={"threads": threads}, convert=from_torch)
+
+
+@dataclass(frozen=True)
+class Memcpy:
+    """A warm copy of the output's bytes between two preallocated arrays."""
+
+    name: str = "memcpy"
+
+    def prepare(self, case: Case) -> Prepared:
+        source = case.expected.copy()
+        target = np.empty_like(source)
+        return Prepared(functools.partial(np.copyto, target, source), checked=False, note="computes nothing")
+
+
+# --- checking and timing -----------------------------------------------------------
+
+
+def difference(got, expected: np.ndarray) -> str | None:
+    """None when `got` equals `expected` exactly, else what differs."""
+    if not isinstance(got, np.ndarray):
+        return f"returned {type(got).__name__}, expected an array"
+    if got.dtype != expected.dtype or got.shape != expected.shape:
+        return f"returned {got.dtype}{list(got.shape)}, expected {expected.dtype}{list(expected.shape)}"
+    if not np.array_equal(got, expected):
+        return f"{int(np.sum(got != expected))} of {expected.size} elements differ"
+    return None
+
+
+@contextlib.contextmanager
+def _torch_threads_kept():
+    """Torch contenders set their thread count when called; the count the
+    caller had is restored after (when torch is loaded already)."""
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch else None
+    try:
+        yield
+    finally:
+        if threads is not None and torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+
+
+def check(contenders: Iterable, case: Case) -> Run:
+    """Prepare every contender and check its first call against the reference."""
+    run = Run()
+    with _torch_threads_kept():
+        for contender in contenders:
+            result, call = _checked(contender, case)
+            run.results[contender.name] = result
+            if call is not None:
+                run.calls[contender.name] = call
+    return run
+
+
+def _checked(contender, case: Case) -> tuple[Result, Callable | None]:
+    """The contender's Result, and its call if it is to be timed."""
+    result = Result(contender.name)
+    try:
+        prepared = contender.prepare(case)
+        result.compile_s, result.info = prepared.compile_s, prepared.info
+        if prepared.call is None:
+            result.status, result.detail = "absent", prepared.note
+            return result, None
+        got = prepared.call()
+    except CompileError as error:
+        result.status, result.detail = "does not compile", str(error).splitlines()[0]
+        return result, None
+    except ir.MLIRError as error:
+        result.status, result.detail = "does not compile", error_text(error).splitlines()[0]
+        return result, None
+    except Exception as error:  # noqa: BLE001  a failing contender must not hide the others
+        result.status, result.detail = "failed", f"{type(error).__name__}: {error}"
+        return result, None
+    wrong = difference(prepared.convert(got), case.expected) if prepared.checked else None
+    if wrong:
+        result.status, result.detail = "wrong", wrong
+        return result, None
+    result.status = "equal" if prepared.checked else "not checked"
+    result.detail = prepared.note
+    return result, prepared.call
+
+
+def time_run(run: Run, repeat: int, warmup: int) -> None:
+    """Time every checked call: `repeat` interleaved rounds after `warmup`,
+    each result's samples in seconds."""
+    with _torch_threads_kept():
+        samples = measure(run.calls, (), repeat, warmup)
+    for name, seconds in samples.items():
+        run.results[name].samples = seconds
+
+
+def ratio(results: Mapping[str, Result], numerator: str, denominator: str) -> float | None:
+    """median(numerator) / median(denominator) (> 1: the denominator is
+    faster); None when either was not timed."""
+    a, b = results.get(numerator), results.get(denominator)
+    if a is None or b is None or a.median_ms is None or not b.median_ms:
+        return None
+    return a.median_ms / b.median_ms
