@@ -198,7 +198,7 @@ def test_folders_import_only_earlier_layers(project):
 
 def test_test_modules_import_no_test_module():
     """Shared test helpers live in conftest.py fixtures or in helper modules
-    (`torch_corpus`, `seed_examples`), never in another test module."""
+    (`torch_corpus`, `worked_examples`), never in another test module."""
     tests = Path(__file__).resolve().parent
     found = [
         f"{path.name} imports {name}"

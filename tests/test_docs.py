@@ -362,22 +362,13 @@ OUTSIDE = re.compile(
     r"|\b00\d_[0-9a-f]{16}\b",
     re.IGNORECASE,
 )
-# Lines in files that another branch of the same change rewrites. The test
-# fails when an entry no longer matches, so the list empties at the merge.
-PENDING = {
-    "tests/torch_corpus.py": 1,
-    "tools/study/report.py": 2,
-    "tools/study/variants.py": 2,
-}
 
 
 def test_nothing_refers_outside_the_repository():
-    found = {}
-    for name, text in tracked_texts().items():
-        lines = [f"{name}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1) if OUTSIDE.search(line)]
-        if lines:
-            found[name] = lines
-    unexpected = [line for name, lines in found.items() if PENDING.get(name) != len(lines) for line in lines]
-    stale = [name for name in PENDING if name not in found]
-    assert not unexpected, "references to notes outside the repository:\n" + "\n".join(unexpected)
-    assert not stale, f"PENDING entries that no longer match, remove them: {stale}"
+    found = [
+        f"{name}:{n}: {line.strip()}"
+        for name, text in tracked_texts().items()
+        for n, line in enumerate(text.splitlines(), 1)
+        if OUTSIDE.search(line)
+    ]
+    assert not found, "references to notes outside the repository:\n" + "\n".join(found)

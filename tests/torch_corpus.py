@@ -4,7 +4,7 @@ that `--gmx-canonicalize` must raise into `gmx.gather_multiaxis`.
 Each `Program` names a module factory, a function making its example inputs
 (fixed seed: the CRC-32 of the program's name) and `gathers`, the number of
 gathers in the TOSA source (one `tosa.gather` each, on a flattened or
-row-reshaped input with linearised index arithmetic, DESIGN.md section 2),
+row-reshaped input with linearised index arithmetic, docs/semantics.md#how-frontends-spell-gathers-today),
 i.e. the number of `gmx.gather_multiaxis` ops the pass must leave.
 
     program = BY_NAME["gather_r3_d1"]

@@ -33,7 +33,7 @@ from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_ind
 
 from .dtypes import INDEX_DTYPES, random_data
 
-# Seed 000's equivalence classes ("Operator Equivalence Classes").
+# The equivalence classes of docs/semantics.md#equivalence-classes.
 ELEMENT = "single axis element gather"
 FLAT = "single axis element gather, 1-D input"
 BLOCK = "single axis block gather"
@@ -108,7 +108,7 @@ class Variant:
 
     name: str
     frontend: str  # "torch", "onnx" or "gmx"
-    category: str  # seed 000's equivalence class
+    category: str  # docs/semantics.md#equivalence-classes
     shape: tuple[int, ...]  # default data shape
     indices_shape: tuple[int, ...]  # default indices shape
     options: dict = field(default_factory=dict)  # option -> default value

@@ -1,5 +1,5 @@
 """DIR/report.md of a sweep: what the fusion derived (an equivalence table in
-the manner of seed 000's "Operator Equivalence Classes"), op counts per
+the classes of docs/semantics.md#equivalence-classes), op counts per
 stage, run times, the plots and every failure."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def equivalence_rows(points: list[Point]) -> list[list[str]]:
 
 
 def equivalence_section(points: list[Point]) -> list[str]:
-    head = ["variant", "category (seed 000)", "frontend", "inputs", "gmx input", "gmx indices", "axes",
+    head = ["variant", "category", "frontend", "inputs", "gmx input", "gmx indices", "axes",
             "gmx output", "result"]
     return [
         "## What the fusion derived",
