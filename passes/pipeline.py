@@ -1,8 +1,9 @@
 """Build a PassManager from mlir-opt style pass flags or a textual pipeline.
 
 Textual pipelines of this MLIR build cannot name Python passes, so gmx
-composes its own: gmx passes come from `get_all_passes`, every other element
-is handed to the upstream pipeline parser (`elements`), in command-line order.
+composes its own: gmx passes come from `get_pass` (any flag of
+`get_all_passes`), every other element is handed to the upstream pipeline
+parser (`elements`), in command-line order.
 
     --canonicalize --convert-gmx-to-linalg=checked=false --cse
     --pass-pipeline='builtin.module(convert-gmx-to-linalg, func.func(cse))'

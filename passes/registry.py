@@ -1,4 +1,5 @@
-"""Every gmx pass by its flag name, as mlir-opt knows passes.
+"""What a gmx pass is, as mlir-opt knows passes (the flags themselves are
+listed by `gmx.passes.get_all_passes`).
 
 A gmx pass is a `PassInfo`: the flag (`argument`), a one-line description,
 its options, and `add_to(pm, options)` which appends it to a PassManager

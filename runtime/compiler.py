@@ -64,7 +64,9 @@ class TensorSignature:
         return f"{self.dtype}[{dims}]"
 
 
-def _tensor_signature(t: ir.Type, role: str) -> TensorSignature:
+def _exchanged_tensor(t: ir.Type, role: str) -> TensorSignature:
+    """The TensorSignature of one argument or result type (`role` names it
+    in errors): ranked tensors of a numpy dtype only."""
     if not isinstance(t, ir.RankedTensorType):
         raise CompileError(f"{role} has type {t}; gmx.runtime exchanges ranked tensors only")
     shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
@@ -112,8 +114,8 @@ class CompiledProgram:
             module = _parse(asm)
             entry_op = _find_entry(module, entry)
             ftype = tensor_signature(entry_op)
-            self.arguments = [_tensor_signature(t, f"argument #{i}") for i, t in enumerate(ftype.inputs)]
-            self.results = [_tensor_signature(t, f"result #{i}") for i, t in enumerate(ftype.results)]
+            self.arguments = [_exchanged_tensor(t, f"argument #{i}") for i, t in enumerate(ftype.inputs)]
+            self.results = [_exchanged_tensor(t, f"result #{i}") for i, t in enumerate(ftype.results)]
             if entry_op.name == "func.func":
                 _lower(module, checked)
             self.sites = error_sites(module.operation)

@@ -1,5 +1,14 @@
 // RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm | FileCheck %s
 // RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm=checked=false | FileCheck %s --check-prefix=UNCHECKED
+// RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm | FileCheck %s --check-prefix=LOWERED
+// RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm=checked=false | FileCheck %s --check-prefix=LOWERED
+
+// In both modes and every case below, nothing above the LLVM dialect is
+// left (LOWERED has only NOT lines, so they cover the whole output; the
+// tosa.target_env module attribute is no op).
+// LOWERED-NOT: {{(tensor|linalg|scf|cf|memref|bufferization|affine|arith|vector|func)\.[a-z_]+}}
+// LOWERED-NOT: {{= "?tosa\.}}
+// LOWERED-NOT: gmx.gather_multiaxis
 
 // A gather entry point: everything is in the LLVM dialect, the entry keeps
 // its tensor signature and gets the C interface, its pointer arguments are
@@ -7,7 +16,7 @@
 // callback, whose site is this gather's location.
 // CHECK-LABEL: module attributes {gmx.error_sites = ["{{.*}}gmx-lower-to-llvm.mlir:{{[0-9]+}}:8"]
 // CHECK: llvm.func private @gmx_index_error(
-// CHECK: llvm.func @main(%[[X:.*]]: !llvm.ptr {llvm.noalias}, %[[XA:.*]]: !llvm.ptr {llvm.noalias},
+// CHECK: llvm.func @main(%{{[a-z0-9_]+}}: !llvm.ptr {llvm.noalias}, %{{[a-z0-9_]+}}: !llvm.ptr {llvm.noalias},
 // CHECK-SAME: gmx.signature = (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
 // CHECK-SAME: llvm.emit_c_interface
 // CHECK: llvm.call @gmx_index_error(

@@ -40,7 +40,7 @@ Scanning the indices rather than the output also reports bad indices that
 no output element reads (an empty output).
 
 Other shapes of the same generic, for speed on large static gathers (the
-strategies of `gather_plan`, which decides; this module only builds):
+strategies `gather_plan` chooses):
 
 - Elementwise gathers (the indices vary along the innermost output dim, so
   every output reads its own index) check while they gather: one generic,
@@ -66,7 +66,8 @@ The IR comes out folded (`folding`): static sizes and arithmetic on them
 are computed while it is built, and each constant is emitted once, at the
 function's entry, so the pass alone prints what `--canonicalize --cse`
 would make of it. `gather_plan` decides how each gather is lowered,
-`gather_builder` builds it.
+`gather_builder` builds it; this module walks the ops and records their
+sites.
 """
 
 from __future__ import annotations

@@ -56,8 +56,7 @@ def prepare_entry_points(module) -> None:
             continue  # private or nested: not an entry point
         op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         op.attributes[SIGNATURE_ATTR] = op.attributes["function_type"]
-        inputs = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value).inputs
-        tensors = {i for i, t in enumerate(inputs) if _is_tensor(t)}
+        tensors = {i for i, t in enumerate(tensor_signature(op).inputs) if _is_tensor(t)}
         if tensors:
             _set_argument_attribute(op, tensors, "bufferization.writable", ir.BoolAttr.get(False))
 

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 
 from gmx.dialect.mlir import arith, ir
 
+from ..views import defining_op
+
 Folded = int | bool | ir.Value
 
 _MASK = (1 << 64) - 1  # index and i64 are 64 bits wide on every target we run on
@@ -179,11 +181,11 @@ class Folder:
         """`!a`: the negated comparison when `a` is a cmpi, else xori with true."""
         if self._static(a):
             return not a
-        owner = a.owner
-        if not isinstance(owner, ir.Block) and owner.name == "arith.cmpi":
-            predicate = arith.CmpIPredicate(ir.IntegerAttr(owner.attributes["predicate"]).value)
+        cmp = defining_op(a)
+        if cmp is not None and cmp.name == "arith.cmpi":
+            predicate = arith.CmpIPredicate(ir.IntegerAttr(cmp.attributes["predicate"]).value)
             negated = getattr(arith.CmpIPredicate, _NEGATED[predicate.name])
-            return arith.cmpi(negated, *owner.operands)
+            return arith.cmpi(negated, *cmp.operands)
         return arith.xori(a, self.value(True))
 
     def all_of(self, flags: Sequence[Folded]) -> Folded:

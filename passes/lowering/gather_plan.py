@@ -14,8 +14,8 @@ the logical indices are always ITER (the output takes their size).
 And, for the whole gather, its strategy (`choose_strategy`): in one generic
 (`Whole`), checking while it gathers (`Flagged`), or in tiles of output rows
 (`RowTiles`) or columns (`ColumnTiles`). Every decision here is a pure
-function of shapes, axes, element width and mode; `convert_gmx_to_linalg`
-only builds what the plan says.
+function of shapes, axes, element width and mode; `gather_builder` only
+builds what the plan says.
 """
 
 from __future__ import annotations
