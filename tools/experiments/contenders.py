@@ -73,7 +73,7 @@ def make_case(study: Study) -> Case:
     inputs = study.inputs()
     expected = study.variant.numpy_fn(study)(*inputs)
     start = time.perf_counter()
-    text = frontend_program(study, inputs)
+    text = frontend_program(study, inputs, expected.shape)
     return Case(study, inputs, expected, text, time.perf_counter() - start)
 
 
