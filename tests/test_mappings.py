@@ -47,7 +47,7 @@ def arange(shape) -> np.ndarray:
 
 
 @pytest.mark.parametrize("ex", EXAMPLES, ids=by_name)
-def test_seed_example_op_form(ex):
+def test_worked_example_op_form(ex):
     out = OPS[ex.op](ex.input, ex.indices, **ex.attrs)
     assert out.dtype == ex.input.dtype
     assert out.shape == ex.expected.shape
@@ -55,7 +55,7 @@ def test_seed_example_op_form(ex):
 
 
 @pytest.mark.parametrize("ex", WITH_INTERMEDIATE, ids=by_name)
-def test_seed_example_intermediate_form(ex):
+def test_worked_example_intermediate_form(ex):
     """The example's own intermediate values, run as they stand."""
     mid = ex.intermediate
     out = gather_multiaxis(
@@ -67,7 +67,7 @@ def test_seed_example_intermediate_form(ex):
 
 
 @pytest.mark.parametrize("ex", EXAMPLES, ids=by_name)
-def test_seed_example_plan(ex):
+def test_worked_example_plan(ex):
     """Our plan (placement may differ from the example's) gives the same result."""
     plan = PLANS[ex.op](ex.input.shape, ex.indices.shape, **ex.attrs)
     assert plan.result_shape == ex.expected.shape
@@ -75,7 +75,7 @@ def test_seed_example_plan(ex):
     assert_array_equal(apply_plan(plan, ex.input, ex.indices), ex.expected)
 
 
-def test_gather_scalar_seed_slip():
+def test_gather_scalar_proposal_slip():
     # The proposal lists indices shape [2,1] / output shape [2,2] for the
     # scalar index example (input [[1,2],[3,4]], indices 1, axis 0 -> [3,4]):
     # copied from the example after it. One scalar cannot be reshaped to
@@ -91,7 +91,7 @@ def test_gather_scalar_seed_slip():
 
 
 @pytest.mark.parametrize("row", GATHER_TABLE, ids=lambda row: row.name)
-def test_seed_gather_table(row):
+def test_gather_table(row):
     x = arange(row.input_shape)
     idx = (arange(row.indices_shape) * 7) % row.input_shape[row.axis]
     expected = np.take(x, idx, axis=row.axis)

@@ -137,11 +137,11 @@ def random_indices(rng, input_shape, logical, axes, dtype=np.int64) -> np.ndarra
 
 # --- the worked examples' intermediate values ------------------------------------
 
-SEEDS_WITH_INTERMEDIATE = [e for e in EXAMPLES if e.intermediate is not None]
+WITH_INTERMEDIATE = [e for e in EXAMPLES if e.intermediate is not None]
 
 
-@pytest.mark.parametrize("example", SEEDS_WITH_INTERMEDIATE, ids=lambda e: e.name)
-def test_seed_example_intermediate(example):
+@pytest.mark.parametrize("example", WITH_INTERMEDIATE, ids=lambda e: e.name)
+def test_worked_example_intermediate(example):
     mid = example.intermediate
     x = example.input.reshape(mid.input_shape)
     idx = example.indices.reshape(mid.indices_shape)
@@ -151,8 +151,8 @@ def test_seed_example_intermediate(example):
     assert_identical(got, example.expected.reshape(mid.output_shape))
 
 
-def test_seed_examples_with_intermediate_exist():
-    assert len(SEEDS_WITH_INTERMEDIATE) >= 10
+def test_worked_examples_with_intermediate_exist():
+    assert len(WITH_INTERMEDIATE) >= 10
 
 
 @pytest.mark.parametrize("row", GATHER_TABLE, ids=lambda r: r.name)
