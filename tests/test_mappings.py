@@ -24,7 +24,7 @@ from gmx.reference import (
     torch_take,
     torch_take_plan,
 )
-from worked_examples import EXAMPLES, GATHER_TABLE
+from worked_examples import EXAMPLES, GATHER_TABLE, WITH_INTERMEDIATE
 
 HYPOTHESIS = settings(derandomize=True, max_examples=60, deadline=None)
 
@@ -32,7 +32,6 @@ OPS = {"gather": onnx_gather, "gather_elements": gather_elements,
        "gather_nd": gather_nd}
 PLANS = {"gather": onnx_gather_plan, "gather_elements": gather_elements_plan,
          "gather_nd": gather_nd_plan}
-WITH_INTERMEDIATE = [ex for ex in EXAMPLES if ex.intermediate is not None]
 
 
 def by_name(ex):

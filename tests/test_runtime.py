@@ -22,7 +22,7 @@ from numpy.testing import assert_array_equal
 from gmx.dialect.shapes import infer_output_shape
 from gmx.reference import gather_multiaxis
 from gmx.runtime import CompileError, compile, memref, run
-from worked_examples import EXAMPLES, GATHER_TABLE, SHAPE_EXAMPLES
+from worked_examples import GATHER_TABLE, SHAPE_EXAMPLES, WITH_INTERMEDIATE
 
 HYPOTHESIS = settings(derandomize=True, max_examples=40, deadline=None)
 
@@ -136,8 +136,6 @@ def random_indices(rng, input_shape, logical, axes, dtype=np.int64) -> np.ndarra
 
 
 # --- the worked examples' intermediate values ------------------------------------
-
-WITH_INTERMEDIATE = [e for e in EXAMPLES if e.intermediate is not None]
 
 
 @pytest.mark.parametrize("example", WITH_INTERMEDIATE, ids=lambda e: e.name)
