@@ -156,7 +156,7 @@ def project():
 # --- the project ------------------------------------------------------------------------
 
 
-def test_every_folder_is_a_layer(project):
+def test_every_folder_is_a_layer():
     assert sorted(package_folders().values()) == sorted(LAYERS)
 
 

@@ -62,7 +62,7 @@ def test_builder_rejects_invalid_operands():
         _build([4, 3], [2, 2], [0])
 
 
-def test_infer_result_type_worked_shape_example():
+def test_infer_result_type_shape_example():
     with make_context(), ir.Location.unknown():
         f32, i64 = ir.F32Type.get(), ir.IntegerType.get_signless(64)
         x = ir.RankedTensorType.get([4, 2, 1, 2], f32)

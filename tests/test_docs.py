@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import re
 import subprocess
@@ -79,7 +80,7 @@ def tables() -> list[tuple[int, list[str], list[list[str]]]]:
     return found
 
 
-def tables_of(kind: str) -> list[list[str]]:
+def tables_of(kind: str) -> list[dict[str, str]]:
     """The rows, as {column: cell} dicts, of every table of one kind."""
     return [dict(zip(header, row)) for _, header, rows in tables() if table_kind(header) == kind
             for row in rows]
@@ -333,7 +334,9 @@ def slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
+@functools.cache
 def tracked_texts() -> dict[str, str]:
+    """Tracked text file -> its text, read once for both tests below."""
     try:
         listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
     except (OSError, subprocess.CalledProcessError):
@@ -348,7 +351,7 @@ def tracked_texts() -> dict[str, str]:
 
 def test_links_into_the_doc_name_its_headings():
     anchors = {slug(line) for line in DOC_LINES if line.startswith("#")}
-    links = [("docs/semantics.md", a) for a in re.findall(r"\]\(#([\w-]+)\)", DOC.read_text())]
+    links = [("docs/semantics.md", a) for a in re.findall(r"\]\(#([\w-]+)\)", "\n".join(DOC_LINES))]
     for name, text in tracked_texts().items():
         links += [(name, anchor) for anchor in re.findall(r"docs/semantics\.md#([\w-]+)", text)]
     assert any(name != "docs/semantics.md" for name, _ in links), "nothing links into docs/semantics.md"

@@ -24,7 +24,7 @@ from gmx.reference import (
     torch_take,
     torch_take_plan,
 )
-from worked_examples import EXAMPLES, GATHER_TABLE
+from worked_examples import EXAMPLES, GATHER_TABLE, WITH_INTERMEDIATE
 
 HYPOTHESIS = settings(derandomize=True, max_examples=60, deadline=None)
 
@@ -32,7 +32,6 @@ OPS = {"gather": onnx_gather, "gather_elements": gather_elements,
        "gather_nd": gather_nd}
 PLANS = {"gather": onnx_gather_plan, "gather_elements": gather_elements_plan,
          "gather_nd": gather_nd_plan}
-WITH_INTERMEDIATE = [ex for ex in EXAMPLES if ex.intermediate is not None]
 
 
 def by_name(ex):
@@ -91,7 +90,7 @@ def test_gather_scalar_proposal_slip():
 
 
 @pytest.mark.parametrize("row", GATHER_TABLE, ids=lambda row: row.name)
-def test_worked_gather_table(row):
+def test_gather_table(row):
     x = arange(row.input_shape)
     idx = (arange(row.indices_shape) * 7) % row.input_shape[row.axis]
     expected = np.take(x, idx, axis=row.axis)

@@ -55,7 +55,7 @@ def arange(shape, dtype=np.int64) -> np.ndarray:
 
 
 @pytest.mark.parametrize("ex", SHAPE_EXAMPLES, ids=lambda ex: ex.name)
-def test_worked_shape_examples(ex):
+def test_shape_examples(ex):
     rng = np.random.default_rng(0)
     x = arange(ex.input_shape)
     logical = ex.indices_shape[:-1] + (ex.indices_shape[-1] // len(ex.axes),)

@@ -22,7 +22,7 @@ from numpy.testing import assert_array_equal
 from gmx.dialect.shapes import infer_output_shape
 from gmx.reference import gather_multiaxis
 from gmx.runtime import CompileError, compile, memref, run
-from worked_examples import EXAMPLES, GATHER_TABLE, SHAPE_EXAMPLES
+from worked_examples import GATHER_TABLE, SHAPE_EXAMPLES, WITH_INTERMEDIATE
 
 HYPOTHESIS = settings(derandomize=True, max_examples=40, deadline=None)
 
@@ -137,10 +137,8 @@ def random_indices(rng, input_shape, logical, axes, dtype=np.int64) -> np.ndarra
 
 # --- the worked examples' intermediate values ------------------------------------
 
-WORKED_WITH_INTERMEDIATE = [e for e in EXAMPLES if e.intermediate is not None]
 
-
-@pytest.mark.parametrize("example", WORKED_WITH_INTERMEDIATE, ids=lambda e: e.name)
+@pytest.mark.parametrize("example", WITH_INTERMEDIATE, ids=lambda e: e.name)
 def test_worked_example_intermediate(example):
     mid = example.intermediate
     x = example.input.reshape(mid.input_shape)
@@ -152,7 +150,7 @@ def test_worked_example_intermediate(example):
 
 
 def test_worked_examples_with_intermediate_exist():
-    assert len(WORKED_WITH_INTERMEDIATE) >= 10
+    assert len(WITH_INTERMEDIATE) >= 10
 
 
 @pytest.mark.parametrize("row", GATHER_TABLE, ids=lambda r: r.name)

@@ -23,9 +23,8 @@ from numpy.testing import assert_array_equal
 
 from gmx.tools import gmx_opt, gmx_run
 from gmx.reference import gather_elements_plan, gather_nd_plan, onnx_gather_plan
-from worked_examples import EXAMPLES, Intermediate
+from worked_examples import EXAMPLES, WITH_INTERMEDIATE, Intermediate
 
-WITH_INTERMEDIATE = [e for e in EXAMPLES if e.intermediate is not None]
 
 MLIR_TYPES = {
     np.dtype(np.int32): "i32",

@@ -17,6 +17,7 @@ arrays.
     reshaped to `output_shape` is what gather_multiaxis returns on the
     reshaped input and indices.
   - `note`: where and why a value differs from the text it comes from.
+`WITH_INTERMEDIATE`: the examples whose `intermediate` is given.
 
 `SHAPE_EXAMPLES` (list of `ShapeExample`): gather_multiaxis shape rules
 stated without values (`input_shape`, `indices_shape`, `axes`,
@@ -201,6 +202,8 @@ EXAMPLES: list[WorkedExample] = [
              "for data [[1,2],[3,4]]; the script's `data` was the [4,3] "
              "array by then (that gives [0, 11])"),
 ]
+
+WITH_INTERMEDIATE: list[WorkedExample] = [e for e in EXAMPLES if e.intermediate is not None]
 
 SHAPE_EXAMPLES: list[ShapeExample] = [
     ShapeExample("proposal_example", PROPOSAL, (4, 2, 1, 2), (1, 3, 2, 2), (1,),

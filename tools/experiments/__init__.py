@@ -17,9 +17,10 @@ What a gather experiment needs, each in one place:
   formats.
 - `machine`: what the measurement ran on.
 
-Layering: dialect -> passes -> runtime -> tools. This package imports
-gmx.dialect, gmx.passes and gmx.runtime, never another tool: gmx-study
+Layering: dialect -> reference -> passes -> runtime -> tools (checked by
+tests/test_architecture.py). This package imports gmx.dialect,
+gmx.reference, gmx.passes and gmx.runtime, never another tool: gmx-study
 (`gmx.tools.study`, `gmx.tools.gmx_study`) and gmx-bench (`gmx.benchmarks`)
-build on it, and nothing here imports them. Torch, ONNX and matplotlib are
-imported where used, so that parsing a tool's arguments needs none of them.
+build on it, and nothing here imports them. Torch and ONNX are imported
+where used, so that parsing a tool's arguments needs neither.
 """

@@ -73,7 +73,7 @@ def make_case(study: Study) -> Case:
     inputs = study.inputs()
     expected = study.variant.numpy_fn(study)(*inputs)
     start = time.perf_counter()
-    text = frontend_program(study, inputs)
+    text = frontend_program(study, inputs, expected.shape)
     return Case(study, inputs, expected, text, time.perf_counter() - start)
 
 
@@ -132,17 +132,23 @@ class Run:
 @dataclass(frozen=True)
 class Fused:
     """The frontend program after --gmx-canonicalize, compiled. Its compile
-    time includes parsing, the pass and printing."""
+    time includes parsing, the pass and printing; when the caller ran the
+    pass already (gmx-study's stages), `fused_text` is its result, compiled
+    as is (no op counts then)."""
 
     name: str = "fused"
     checked: bool = True  # run-time index bounds checks
+    fused_text: str | None = None
 
     def prepare(self, case: Case) -> Prepared:
         start = time.perf_counter()
-        fused = run_pipeline(case.text, ["gmx-canonicalize"])
-        program = CompiledProgram(fused.text, "main", self.checked)
-        info = {"gmx_ops": fused.counts[OP_NAME], "tosa_gathers": fused.counts["tosa.gather"],
-                "canonicalize_s": fused.seconds}
+        text, info = self.fused_text, {}
+        if text is None:
+            fused = run_pipeline(case.text, ["gmx-canonicalize"])
+            text = fused.text
+            info = {"gmx_ops": fused.counts[OP_NAME], "tosa_gathers": fused.counts["tosa.gather"],
+                    "canonicalize_s": fused.seconds}
+        program = CompiledProgram(text, "main", self.checked)
         return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, info)
 
 

@@ -67,7 +67,6 @@ class Derived:
 
 @dataclass
 class Lowering:
-    frontend_text: str
     checked: bool
     stages: dict[str, Stage] = field(default_factory=dict)
     fused_text: str | None = None  # complete (for compiling), None if the pass failed
@@ -77,7 +76,7 @@ class Lowering:
 def lower(frontend_text: str, arguments: Sequence[str], checked: bool) -> Lowering:
     """Run every stage on `frontend_text`; `arguments` name the entry's
     arguments in `derive`'s descriptions."""
-    result = Lowering(frontend_text, checked)
+    result = Lowering(checked)
     elements = {
         "fused": ["gmx-canonicalize"],
         "linalg": [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}"],
