@@ -71,3 +71,31 @@ func.func @tosa_gather(%v: tensor<1x5x3xf32>, %i: tensor<1x2xi32>) -> tensor<1x2
   %0 = tosa.gather %v, %i : (tensor<1x5x3xf32>, tensor<1x2xi32>) -> tensor<1x2x3xf32>
   return %0 : tensor<1x2x3xf32>
 }
+
+// -----
+
+// A gathered bf16 element is only moved: loaded and stored as i16, bit for
+// bit (x86 rounds bf16 through f32 and flushes subnormals). A half that
+// feeds arithmetic keeps its type.
+// CHECK: module attributes {gmx.error_sites
+// CHECK-LABEL: llvm.func @halves(
+// CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i16
+// CHECK: llvm.store %[[V]], %{{.*}} : i16, !llvm.ptr
+// CHECK-LABEL: llvm.func @doubled(
+// CHECK: %[[H:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f16
+// CHECK: llvm.fadd %[[H]], %[[H]] : f16
+func.func @halves(%x: tensor<2x1x1xbf16>, %i: tensor<2x?x2xi8>) -> tensor<2x?x2xbf16> {
+  %r = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64>} : (tensor<2x1x1xbf16>, tensor<2x?x2xi8>) -> tensor<2x?x2xbf16>
+  return %r : tensor<2x?x2xbf16>
+}
+func.func @doubled(%x: tensor<?xf16>) -> tensor<?xf16> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf16>
+  %e = tensor.empty(%n) : tensor<?xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<?xf16>) outs(%e : tensor<?xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %s = arith.addf %in, %in : f16
+    linalg.yield %s : f16
+  } -> tensor<?xf16>
+  return %r : tensor<?xf16>
+}

@@ -7,13 +7,15 @@ based deallocation pipeline clones what a function does not own), so a
 caller can free each returned buffer once. Nothing here emits calls into
 MLIR's runner-utils library, which this build's ExecutionEngine lacks.
 Public functions are prepared first and their arguments marked noalias
-last (`entry_points`).
+last (`entry_points`); half-precision values that are only copied are
+copied as integers, bit for bit (`exact_moves`).
 """
 
 from __future__ import annotations
 
 from . import convert_gmx_to_linalg, gmx_stream_row_copies
 from .entry_points import mark_arguments_noalias, prepare_entry_points
+from .exact_moves import move_halves_as_integers
 from ..elements import add_element
 from ..registry import PassInfo, PassOption, add_python_pass
 
@@ -65,6 +67,7 @@ def _build(pm, options) -> None:
     add_python_pass(pm, prepare_entry_points, PASS)
     for element in _elements(options["checked"]):
         add_element(pm, element, _GMX_STAGES.get)
+    add_python_pass(pm, move_halves_as_integers, PASS)
     add_python_pass(pm, mark_arguments_noalias, PASS)
 
 

@@ -1,0 +1,160 @@
+"""Fuzzing the compiled gather: random programs and hostile index values.
+
+Hypothesis (derandomised, so every run tries the same cases) draws batches
+of gathers: ranks 0 to 3, dims of size 0, 1 and more, broadcasting both
+ways, permuted axes, static and dynamic dims, data of every element kind and
+indices of every signless width; their index values are either all in
+range or salted with hostile ones (the axis size, one below -size, the
+index type's extremes, far out). Each batch runs in a process of its own
+(`fuzz_worker.py`), so that an out-of-bounds read that crashes shows as a
+signal. Every case must give exactly the numpy reference's result, or an
+IndexError where the reference raises one.
+
+`GMX_FUZZ_BATCHES=N` runs N batches instead of the default (for a longer
+session of fuzzing by hand; the suite keeps the default).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+from gather_programs import assert_identical, gather_module, random_bits
+from gmx.reference import gather_multiaxis
+
+WORKER = Path(__file__).with_name("fuzz_worker.py")
+BATCH = 30
+BATCHES = int(os.environ.get("GMX_FUZZ_BATCHES", "4"))
+DATA_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.float64, np.bool_, np.int8,
+               np.int32, np.int64, np.complex64]
+INDEX_DTYPES = [np.int8, np.int16, np.int32, np.int64]
+
+
+@st.composite
+def shapes_and_axes(draw):
+    """(input shape, logical indices shape, axes): valid for the op, with
+    empty and unit dims and broadcasting in both directions."""
+    r = draw(st.integers(0, 3))
+    axes = tuple(draw(st.permutations(range(r)))[: draw(st.integers(0, r))])
+    input_shape, logical = [], []
+    for d in range(r):
+        if d in axes:
+            input_shape.append(draw(st.integers(0, 4)))
+            logical.append(draw(st.integers(0, 3)))
+            continue
+        n = draw(st.integers(0, 3))
+        kind = draw(st.sampled_from(["equal", "input_is_1", "indices_is_1"]))
+        input_shape.append(1 if kind == "input_is_1" else n)
+        logical.append(1 if kind == "indices_is_1" else n)
+    return tuple(input_shape), tuple(logical), axes
+
+
+@st.composite
+def fuzz_cases(draw):
+    """A case: (shapes and axes, data dtype, index dtype, dynamic input dims,
+    dynamic indices dims, hostile share of index values, seed)."""
+    input_shape, logical, axes = draw(shapes_and_axes())
+    r = len(input_shape)
+    dims = st.sets(st.integers(0, r - 1)) if r else st.just(set())
+    return (
+        input_shape, logical, axes,
+        draw(st.sampled_from(DATA_DTYPES)), draw(st.sampled_from(INDEX_DTYPES)),
+        tuple(sorted(draw(dims))), tuple(sorted(draw(dims))),
+        draw(st.sampled_from([0.0, 0.0, 0.1, 0.5, 1.0])),
+        draw(st.integers(0, 2**32 - 1)),
+    )
+
+
+def hostile_values(size: int, dtype) -> np.ndarray:
+    """Index values no frontend should send for an axis of `size`."""
+    info = np.iinfo(dtype)
+    candidates = [size, size + 1, -size - 1, info.min, info.max, info.min + 1, 2 * size + 7, -2 * size - 9]
+    return np.array([v for v in candidates if info.min <= v <= info.max], dtype=np.int64)
+
+
+def index_values(rng, input_shape, logical, axes, dtype, hostile: float) -> np.ndarray:
+    """Folded coordinate tuples: in [-size, size) of each axis, a `hostile`
+    share of them replaced by hostile values."""
+    c = max(len(axes), 1)
+    sizes = [input_shape[a] for a in axes] or [1000]
+    columns = []
+    for size in sizes:
+        info = np.iinfo(dtype)
+        low, high = max(-size, info.min), min(size, info.max + 1)
+        column = rng.integers(low, high, size=logical) if high > low else np.zeros(logical, np.int64)
+        bad = rng.random(logical) < hostile
+        column = np.where(bad, rng.choice(hostile_values(size, dtype), size=logical), column)
+        columns.append(column)
+    tuples = np.stack(columns, axis=-1) if columns else np.zeros((*logical, c), np.int64)
+    if not logical:
+        return tuples.reshape(()).astype(dtype) if c == 1 else tuples.astype(dtype)
+    return tuples.reshape(*logical[:-1], logical[-1] * c).astype(dtype)
+
+
+def materialise(case) -> dict:
+    input_shape, logical, axes, dtype, index_dtype, dyn_input, dyn_indices, hostile, seed = case
+    rng = np.random.default_rng(seed)
+    x = random_bits(rng, input_shape, dtype)
+    idx = index_values(rng, input_shape, logical, axes, index_dtype, hostile)
+    text = gather_module(input_shape, idx.shape, axes, dtype, index_dtype, dyn_input, dyn_indices)
+    return {"text": text, "arrays": (x, idx), "axes": axes}
+
+
+def run_in_worker(cases: list[dict], tmp_path: Path) -> tuple[list, subprocess.CompletedProcess]:
+    cases_path, results_path = tmp_path / "cases.pkl", tmp_path / "results.pkl"
+    with open(cases_path, "wb") as handle:
+        pickle.dump([{"text": c["text"], "arrays": c["arrays"]} for c in cases], handle)
+    done = subprocess.run([sys.executable, str(WORKER), str(cases_path), str(results_path)],
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        return [], done
+    with open(results_path, "rb") as handle:
+        return pickle.load(handle), done
+
+
+def describe(case: dict) -> str:
+    x, idx = case["arrays"]
+    return f"{case['text']}x = {x!r}\nindices = {idx!r}"
+
+
+def mismatch(case: dict, result: tuple) -> str | None:
+    """Why `result` is not what the reference gives for `case`, or None."""
+    x, idx = case["arrays"]
+    try:
+        want = gather_multiaxis(x, idx, case["axes"])
+    except IndexError:
+        return None if result[0] == "IndexError" else f"expected IndexError, got {result[0]}: {result[1]!r}"
+    if result[0] != "ok":
+        return f"expected a result, got {result[0]}: {result[1]}"
+    try:
+        assert_identical(result[1], want)
+    except AssertionError as error:
+        return f"wrong result: {error}"
+    return None
+
+
+# No shrinking: a batch is a subprocess of 30 compiles, and the report
+# already names the failing case.
+@settings(derandomize=True, max_examples=BATCHES, deadline=None, database=None,
+          phases=[Phase.explicit, Phase.generate])
+@given(st.lists(fuzz_cases(), min_size=BATCH, max_size=BATCH))
+def test_random_gathers_with_hostile_indices(tmp_path_factory, batch):
+    cases = [materialise(case) for case in batch]
+    results, done = run_in_worker(cases, tmp_path_factory.mktemp("fuzz"))
+    if done.returncode != 0:
+        crashed = [line for line in done.stderr.splitlines() if line.startswith("case ")][-1:]
+        number = int(crashed[0].split()[1]) if crashed else 0
+        name = signal.Signals(-done.returncode).name if done.returncode < 0 else done.returncode
+        raise AssertionError(f"the worker died ({name}) on case {number}:\n{describe(cases[number])}\n"
+                             f"{done.stderr[-2000:]}")
+    problems = [(case, why) for case, result in zip(cases, results) if (why := mismatch(case, result))]
+    assert not problems, "\n\n".join(f"{why}\n{describe(case)}" for case, why in problems[:3])
