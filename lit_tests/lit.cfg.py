@@ -6,6 +6,8 @@ import sys
 
 import lit.formats
 
+from gmx.passes.debug import STRICT_ENV
+
 config.name = "gmx"
 config.test_format = lit.formats.ShTest(execute_external=False)  # lit's shell: pipes and `not`
 config.suffixes = [".mlir"]
@@ -17,7 +19,7 @@ _BIN = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([_BIN, os.environ.get("PATH", "")])
 # Strict passes (gmx.passes.debug): a crashing pattern fails its test instead
 # of passing as "no match". A RUN line shows the users' warning with GMX_STRICT=0.
-config.environment["GMX_STRICT"] = "1"
+config.environment[STRICT_ENV] = "1"
 
 
 def _tool(name):
