@@ -253,9 +253,12 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True) -> Comp
         if program is not None:
             _cache.move_to_end(key)
             return program
+    # Compiled outside the lock, so that threads compile in parallel; of two
+    # threads compiling the same program, both get the one cached first.
     program = CompiledProgram(*key)
     with _cache_lock:
-        _cache[key] = program
+        program = _cache.setdefault(key, program)
+        _cache.move_to_end(key)
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return program
