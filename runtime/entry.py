@@ -1,0 +1,78 @@
+"""The entry function of a module and its numpy signature.
+
+An entry is a function with a body: a `func.func`, or an `llvm.func` that
+--gmx-lower-to-llvm lowered from one (it keeps its tensor signature).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gmx.dialect.mlir import ir
+from gmx.passes.lowering.runtime_abi import SIGNATURE_ATTR, tensor_signature
+
+from .dtypes import numpy_dtype
+from .errors import CompileError
+
+_FUNCTIONS = ("func.func", "llvm.func")
+
+
+@dataclass(frozen=True)
+class TensorSignature:
+    """Element dtype and shape (None for `?`) of an argument or result."""
+
+    dtype: np.dtype
+    shape: tuple
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def describe(self) -> str:
+        dims = "x".join("?" if d is None else str(d) for d in self.shape)
+        return f"{self.dtype}[{dims}]"
+
+
+def _functions(module: ir.Module) -> dict:
+    """The module's top-level functions by name."""
+    functions = {}
+    for op in module.body.operations:
+        op = op.operation
+        if op.name in _FUNCTIONS:
+            functions[ir.StringAttr(op.attributes["sym_name"]).value] = op
+    return functions
+
+
+def find_entry(module: ir.Module, entry: str):
+    """The entry's op; a CompileError says why `entry` is none."""
+    op = _functions(module).get(entry)
+    if op is None:
+        raise CompileError(f"no function '@{entry}' in the module")
+    if not op.regions[0].blocks:
+        raise CompileError(f"entry function '@{entry}' is only a declaration")
+    if op.name == "llvm.func" and SIGNATURE_ATTR not in op.attributes:
+        raise CompileError(
+            f"'@{entry}' is already in the LLVM dialect without its tensor signature: "
+            "lower it with --gmx-lower-to-llvm, or pass the tensor-level module"
+        )
+    return op
+
+
+def _tensor(t: ir.Type, role: str) -> TensorSignature:
+    if not isinstance(t, ir.RankedTensorType):
+        raise CompileError(f"{role} has type {t}; gmx.runtime exchanges ranked tensors only")
+    shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
+    try:
+        return TensorSignature(numpy_dtype(t.element_type), shape)
+    except TypeError as error:
+        raise CompileError(f"{role}: {error}") from None
+
+
+def numpy_signature(entry_op) -> tuple[list[TensorSignature], list[TensorSignature]]:
+    """(arguments, results) of the entry as numpy dtypes and shapes."""
+    ftype = tensor_signature(entry_op)
+    arguments = [_tensor(t, f"argument #{i}") for i, t in enumerate(ftype.inputs)]
+    results = [_tensor(t, f"result #{i}") for i, t in enumerate(ftype.results)]
+    return arguments, results
