@@ -30,6 +30,7 @@ from . import memref
 from .entry import TensorSignature
 from .errors import CompileError
 from .lowering import jit
+from .source import check_checked, check_entry, module_text
 
 __all__ = ["CompileError", "CompiledProgram", "compile", "run"]
 
@@ -167,23 +168,18 @@ class CompiledProgram:
         return np.ascontiguousarray(array)
 
 
-def _module_text(asm_or_module) -> str:
-    if isinstance(asm_or_module, str):
-        return asm_or_module
-    operation = getattr(asm_or_module, "operation", asm_or_module)
-    return operation.get_asm(enable_debug_info=True)
-
-
 def compile(asm_or_module, entry: str = "main", *, checked: bool = True) -> CompiledProgram:
-    """Lower and JIT-compile `entry` of a module (text or ir.Module).
+    """Lower and JIT-compile `entry`, a public function of a module given
+    as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
 
-    Raises CompileError with located diagnostics when the module does not
-    parse, verify or lower. `checked=False` drops the run-time bounds
-    check of gathered indices (for benchmarks only). Thread-safe; the last
-    programs compiled are cached, the others are freed once nothing refers
-    to them.
+    Raises TypeError for arguments of other types, CompileError with
+    located diagnostics when the module does not parse, verify or lower.
+    `checked=False` drops the run-time bounds check of gathered indices
+    (for benchmarks only).
+    Thread-safe; the last programs compiled are cached, the others are
+    freed once nothing refers to them.
     """
-    key = (_module_text(asm_or_module), entry, checked)
+    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked))
     with _cache_lock:
         program = _cache.get(key)
         if program is not None:

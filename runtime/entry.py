@@ -1,6 +1,7 @@
 """The entry function of a module and its numpy signature.
 
-An entry is a function with a body: a `func.func`, or an `llvm.func` that
+An entry is a public function with a body: a `func.func` (no
+`sym_visibility`, or `"public"`), or an `llvm.func` that
 --gmx-lower-to-llvm lowered from one (it keeps its tensor signature).
 """
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmx.dialect.mlir import ir
+from gmx.passes.lowering.entry_points import is_entry_point, visibility
 from gmx.passes.lowering.runtime_abi import SIGNATURE_ATTR, tensor_signature
 
 from .dtypes import numpy_dtype
@@ -45,11 +47,30 @@ def _functions(module: ir.Module) -> dict:
     return functions
 
 
+def _callable(op) -> bool:
+    """A public function with a body (and its signature, once lowered)."""
+    if not is_entry_point(op) or not op.regions[0].blocks:
+        return False
+    return op.name == "func.func" or SIGNATURE_ATTR in op.attributes
+
+
+def _public_functions(functions: dict) -> str:
+    names = [f"@{name}" for name, op in functions.items() if _callable(op)]
+    return f"its public functions: {', '.join(names)}" if names else "it has no public function"
+
+
 def find_entry(module: ir.Module, entry: str):
     """The entry's op; a CompileError says why `entry` is none."""
-    op = _functions(module).get(entry)
+    functions = _functions(module)
+    op = functions.get(entry)
     if op is None:
-        raise CompileError(f"no function '@{entry}' in the module")
+        raise CompileError(f"no function '@{entry}' in the module ({_public_functions(functions)})")
+    if not is_entry_point(op):
+        spelled = visibility(op)
+        raise CompileError(
+            f"'@{entry}' is {spelled} (sym_visibility = \"{spelled}\"): "
+            f"only public functions are entry points ({_public_functions(functions)})"
+        )
     if not op.regions[0].blocks:
         raise CompileError(f"entry function '@{entry}' is only a declaration")
     if op.name == "llvm.func" and SIGNATURE_ATTR not in op.attributes:
