@@ -173,9 +173,9 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True) -> Comp
     as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
 
     Raises TypeError for arguments of other types, CompileError with
-    located diagnostics when the module does not parse, verify or lower.
-    `checked=False` drops the run-time bounds check of gathered indices
-    (for benchmarks only).
+    located diagnostics when the module does not parse, verify or lower
+    (with a reproducer when the lowering fails). `checked=False` drops the
+    run-time bounds check of gathered indices (for benchmarks only).
     Thread-safe; the last programs compiled are cached, the others are
     freed once nothing refers to them.
     """

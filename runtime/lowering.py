@@ -2,8 +2,16 @@
 
     jitted = jit(text, entry="main", checked=True)
 
-A module that does not parse, verify or lower is a CompileError with
-located diagnostics.
+Every failure is a CompileError with located diagnostics. A failure after
+parsing (the --gmx-lower-to-llvm pipeline, or the ExecutionEngine's
+translation to LLVM IR) is the compiler's, not the user's input's: as
+torch-mlir's `run_pipeline_with_repro_report` does, the message also names
+a file holding the module as it was before the pipeline (with locations)
+and the command that fails on it:
+
+    --gmx-lower-to-llvm failed:
+    -:2:8: error: op was not bufferized
+    reproduce with: gmx-opt /tmp/gmx-repro-1a2b.mlir --gmx-lower-to-llvm
 
 Nothing MLIR built here outlives `jit`: the context and the module go
 when it returns, the engine holds the compiled code on its own.
@@ -11,10 +19,14 @@ when it returns, the engine holds the compiled code on its own.
 
 from __future__ import annotations
 
+import os
+import shlex
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gmx.dialect import make_context
-from gmx.dialect.locations import error_text
+from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
 from gmx.passes.lowering.runtime_abi import error_sites
@@ -41,8 +53,8 @@ def jit(text: str, entry: str, checked: bool) -> Jitted:
         entry_op = find_entry(module, entry)
         arguments, results = numpy_signature(entry_op)
         if entry_op.name == "func.func":
-            _lower(module, checked)
-        engine = ExecutionEngine(module, opt_level=3)
+            _lower(module, text, checked)
+        engine = _engine(module, context, text, entry, checked)
         return Jitted(engine, arguments, results, error_sites(module.operation))
 
 
@@ -58,10 +70,68 @@ def lower_option(checked: bool) -> str:
     return "" if checked else "checked=false"
 
 
-def _lower(module: ir.Module, checked: bool) -> None:
+def _lower(module: ir.Module, text: str, checked: bool) -> None:
     pm = passmanager.PassManager("builtin.module")
     LOWER_TO_LLVM.add_to(pm, lower_option(checked))
     try:
         pm.run(module.operation)
     except ir.MLIRError as error:
-        raise CompileError(error_text(error)) from None
+        flag = f"--{LOWER_TO_LLVM.argument}" + (f"={lower_option(checked)}" if lower_option(checked) else "")
+        raise CompileError(
+            _failure_report(f"{flag} failed", error_text(error), text, lambda path: f"gmx-opt {path} {flag}")
+        ) from None
+
+
+def _engine(module: ir.Module, context: ir.Context, text: str, entry: str, checked: bool) -> ExecutionEngine:
+    """The ExecutionEngine of a lowered module. Its translation to LLVM IR
+    reports errors as diagnostics and then a bare RuntimeError: the
+    diagnostics are captured into the CompileError instead of stderr."""
+    diagnostics: list[str] = []
+
+    def capture(diagnostic) -> bool:
+        if diagnostic.severity != ir.DiagnosticSeverity.ERROR:
+            return False  # warnings go on to the default handler
+        diagnostics.append(diagnostic_text(diagnostic))
+        return True
+
+    handler = context.attach_diagnostic_handler(capture)
+    try:
+        return ExecutionEngine(module, opt_level=3)
+    except RuntimeError as error:
+        unchecked = "" if checked else " --unchecked"
+        found = "\n".join(diagnostics) or str(error)
+        raise CompileError(
+            _failure_report(
+                "the ExecutionEngine could not compile the lowered module", found, text,
+                lambda path: f"gmx-run {path} --entry {shlex.quote(entry)}{unchecked}",
+            )
+        ) from None
+    finally:
+        handler.detach()
+
+
+def _failure_report(headline: str, diagnostics: str, text: str, command: Callable[[str], str]) -> str:
+    """`headline:`, the diagnostics, and `reproduce with: command(path)`,
+    `path` a file holding the module before the pipeline."""
+    try:
+        path = write_reproducer(_with_locations(text))
+    except OSError as error:
+        return f"{headline}:\n{diagnostics}\n(no reproducer: could not write one: {error})"
+    return f"{headline}:\n{diagnostics}\nreproduce with: {command(shlex.quote(path))}"
+
+
+def _with_locations(text: str) -> str:
+    """The module parsed from `text` again (as it was before the pipeline,
+    which changed it in place), printed with its locations so that the
+    reproducer reports the same `file:line:col` as the failure."""
+    return _parse(text).operation.get_asm(enable_debug_info=True)
+
+
+def write_reproducer(text: str) -> str:
+    """Write `text` to a new file `gmx-repro-*.mlir` in the temporary
+    directory and return its path (a fresh name each time: concurrent
+    failures never share one)."""
+    handle, path = tempfile.mkstemp(prefix="gmx-repro-", suffix=".mlir")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(text)
+    return path

@@ -113,7 +113,9 @@ def main(args) -> int:
                 print(repr(result))
     except (RunError, SourceError, OutputError) as error:
         message = str(error)
-        located = ": error: " in message  # file:line:col: error: ... from MLIR
+        # file:line:col: error: ... from MLIR first; else a block of our own
+        # (a failed lowering: a headline, its diagnostics, a reproducer).
+        located = ": error: " in message.partition("\n")[0]
         print(message if located else f"{PROG}: error: {message}", file=sys.stderr)
         return 1
     return 0
