@@ -2,15 +2,17 @@
 
     jitted = jit(text, entry="main", checked=True)
 
-Every failure is a CompileError with located diagnostics. A failure after
-parsing (the --gmx-lower-to-llvm pipeline, or the ExecutionEngine's
-translation to LLVM IR) is the compiler's, not the user's input's: as
-torch-mlir's `run_pipeline_with_repro_report` does, the message also names
-a file holding the module as it was before the pipeline (with locations)
-and the command that fails on it:
+Every failure is a CompileError whose message starts with located
+diagnostics (its first line is the first error, which is what tools that
+show one line show). A failure after parsing (the --gmx-lower-to-llvm
+pipeline, or the ExecutionEngine's translation to LLVM IR) is the
+compiler's, not the user's input's: as torch-mlir's
+`run_pipeline_with_repro_report` does, the message ends with the command
+that fails on a file holding the module as it was before the pipeline
+(with locations):
 
-    --gmx-lower-to-llvm failed:
     -:2:8: error: op was not bufferized
+    -:2:8: note: see current operation: ...
     reproduce with: gmx-opt /tmp/gmx-repro-1a2b.mlir --gmx-lower-to-llvm
 
 Nothing MLIR built here outlives `jit`: the context and the module go
@@ -78,7 +80,7 @@ def _lower(module: ir.Module, text: str, checked: bool) -> None:
     except ir.MLIRError as error:
         flag = f"--{LOWER_TO_LLVM.argument}" + (f"={lower_option(checked)}" if lower_option(checked) else "")
         raise CompileError(
-            _failure_report(f"{flag} failed", error_text(error), text, lambda path: f"gmx-opt {path} {flag}")
+            _failure_report(error_text(error), text, lambda path: f"gmx-opt {path} {flag}")
         ) from None
 
 
@@ -99,25 +101,22 @@ def _engine(module: ir.Module, context: ir.Context, text: str, entry: str, check
         return ExecutionEngine(module, opt_level=3)
     except RuntimeError as error:
         unchecked = "" if checked else " --unchecked"
-        found = "\n".join(diagnostics) or str(error)
+        found = "\n".join(diagnostics) or f"error: {error}"
         raise CompileError(
-            _failure_report(
-                "the ExecutionEngine could not compile the lowered module", found, text,
-                lambda path: f"gmx-run {path} --entry {shlex.quote(entry)}{unchecked}",
-            )
+            _failure_report(found, text, lambda path: f"gmx-run {path} --entry {shlex.quote(entry)}{unchecked}")
         ) from None
     finally:
         handler.detach()
 
 
-def _failure_report(headline: str, diagnostics: str, text: str, command: Callable[[str], str]) -> str:
-    """`headline:`, the diagnostics, and `reproduce with: command(path)`,
-    `path` a file holding the module before the pipeline."""
+def _failure_report(diagnostics: str, text: str, command: Callable[[str], str]) -> str:
+    """The diagnostics, then `reproduce with: command(path)`, `path` a
+    file holding the module before the pipeline."""
     try:
         path = write_reproducer(_with_locations(text))
     except OSError as error:
-        return f"{headline}:\n{diagnostics}\n(no reproducer: could not write one: {error})"
-    return f"{headline}:\n{diagnostics}\nreproduce with: {command(shlex.quote(path))}"
+        return f"{diagnostics}\n(no reproducer: could not write one: {error})"
+    return f"{diagnostics}\nreproduce with: {command(shlex.quote(path))}"
 
 
 def _with_locations(text: str) -> str:

@@ -45,7 +45,7 @@ def _failure(text: str, **options) -> tuple[str, str, str, str]:
                                            (False, "--gmx-lower-to-llvm=checked=false")])
 def test_pipeline_failure_reports_a_reproducer(checked, flag, tmp_path, gmx_opt, capsys):
     message, tool, path, options = _failure(NOT_BUFFERIZED, checked=checked)
-    assert message.startswith(f"{flag} failed:\n-:2:8: error: op was not bufferized\n"), message
+    assert message.startswith("-:2:8: error: op was not bufferized\n"), message
     assert (tool, options) == ("gmx-opt", flag)
     assert path.startswith(str(tmp_path / "gmx-repro-")) and path.endswith(".mlir")
     reproducer = open(path).read()
@@ -59,20 +59,19 @@ def test_execution_engine_failure_is_a_compile_error(tmp_path, gmx_run, capfd):
     """Not `RuntimeError: Failure while creating the ExecutionEngine` with
     the diagnostic on stderr: a CompileError that holds it."""
     message, tool, path, options = _failure(NOT_TRANSLATABLE)
-    assert message.startswith("the ExecutionEngine could not compile the lowered module:\n"
-                              "-:2:8: error: cannot be converted to LLVM IR"), message
+    assert message.startswith("-:2:8: error: cannot be converted to LLVM IR"), message
     assert (tool, options) == ("gmx-run", "--entry main")
     assert capfd.readouterr().err == ""
     assert gmx_run(path, "--entry", "main") == 1
     assert "-:2:8: error: cannot be converted to LLVM IR" in capfd.readouterr().err
 
 
-def test_gmx_run_prints_one_error_block(mlir_file, gmx_run, capsys):
+def test_gmx_run_prints_one_located_block(mlir_file, gmx_run, capsys):
+    """As mlir-opt prints diagnostics, followed by the reproducer."""
     source = mlir_file(NOT_BUFFERIZED, "erf.mlir")
     assert gmx_run(source) == 1
     err = capsys.readouterr().err
-    assert err.startswith("gmx-run: error: --gmx-lower-to-llvm failed:\n"
-                          f"{source}:2:8: error: op was not bufferized\n"), err
+    assert err.startswith(f"{source}:2:8: error: op was not bufferized\n"), err
     assert REPRODUCE.search(err), err
 
 

@@ -113,9 +113,7 @@ def main(args) -> int:
                 print(repr(result))
     except (RunError, SourceError, OutputError) as error:
         message = str(error)
-        # file:line:col: error: ... from MLIR first; else a block of our own
-        # (a failed lowering: a headline, its diagnostics, a reproducer).
-        located = ": error: " in message.partition("\n")[0]
+        located = ": error: " in message  # file:line:col: error: ... from MLIR
         print(message if located else f"{PROG}: error: {message}", file=sys.stderr)
         return 1
     return 0
