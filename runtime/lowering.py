@@ -101,7 +101,7 @@ def _engine(module: ir.Module, context: ir.Context, text: str, entry: str, check
         return ExecutionEngine(module, opt_level=3)
     except RuntimeError as error:
         unchecked = "" if checked else " --unchecked"
-        found = "\n".join(diagnostics) or f"error: {error}"
+        found = "\n".join(diagnostics) or str(error)
         raise CompileError(
             _failure_report(found, text, lambda path: f"gmx-run {path} --entry {shlex.quote(entry)}{unchecked}")
         ) from None
