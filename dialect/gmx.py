@@ -10,6 +10,7 @@ lives in the attribute dictionary (`{axes = ...}`, never `<{...}>`).
 
 # No `from __future__ import annotations`: ext reads the field annotations as types.
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -139,13 +140,25 @@ def _make_module_importable() -> None:
         binding_globals.append_dialect_search_prefix(_SEARCH_PREFIX)
 
 
+# `Gmx.load` is not thread-safe: it keeps the IRDL module it loads in the
+# class attribute `_mlir_module`, which a concurrent load replaces (and so
+# frees) while the first is still loading it, and it re-registers the op's
+# Python class process-wide (as `_make_module_importable` registers a search
+# prefix once). Loads take turns; once loaded, a dialect needs
+# nothing from that module (its verifiers hold only context-owned
+# attributes), so a later load replacing it is harmless.
+_load_lock = threading.Lock()
+
+
 def load_dialect(context: ir.Context | None = None) -> None:
-    """Make `gmx` known to `context` (default: the current one); idempotent."""
-    _make_module_importable()
+    """Make `gmx` known to `context` (default: the current one); idempotent
+    and safe to call from several threads at once."""
     context = context or ir.Context.current
-    if not context.is_dialect_loaded(Gmx.DIALECT_NAMESPACE):
-        with context:
-            Gmx.load()
+    with _load_lock:
+        _make_module_importable()
+        if not context.is_dialect_loaded(Gmx.DIALECT_NAMESPACE):
+            with context:
+                Gmx.load()
 
 
 def make_context() -> ir.Context:

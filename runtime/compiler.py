@@ -14,14 +14,9 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 
 import numpy as np
 
-from gmx.dialect import make_context
-from gmx.dialect.locations import error_text
-from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
-from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
 from gmx.passes.lowering.runtime_abi import (
     CALLBACK_ARITY,
     INDEX_ERROR_FN,
@@ -29,13 +24,15 @@ from gmx.passes.lowering.runtime_abi import (
     SHAPE_ERROR_EMPTY_AXIS,
     SHAPE_ERROR_FN,
     SHAPE_ERROR_NOT_DIVISIBLE,
-    SIGNATURE_ATTR,
-    error_sites,
-    tensor_signature,
 )
 
 from . import memref
-from .dtypes import numpy_dtype
+from .entry import TensorSignature
+from .errors import CompileError
+from .lowering import jit
+from .source import check_checked, check_entry, module_text
+
+__all__ = ["CompileError", "CompiledProgram", "compile", "run"]
 
 _CALLBACK = ctypes.CFUNCTYPE(None, *[ctypes.c_int64] * CALLBACK_ARITY)
 _CACHE_SIZE = 64
@@ -43,104 +40,56 @@ _cache: OrderedDict = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-class CompileError(Exception):
-    """The program could not be parsed, verified or lowered; the message
-    holds located diagnostics (`file:line:col: error: ...`)."""
-
-
-@dataclass(frozen=True)
-class TensorSignature:
-    """Element dtype and shape (None for `?`) of an argument or result."""
-
-    dtype: np.dtype
-    shape: tuple
-
-    @property
-    def rank(self) -> int:
-        return len(self.shape)
-
-    def describe(self) -> str:
-        dims = "x".join("?" if d is None else str(d) for d in self.shape)
-        return f"{self.dtype}[{dims}]"
-
-
-def _exchanged_tensor(t: ir.Type, role: str) -> TensorSignature:
-    """The TensorSignature of one argument or result type (`role` names it
-    in errors): ranked tensors of a numpy dtype only."""
-    if not isinstance(t, ir.RankedTensorType):
-        raise CompileError(f"{role} has type {t}; gmx.runtime exchanges ranked tensors only")
-    shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
-    try:
-        return TensorSignature(numpy_dtype(t.element_type), shape)
-    except TypeError as error:
-        raise CompileError(f"{role}: {error}") from None
-
-
-def _find_entry(module: ir.Module, entry: str):
-    """The entry's op: a `func.func`, or an `llvm.func` that
-    --gmx-lower-to-llvm lowered (it carries its tensor signature)."""
-    for op in module.body.operations:
-        op = op.operation
-        if op.name not in ("func.func", "llvm.func"):
-            continue
-        if ir.StringAttr(op.attributes["sym_name"]).value != entry:
-            continue
-        if not op.regions[0].blocks:
-            raise CompileError(f"entry function '@{entry}' is only a declaration")
-        if op.name == "llvm.func" and SIGNATURE_ATTR not in op.attributes:
-            raise CompileError(
-                f"'@{entry}' is already in the LLVM dialect without its tensor signature: "
-                "lower it with --gmx-lower-to-llvm, or pass the tensor-level module"
-            )
-        return op
-    raise CompileError(f"no function '@{entry}' in the module")
-
-
 class _ErrorLog(threading.local):
-    """Errors reported by the compiled code during one call, per thread."""
+    """Errors reported by the compiled code during one call, per thread.
+
+    The callbacks the engine calls are bound to the log, never to the
+    program: the engine keeps them alive, and an engine reference back to
+    its program would be a cycle that Python's collector cannot see
+    through (the engine is a C++ object), so the program would never be
+    freed."""
 
     def __init__(self):
         self.index_errors: list[tuple] = []
         self.shape_errors: list[tuple] = []
 
+    def clear(self) -> None:
+        self.index_errors, self.shape_errors = [], []
+
+    def on_index_error(self, site, axis, value, size):
+        self.index_errors.append((site, axis, value, size))
+
+    def on_shape_error(self, site, dim, a, b):
+        self.shape_errors.append((site, dim, a, b))
+
 
 class CompiledProgram:
-    """A lowered, JIT-compiled entry function, callable on numpy arrays."""
+    """A lowered, JIT-compiled entry function, callable on numpy arrays
+    from any number of threads at once; freed like any Python object."""
 
     def __init__(self, asm: str, entry: str, checked: bool):
         self.entry = entry
-        self._context = make_context()
-        with self._context, ir.Location.unknown():
-            module = _parse(asm)
-            entry_op = _find_entry(module, entry)
-            ftype = tensor_signature(entry_op)
-            self.arguments = [_exchanged_tensor(t, f"argument #{i}") for i, t in enumerate(ftype.inputs)]
-            self.results = [_exchanged_tensor(t, f"result #{i}") for i, t in enumerate(ftype.results)]
-            if entry_op.name == "func.func":
-                _lower(module, checked)
-            self.sites = error_sites(module.operation)
-            self._engine = ExecutionEngine(module, opt_level=3)
+        jitted = jit(asm, entry, checked)
+        self.arguments: list[TensorSignature] = jitted.arguments
+        self.results: list[TensorSignature] = jitted.results
+        self.sites = jitted.sites
+        self._engine = jitted.engine
         self._log = _ErrorLog()
-        self._callbacks = [_CALLBACK(self._on_index_error), _CALLBACK(self._on_shape_error)]
+        # Kept here, as register_runtime asks: they must outlive the engine.
+        self._callbacks = [_CALLBACK(self._log.on_index_error), _CALLBACK(self._log.on_shape_error)]
         self._engine.register_runtime(INDEX_ERROR_FN, self._callbacks[0])
         self._engine.register_runtime(SHAPE_ERROR_FN, self._callbacks[1])
         self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
         self._function = self._engine.lookup(entry)
 
-    # -- callbacks from the compiled code -------------------------------------
-    def _on_index_error(self, site, axis, value, size):
-        self._log.index_errors.append((site, axis, value, size))
-
-    def _on_shape_error(self, site, dim, a, b):
-        self._log.shape_errors.append((site, dim, a, b))
-
+    # -- errors the compiled code reported ------------------------------------
     def _site(self, site: int) -> str:
         return self.sites[site] if 0 <= site < len(self.sites) else "<unknown>"
 
     def _raise_reported_errors(self) -> None:
         log = self._log
         shape_errors, index_errors = log.shape_errors, log.index_errors
-        log.shape_errors, log.index_errors = [], []
+        log.clear()
         if shape_errors:
             site, dim, a, b = shape_errors[0]
             if dim == SHAPE_ERROR_EMPTY_AXIS:
@@ -191,7 +140,7 @@ class CompiledProgram:
         return [getattr(packed, f"r{i}") for i in range(len(self.results))]
 
     def _invoke(self, args) -> None:
-        self._log.index_errors, self._log.shape_errors = [], []
+        self._log.clear()
         packed = (ctypes.c_void_p * len(args))(*[ctypes.cast(a, ctypes.c_void_p) for a in args])
         self._function(packed)
 
@@ -219,45 +168,29 @@ class CompiledProgram:
         return np.ascontiguousarray(array)
 
 
-def _parse(asm: str) -> ir.Module:
-    try:
-        return ir.Module.parse(asm)
-    except ir.MLIRError as error:
-        raise CompileError(error_text(error)) from None
-
-
-def _lower(module: ir.Module, checked: bool) -> None:
-    pm = passmanager.PassManager("builtin.module")
-    LOWER_TO_LLVM.add_to(pm, f"checked={str(checked).lower()}")
-    try:
-        pm.run(module.operation)
-    except ir.MLIRError as error:
-        raise CompileError(error_text(error)) from None
-
-
-def _module_text(asm_or_module) -> str:
-    if isinstance(asm_or_module, str):
-        return asm_or_module
-    operation = getattr(asm_or_module, "operation", asm_or_module)
-    return operation.get_asm(enable_debug_info=True)
-
-
 def compile(asm_or_module, entry: str = "main", *, checked: bool = True) -> CompiledProgram:
-    """Lower and JIT-compile `entry` of a module (text or ir.Module).
+    """Lower and JIT-compile `entry`, a public function of a module given
+    as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
 
-    Raises CompileError with located diagnostics when the module does not
-    parse, verify or lower. `checked=False` drops the run-time bounds
-    check of gathered indices (for benchmarks only).
+    Raises TypeError for arguments of other types, CompileError with
+    located diagnostics when the module does not parse, verify or lower
+    (with a reproducer when the lowering fails). `checked=False` drops the
+    run-time bounds check of gathered indices (for benchmarks only).
+    Thread-safe; the last programs compiled are cached, the others are
+    freed once nothing refers to them.
     """
-    key = (_module_text(asm_or_module), entry, checked)
+    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked))
     with _cache_lock:
         program = _cache.get(key)
         if program is not None:
             _cache.move_to_end(key)
             return program
+    # Compiled outside the lock, so that threads compile in parallel; of two
+    # threads compiling the same program, both get the one cached first.
     program = CompiledProgram(*key)
     with _cache_lock:
-        _cache[key] = program
+        program = _cache.setdefault(key, program)
+        _cache.move_to_end(key)
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return program

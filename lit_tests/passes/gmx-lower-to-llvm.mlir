@@ -48,6 +48,18 @@ func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// `public` spelled out (as JAX emits `func.func public @main`) is public:
+// an entry point like a function without a visibility.
+// CHECK-LABEL: llvm.func @spelled_public(
+// CHECK-SAME: gmx.signature = (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-SAME: llvm.emit_c_interface
+// CHECK: llvm.func @_mlir_ciface_spelled_public(
+func.func public @spelled_public(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
 // TOSA on tensors goes down too (here a bare tosa.gather, as upstream's
 // tosa-to-linalg lowers it), and a function with a non-tensor argument
 // keeps its pointers unmarked: only tensor-only signatures are noalias by

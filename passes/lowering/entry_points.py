@@ -48,12 +48,29 @@ def _set_argument_attribute(function, indices, name: str, value: ir.Attribute) -
     function.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
 
 
+# Symbol visibilities that make a function no entry point; no visibility,
+# or "public" as JAX spells it (`func.func public @main`), is public.
+NOT_ENTRY_POINT_VISIBILITIES = ("private", "nested")
+
+
+def visibility(function) -> str:
+    """The function's `sym_visibility`: "public" when it has none."""
+    if "sym_visibility" not in function.attributes:
+        return "public"
+    return ir.StringAttr(function.attributes["sym_visibility"]).value
+
+
+def is_entry_point(function) -> bool:
+    """A public function: callable from outside the module."""
+    return visibility(function) not in NOT_ENTRY_POINT_VISIBILITIES
+
+
 def prepare_entry_points(module) -> None:
     """Give every public function with a body the C interface, record its
     tensor signature and make its tensor arguments read-only."""
     for op in _top_level_functions(module, "func.func"):
-        if "sym_visibility" in op.attributes:
-            continue  # private or nested: not an entry point
+        if not is_entry_point(op):
+            continue
         op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         op.attributes[SIGNATURE_ATTR] = op.attributes["function_type"]
         tensors = {i for i, t in enumerate(tensor_signature(op).inputs) if _is_tensor(t)}

@@ -1,0 +1,136 @@
+"""Module text to a JIT-compiled ExecutionEngine, in a context of its own.
+
+    jitted = jit(text, entry="main", checked=True)
+
+Every failure is a CompileError whose message starts with located
+diagnostics (its first line is the first error, which is what tools that
+show one line show). A failure after parsing (the --gmx-lower-to-llvm
+pipeline, or the ExecutionEngine's translation to LLVM IR) is the
+compiler's, not the user's input's: as torch-mlir's
+`run_pipeline_with_repro_report` does, the message ends with the command
+that fails on a file holding the module as it was before the pipeline
+(with locations):
+
+    -:2:8: error: op was not bufferized
+    -:2:8: note: see current operation: ...
+    reproduce with: gmx-opt /tmp/gmx-repro-1a2b.mlir --gmx-lower-to-llvm
+
+Nothing MLIR built here outlives `jit`: the context and the module go
+when it returns, the engine holds the compiled code on its own.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gmx.dialect import make_context
+from gmx.dialect.locations import diagnostic_text, error_text
+from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
+from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
+from gmx.passes.lowering.runtime_abi import error_sites
+
+from .entry import TensorSignature, find_entry, numpy_signature
+from .errors import CompileError
+
+
+@dataclass(frozen=True)
+class Jitted:
+    """A compiled entry: its engine, numpy signature and error sites."""
+
+    engine: ExecutionEngine
+    arguments: list[TensorSignature]
+    results: list[TensorSignature]
+    sites: list[str]
+
+
+def jit(text: str, entry: str, checked: bool) -> Jitted:
+    """Parse, lower (unless already in the LLVM dialect) and JIT `entry`."""
+    context = make_context()
+    with context, ir.Location.unknown():
+        module = _parse(text)
+        entry_op = find_entry(module, entry)
+        arguments, results = numpy_signature(entry_op)
+        if entry_op.name == "func.func":
+            _lower(module, text, checked)
+        engine = _engine(module, context, text, entry, checked)
+        return Jitted(engine, arguments, results, error_sites(module.operation))
+
+
+def _parse(text: str) -> ir.Module:
+    try:
+        return ir.Module.parse(text)
+    except ir.MLIRError as error:
+        raise CompileError(error_text(error)) from None
+
+
+def lower_option(checked: bool) -> str:
+    """--gmx-lower-to-llvm's option string (empty for the default)."""
+    return "" if checked else "checked=false"
+
+
+def _lower(module: ir.Module, text: str, checked: bool) -> None:
+    pm = passmanager.PassManager("builtin.module")
+    LOWER_TO_LLVM.add_to(pm, lower_option(checked))
+    try:
+        pm.run(module.operation)
+    except ir.MLIRError as error:
+        flag = f"--{LOWER_TO_LLVM.argument}" + (f"={lower_option(checked)}" if lower_option(checked) else "")
+        raise CompileError(
+            _failure_report(error_text(error), text, lambda path: f"gmx-opt {path} {flag}")
+        ) from None
+
+
+def _engine(module: ir.Module, context: ir.Context, text: str, entry: str, checked: bool) -> ExecutionEngine:
+    """The ExecutionEngine of a lowered module. Its translation to LLVM IR
+    reports errors as diagnostics and then a bare RuntimeError: the
+    diagnostics are captured into the CompileError instead of stderr."""
+    diagnostics: list[str] = []
+
+    def capture(diagnostic) -> bool:
+        if diagnostic.severity != ir.DiagnosticSeverity.ERROR:
+            return False  # warnings go on to the default handler
+        diagnostics.append(diagnostic_text(diagnostic))
+        return True
+
+    handler = context.attach_diagnostic_handler(capture)
+    try:
+        return ExecutionEngine(module, opt_level=3)
+    except RuntimeError as error:
+        unchecked = "" if checked else " --unchecked"
+        found = "\n".join(diagnostics) or str(error)
+        raise CompileError(
+            _failure_report(found, text, lambda path: f"gmx-run {path} --entry {shlex.quote(entry)}{unchecked}")
+        ) from None
+    finally:
+        handler.detach()
+
+
+def _failure_report(diagnostics: str, text: str, command: Callable[[str], str]) -> str:
+    """The diagnostics, then `reproduce with: command(path)`, `path` a
+    file holding the module before the pipeline."""
+    try:
+        path = write_reproducer(_with_locations(text))
+    except OSError as error:
+        return f"{diagnostics}\n(no reproducer: could not write one: {error})"
+    return f"{diagnostics}\nreproduce with: {command(shlex.quote(path))}"
+
+
+def _with_locations(text: str) -> str:
+    """The module parsed from `text` again (as it was before the pipeline,
+    which changed it in place), printed with its locations so that the
+    reproducer reports the same `file:line:col` as the failure."""
+    return _parse(text).operation.get_asm(enable_debug_info=True)
+
+
+def write_reproducer(text: str) -> str:
+    """Write `text` to a new file `gmx-repro-*.mlir` in the temporary
+    directory and return its path (a fresh name each time: concurrent
+    failures never share one)."""
+    handle, path = tempfile.mkstemp(prefix="gmx-repro-", suffix=".mlir")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(text)
+    return path
