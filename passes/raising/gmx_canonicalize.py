@@ -61,11 +61,22 @@ from .gather_spec import (
 )
 from .. import debug
 from ..registry import PassFailed, PassInfo, add_python_pass
-from ..views import VIEW_OPS, common_refinement, defining_op, merge_groups, op_name, static_shape_of, strip_views, view_source
+from ..views import (
+    VIEW_OPS,
+    common_refinement,
+    defining_op,
+    merge_groups,
+    op_name,
+    static_shape_of,
+    strip_views,
+    view_source,
+    views_between,
+)
 
 
 def _views_needed(plan, spec: GatherSpec) -> int:
-    return 0 if plan.gmx_out == list(spec.result_shape) else 1
+    """View ops between the planned gmx op's output and the result."""
+    return views_between(plan.gmx_out, spec.result_shape)
 
 
 def _rewrite(root, spec: GatherSpec, rewriter, current: tuple | None = None, views_before: int = 0) -> bool:
@@ -297,7 +308,9 @@ def fold_value_casts(op, rewriter):
 
 
 def _gather_under_views(value: ir.Value) -> tuple[object, int]:
-    """The gmx op whose result reaches `value` through single-use views only."""
+    """The gmx op whose result reaches `value` through single-use views
+    only, and how many views the op consuming `value` (itself one) and
+    those views are."""
     count = 1
     while True:
         if _single_use(value) and _is_gmx(value):
@@ -305,8 +318,6 @@ def _gather_under_views(value: ir.Value) -> tuple[object, int]:
         source = view_source(value)
         require(source is not None, "not a view of a gmx result")
         require(_single_use(source), "a view of a value with other uses")
-        if _is_gmx(source):
-            return defining_op(source), count
         value, count = source, count + 1
 
 
@@ -325,6 +336,14 @@ def fold_result_reshape(op, rewriter):
         %r = tosa.reshape %g, %s : (tensor<1x12x8xf32>, !tosa.shape<3>) -> tensor<3x4x8xf32>
     becomes
         %g = "gmx.gather_multiaxis"(%x, %i2) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<3x4x1xi64>) -> tensor<3x4x8xf32>
+    A chain of views counts as many views as it has: one that ends at rank 0
+    (a scalar index into a rank-1 input)
+
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<5xf32>, tensor<1xi32>) -> tensor<1xf32>
+        %e = tensor.expand_shape %g [[0, 1, 2]] output_shape [1, 1, 1] : tensor<1xf32> into tensor<1x1x1xf32>
+        %r = tosa.reshape %e, %s : (tensor<1x1x1xf32>, !tosa.shape<0>) -> tensor<f32>
+    becomes the one view the output needs
+        %r = tensor.collapse_shape %g [] : tensor<1xf32> into tensor<f32>
     """
     result = op.results[0]
     target = static_shape_of(result)
