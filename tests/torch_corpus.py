@@ -301,6 +301,18 @@ add("gather_expanded_index", lambda x, j: torch.gather(x, 1, j.view(4, 1, 1).exp
 # [[0, 2]] into x reshaped to [1, 4, 30]): two gathers in the TOSA source
 add("slice_step2_then_adv", lambda x, i: x[::2, i], data(4, 5, 6), index(3, size=5, negative=True), gathers=2)
 
+# --- 0-d index tensors and size-1 dims -------------------------------------
+
+# a 0-d index: torch-mlir reshapes it to [1] (a rank-0 tensor under the views)
+add("isel_0d_r2_d0", lambda x, i: torch.index_select(x, 0, i), data(4, 3), index(size=4))
+add("isel_0d_r3_d1", lambda x, i: torch.index_select(x, 1, i), data(4, 5, 6), index(size=5))
+add("isel_0d_r1", lambda x, i: torch.index_select(x, 0, i), data(5), index(size=5))
+add("isel_0d_const", lambda x: torch.index_select(x, 1, torch.tensor(2)), data(4, 5))
+add("F_embedding_0d", lambda i, w: F.embedding(i, w), index(size=10), data(10, 4))  # a rank-1 result
+add("tad_0d_flat", lambda x, i: torch.take_along_dim(x, i), data(3, 4), index(size=12))
+# a one-element input read by every index
+add("gather_one_element", lambda x, i: torch.gather(x, 0, i), data(1), index(3, size=1))
+
 
 BY_NAME: dict = {p.name: p for p in CORPUS}
 
