@@ -5,6 +5,8 @@
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize --gmx-canonicalize | FileCheck %s
 // The same after tosa-to-tensor, where reshapes are expand/collapse_shape.
 // RUN: gmx-opt %s --split-input-file --tosa-to-tensor --gmx-canonicalize | FileCheck %s --check-prefix=TENSOR
+// fuse=false: raise-tosa-gather alone (the first stage of --gmx-lower-to-llvm).
+// RUN: gmx-opt %s --split-input-file --gmx-canonicalize=fuse=false | FileCheck %s --check-prefix=RAISE
 
 // raise-tosa-gather: a bare tosa.gather becomes gmx with axes = [1].
 // CHECK-LABEL: func.func @bare_gather
@@ -18,13 +20,31 @@ func.func @bare_gather(%v: tensor<2x5x3xf32>, %i: tensor<2x4xi32>) -> tensor<2x4
 }
 
 // -----
-// raise-tosa-gather, negative: dynamic shapes are left alone.
+// raise-tosa-gather: dynamic shapes too (torch-mlir's 1x? embedding
+// indices), the unit dim added with tensor.dim sizes and the result cast
+// back to the op's type where gmx infers a more static one.
 // CHECK-LABEL: func.func @dynamic_gather
-// CHECK: tosa.gather
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[W:.*]] = tensor.dim %arg1, %[[C1]] : tensor<1x?xi32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [1, %[[W]], 1] : tensor<1x?xi32> into tensor<1x?x1xi32>
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[E]]) {axes = array<i64: 1>} : (tensor<1x10x4xf32>, tensor<1x?x1xi32>) -> tensor<1x?x4xf32>
+// CHECK: %[[R:.*]] = tensor.cast %[[G]] : tensor<1x?x4xf32> to tensor<?x?x4xf32>
+// CHECK-NOT: tosa.gather
+// CHECK: return %[[R]]
+func.func @dynamic_gather(%v: tensor<1x10x4xf32>, %i: tensor<1x?xi32>) -> tensor<?x?x4xf32> {
+  %0 = tosa.gather %v, %i : (tensor<1x10x4xf32>, tensor<1x?xi32>) -> tensor<?x?x4xf32>
+  return %0 : tensor<?x?x4xf32>
+}
+
+// -----
+// raise-tosa-gather, negative: only tosa.gather is raised; a reduction
+// over the same values stays.
+// CHECK-LABEL: func.func @not_a_gather
 // CHECK-NOT: gmx.gather_multiaxis
-func.func @dynamic_gather(%v: tensor<?x5x3xf32>, %i: tensor<?x4xi32>) -> tensor<?x4x3xf32> {
-  %0 = tosa.gather %v, %i : (tensor<?x5x3xf32>, tensor<?x4xi32>) -> tensor<?x4x3xf32>
-  return %0 : tensor<?x4x3xf32>
+// CHECK: tosa.reduce_sum
+func.func @not_a_gather(%v: tensor<2x5x3xf32>) -> tensor<2x1x3xf32> {
+  %0 = tosa.reduce_sum %v {axis = 1 : i32} : (tensor<2x5x3xf32>) -> tensor<2x1x3xf32>
+  return %0 : tensor<2x1x3xf32>
 }
 
 // -----
@@ -268,6 +288,13 @@ func.func @constant_indices(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NOT: tosa.reduce_sum
 // CHECK: return %[[G]]
 // TENSOR-LABEL: func.func @rank0_index
+// fuse=false raises the gather alone: axes = [1] on the flattened input,
+// the linearised index still in front of it.
+// RAISE-LABEL: func.func @rank0_index
+// RAISE: tosa.reduce_sum
+// RAISE: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 1>} : (tensor<1x12x1xf32>, tensor<1x1x3xi32>) -> tensor<1x1x3xf32>
+// RAISE-NOT: tosa.gather
+// RAISE: tosa.reshape
 // TENSOR: %[[R:.*]] = tensor.expand_shape %arg1 [] output_shape [1] : tensor<i64> into tensor<1xi64>
 // TENSOR: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<1x1xi32>) -> tensor<1x3xf32>
 func.func @rank0_index(%arg0: tensor<4x3xf32>, %arg1: tensor<i64>) -> tensor<1x3xf32> {
