@@ -100,29 +100,29 @@ def _stages(text: str) -> None:
         run_pipeline(text, lowering)
 
 
-def _operands(input_shape, indices_shape):
+def _staged_program(input_shape, indices_shape, axes):
+    """(text, x, indices): the gmx program, checked through every pass, and
+    its operands (the last index -1: a negative index wraps once)."""
+    text = gmx_program(("f32", input_shape), ("i64", indices_shape), axes)
+    _stages(text)
     x = np.arange(int(np.prod(input_shape)), dtype=np.float32).reshape(input_shape)
     i = np.zeros(indices_shape, dtype=np.int64)
     if i.size:
-        i.reshape(-1)[-1] = -1  # a negative index: wraps once
-    return x, i
+        i.reshape(-1)[-1] = -1
+    return text, x, i
 
 
 @pytest.mark.parametrize("name", EMPTY_AND_UNIT)
 def test_empty_and_unit_dims_pass_every_stage_and_run_exactly(name):
     input_shape, indices_shape, axes = EMPTY_AND_UNIT[name]
-    text = gmx_program(("f32", input_shape), ("i64", indices_shape), axes)
-    _stages(text)
-    x, i = _operands(input_shape, indices_shape)
+    text, x, i = _staged_program(input_shape, indices_shape, axes)
     assert_exact(gmx.runtime.run(text, x, i), gmx.reference.gather_multiaxis(x, i, axes))
 
 
 @pytest.mark.parametrize("name", EMPTY_AXIS)
 def test_indices_into_an_empty_axis_are_an_index_error(name):
     input_shape, indices_shape, axes = EMPTY_AXIS[name]
-    text = gmx_program(("f32", input_shape), ("i64", indices_shape), axes)
-    _stages(text)
-    x, i = _operands(input_shape, indices_shape)
+    text, x, i = _staged_program(input_shape, indices_shape, axes)
     with pytest.raises(IndexError):
         gmx.reference.gather_multiaxis(x, i, axes)
     with pytest.raises(IndexError, match=f"axis {axes[0]} has size 0"):
