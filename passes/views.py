@@ -64,9 +64,12 @@ def collapse_groups(source: Sequence[int], target: Sequence[int]) -> list[list[i
     """Reassociation collapsing `source` into `target`, or None if it isn't one.
 
     Every group is contiguous, non-empty and multiplies to its target size;
-    unit source dims join the group before them (or after, at the start).
+    unit source dims join the group after them (trailing ones, the last group).
+    A rank-0 target takes no groups (`[]`): the source must be all unit dims.
     """
-    if len(target) > len(source) or not target:
+    if not target:
+        return [] if all(size == 1 for size in source) else None
+    if len(target) > len(source):
         return None
     groups, i = [], 0
     for size in target:
@@ -125,14 +128,27 @@ def tensor_type(shape: Sequence[int], element_type) -> ir.RankedTensorType:
     return ir.RankedTensorType.get(list(shape), element_type)
 
 
+def views_between(source: Sequence[int], target: Sequence[int]) -> int:
+    """How many view ops `emit_view` emits from static `source` to `target`:
+    0 (same shape), 1 (one collapse or expand) or 2."""
+    if list(source) == list(target):
+        return 0
+    if collapse_groups(source, target) is not None or collapse_groups(target, source) is not None:
+        return 1
+    return 2
+
+
 def emit_view(value: ir.Value, shape: Sequence[int]) -> ir.Value:
     """`value` reshaped to static `shape`: nothing, one collapse, one expand,
     or (when neither fits) a collapse to 1-D followed by an expand. Views
-    already above `value` are looked through, so chains never grow."""
+    already above `value` are looked through, so chains never grow. A
+    rank-0 tensor is one collapse or expand with no groups (`[]`) away from
+    any shape of unit dims."""
     value = strip_views(value)[0]
     source_shape = static_shape_of(value)
     shape = list(shape)
-    if source_shape == shape:
+    count = views_between(source_shape, shape)
+    if count == 0:
         return value
     element_type = ir.RankedTensorType(value.type).element_type
     groups = collapse_groups(source_shape, shape)

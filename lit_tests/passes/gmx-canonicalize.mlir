@@ -5,6 +5,8 @@
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize --gmx-canonicalize | FileCheck %s
 // The same after tosa-to-tensor, where reshapes are expand/collapse_shape.
 // RUN: gmx-opt %s --split-input-file --tosa-to-tensor --gmx-canonicalize | FileCheck %s --check-prefix=TENSOR
+// fuse=false: raise-tosa-gather alone (the first stage of --gmx-lower-to-llvm).
+// RUN: gmx-opt %s --split-input-file --gmx-canonicalize=fuse=false | FileCheck %s --check-prefix=RAISE
 
 // raise-tosa-gather: a bare tosa.gather becomes gmx with axes = [1].
 // CHECK-LABEL: func.func @bare_gather
@@ -18,13 +20,31 @@ func.func @bare_gather(%v: tensor<2x5x3xf32>, %i: tensor<2x4xi32>) -> tensor<2x4
 }
 
 // -----
-// raise-tosa-gather, negative: dynamic shapes are left alone.
+// raise-tosa-gather: dynamic shapes too (torch-mlir's 1x? embedding
+// indices), the unit dim added with tensor.dim sizes and the result cast
+// back to the op's type where gmx infers a more static one.
 // CHECK-LABEL: func.func @dynamic_gather
-// CHECK: tosa.gather
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[W:.*]] = tensor.dim %arg1, %[[C1]] : tensor<1x?xi32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [1, %[[W]], 1] : tensor<1x?xi32> into tensor<1x?x1xi32>
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[E]]) {axes = array<i64: 1>} : (tensor<1x10x4xf32>, tensor<1x?x1xi32>) -> tensor<1x?x4xf32>
+// CHECK: %[[R:.*]] = tensor.cast %[[G]] : tensor<1x?x4xf32> to tensor<?x?x4xf32>
+// CHECK-NOT: tosa.gather
+// CHECK: return %[[R]]
+func.func @dynamic_gather(%v: tensor<1x10x4xf32>, %i: tensor<1x?xi32>) -> tensor<?x?x4xf32> {
+  %0 = tosa.gather %v, %i : (tensor<1x10x4xf32>, tensor<1x?xi32>) -> tensor<?x?x4xf32>
+  return %0 : tensor<?x?x4xf32>
+}
+
+// -----
+// raise-tosa-gather, negative: only tosa.gather is raised; a reduction
+// over the same values stays.
+// CHECK-LABEL: func.func @not_a_gather
 // CHECK-NOT: gmx.gather_multiaxis
-func.func @dynamic_gather(%v: tensor<?x5x3xf32>, %i: tensor<?x4xi32>) -> tensor<?x4x3xf32> {
-  %0 = tosa.gather %v, %i : (tensor<?x5x3xf32>, tensor<?x4xi32>) -> tensor<?x4x3xf32>
-  return %0 : tensor<?x4x3xf32>
+// CHECK: tosa.reduce_sum
+func.func @not_a_gather(%v: tensor<2x5x3xf32>) -> tensor<2x1x3xf32> {
+  %0 = tosa.reduce_sum %v {axis = 1 : i32} : (tensor<2x5x3xf32>) -> tensor<2x1x3xf32>
+  return %0 : tensor<2x1x3xf32>
 }
 
 // -----
@@ -255,4 +275,87 @@ func.func @constant_indices(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
   %c = "tosa.const"() <{values = dense<[[3], [1]]> : tensor<2x1xi32>}> : () -> tensor<2x1xi32>
   %0 = "gmx.gather_multiaxis"(%x, %c) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+// -----
+// raise-linearised-indices: a rank-0 index (index_select with a 0-d tensor,
+// as torch-mlir exports it) is read through its reshape to [1].
+// CHECK-LABEL: func.func @rank0_index
+// CHECK: %[[R:.*]] = tosa.reshape %arg1, %{{.*}} : (tensor<i64>, !tosa.shape<1>) -> tensor<1xi64>
+// CHECK: %[[C:.*]] = tosa.cast %[[R]] : (tensor<1xi64>) -> tensor<1xi32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[C]] {{\[}}[0, 1]] output_shape [1, 1]
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[E]]) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<1x1xi32>) -> tensor<1x3xf32>
+// CHECK-NOT: tosa.reduce_sum
+// CHECK: return %[[G]]
+// TENSOR-LABEL: func.func @rank0_index
+// fuse=false raises the gather alone: axes = [1] on the flattened input,
+// the linearised index still in front of it.
+// RAISE-LABEL: func.func @rank0_index
+// RAISE: tosa.reduce_sum
+// RAISE: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 1>} : (tensor<1x12x1xf32>, tensor<1x1x3xi32>) -> tensor<1x1x3xf32>
+// RAISE-NOT: tosa.gather
+// RAISE: tosa.reshape
+// TENSOR: %[[R:.*]] = tensor.expand_shape %arg1 [] output_shape [1] : tensor<i64> into tensor<1xi64>
+// TENSOR: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<1x1xi32>) -> tensor<1x3xf32>
+func.func @rank0_index(%arg0: tensor<4x3xf32>, %arg1: tensor<i64>) -> tensor<1x3xf32> {
+  %0 = tosa.const_shape  {values = dense<1> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %1 = tosa.const_shape  {values = dense<1> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %2 = tosa.const_shape  {values = dense<[1, 3]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %3 = tosa.const_shape  {values = dense<[1, 3, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %4 = "tosa.const"() <{values = dense<[[[0], [1], [2]]]> : tensor<1x3x1xi32>}> : () -> tensor<1x3x1xi32>
+  %5 = tosa.const_shape  {values = dense<[1, 12, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %6 = tosa.const_shape  {values = dense<[3, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %7 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %8 = "tosa.const"() <{values = dense<[[3, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %9 = tosa.reshape %arg1, %0 : (tensor<i64>, !tosa.shape<1>) -> tensor<1xi64>
+  %10 = tosa.cast %9 : (tensor<1xi64>) -> tensor<1xi32>
+  %11 = tosa.reshape %10, %1 : (tensor<1xi32>, !tosa.shape<2>) -> tensor<1x1xi32>
+  %12 = tosa.tile %11, %2 : (tensor<1x1xi32>, !tosa.shape<2>) -> tensor<1x3xi32>
+  %13 = tosa.reshape %12, %3 : (tensor<1x3xi32>, !tosa.shape<3>) -> tensor<1x3x1xi32>
+  %14 = tosa.concat %13, %4 {axis = 2 : i32} : (tensor<1x3x1xi32>, tensor<1x3x1xi32>) -> tensor<1x3x2xi32>
+  %15 = tosa.reshape %arg0, %5 : (tensor<4x3xf32>, !tosa.shape<3>) -> tensor<1x12x1xf32>
+  %16 = tosa.reshape %14, %6 : (tensor<1x3x2xi32>, !tosa.shape<2>) -> tensor<3x2xi32>
+  %17 = tosa.mul %16, %8, %7 : (tensor<3x2xi32>, tensor<1x2xi32>, tensor<1xi8>) -> tensor<3x2xi32>
+  %18 = tosa.reduce_sum %17 {axis = 1 : i32} : (tensor<3x2xi32>) -> tensor<3x1xi32>
+  %19 = tosa.reshape %18, %2 : (tensor<3x1xi32>, !tosa.shape<2>) -> tensor<1x3xi32>
+  %20 = tosa.gather %15, %19 : (tensor<1x12x1xf32>, tensor<1x3xi32>) -> tensor<1x3x1xf32>
+  %21 = tosa.reshape %20, %2 : (tensor<1x3x1xf32>, !tosa.shape<2>) -> tensor<1x3xf32>
+  return %21 : tensor<1x3xf32>
+}
+
+// -----
+// fold-result-reshape: views of the result down to rank 0 (a scalar index
+// into a rank-1 input) become one collapse with no groups.
+// CHECK-LABEL: func.func @rank0_result(
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 0>} : (tensor<5xf32>, tensor<1xi32>) -> tensor<1xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] [] : tensor<1xf32> into tensor<f32>
+// CHECK-NEXT: return %[[R]]
+func.func @rank0_result(%x: tensor<5xf32>, %i: tensor<1xi32>) -> tensor<f32> {
+  %s = tosa.const_shape  {values = dense<> : tensor<0xindex>} : () -> !tosa.shape<0>
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<5xf32>, tensor<1xi32>) -> tensor<1xf32>
+  %e = tensor.expand_shape %0 [[0, 1, 2]] output_shape [1, 1, 1] : tensor<1xf32> into tensor<1x1x1xf32>
+  %r = tosa.reshape %e, %s : (tensor<1x1x1xf32>, !tosa.shape<0>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+// fold-result-reshape, negative: a rank-0 result needs its one collapse, and
+// a result no gmx output refines (5x4 from 4x1x5) keeps its two views.
+// CHECK-LABEL: func.func @rank0_result_kept(
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 0>} : (tensor<5xf32>, tensor<1xi32>) -> tensor<1xf32>
+// CHECK-NEXT: tensor.collapse_shape %[[G]] [] : tensor<1xf32> into tensor<f32>
+// CHECK-LABEL: func.func @two_views_kept(
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>} : (tensor<4x6x5xf32>, tensor<4x1x1xi64>) -> tensor<4x1x5xf32>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0, 1, 2]] : tensor<4x1x5xf32> into tensor<20xf32>
+// CHECK-NEXT: tensor.expand_shape %[[C]] {{\[}}[0, 1]] output_shape [5, 4]
+func.func @rank0_result_kept(%x: tensor<5xf32>, %i: tensor<1xi32>) -> tensor<f32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<5xf32>, tensor<1xi32>) -> tensor<1xf32>
+  %r = tensor.collapse_shape %0 [] : tensor<1xf32> into tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @two_views_kept(%x: tensor<4x6x5xf32>, %i: tensor<4x1x1xi64>) -> tensor<5x4xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<4x6x5xf32>, tensor<4x1x1xi64>) -> tensor<4x1x5xf32>
+  %c = tensor.collapse_shape %0 [[0, 1, 2]] : tensor<4x1x5xf32> into tensor<20xf32>
+  %r = tensor.expand_shape %c [[0, 1]] output_shape [5, 4] : tensor<20xf32> into tensor<5x4xf32>
+  return %r : tensor<5x4xf32>
 }

@@ -2,6 +2,8 @@
 // RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm=checked=false | FileCheck %s --check-prefix=UNCHECKED
 // RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm | FileCheck %s --check-prefix=LOWERED
 // RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm=checked=false | FileCheck %s --check-prefix=LOWERED
+// Its first stage raises every tosa.gather: none reaches tosa-to-linalg.
+// RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm --mlir-print-ir-after-all 2>&1 | FileCheck %s --check-prefix=STAGES
 
 // In both modes and every case below, nothing above the LLVM dialect is
 // left (LOWERED has only NOT lines, so they cover the whole output; the
@@ -60,16 +62,32 @@ func.func public @spelled_public(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// TOSA on tensors goes down too (here a bare tosa.gather, as upstream's
-// tosa-to-linalg lowers it), and a function with a non-tensor argument
+// TOSA on tensors goes down too, and a function with a non-tensor argument
 // keeps its pointers unmarked: only tensor-only signatures are noalias by
-// construction.
+// construction. A bare tosa.gather is raised into gmx first (upstream's
+// tosa-to-linalg has no bounds check), so it is checked like any gmx op:
+// its location is an error site and it calls the runtime's callback;
+// unchecked it is raised the same way and lowered without the call.
+// CHECK-LABEL: module attributes {gmx.error_sites = ["{{.*}}gmx-lower-to-llvm.mlir:[[# @LINE + 30]]:8"]
 // CHECK-LABEL: llvm.func @scaled(
 // CHECK-NOT: llvm.noalias
 // CHECK-SAME: gmx.signature = (tensor<1x5x3xf32>, f32) -> tensor<1x5x3xf32>
 // CHECK-LABEL: llvm.func @tosa_gather(
 // CHECK-SAME: gmx.signature = (tensor<1x5x3xf32>, tensor<1x2xi32>) -> tensor<1x2x3xf32>
+// CHECK: llvm.call @gmx_index_error(
+// CHECK-LABEL: llvm.func @_mlir_ciface_tosa_gather(
 // CHECK-NOT: tosa.
+// UNCHECKED-LABEL: llvm.func @tosa_gather(
+// UNCHECKED-NOT: llvm.call @gmx_index_error
+// UNCHECKED-LABEL: llvm.func @_mlir_ciface_tosa_gather(
+// STAGES: func.func @tosa_gather(
+// STAGES-NEXT: tosa.gather
+// STAGES: IR Dump After gmx-canonicalize
+// STAGES: func.func @tosa_gather(
+// STAGES-NOT: tosa.gather
+// STAGES: "gmx.gather_multiaxis"
+// STAGES-NOT: tosa.gather
+// STAGES: IR Dump After TosaToLinalg{{.*}}@tosa_gather
 func.func @scaled(%x: tensor<1x5x3xf32>, %s: f32) -> tensor<1x5x3xf32> {
   %e = tensor.empty() : tensor<1x5x3xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<1x5x3xf32>) outs(%e : tensor<1x5x3xf32>) {

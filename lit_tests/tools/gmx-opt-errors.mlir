@@ -5,7 +5,7 @@
 // RUN: not gmx-opt %s --no-such-pass 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not gmx-opt %s --convert-gmx-to-linalg=bogus=true 2>&1 | FileCheck %s --check-prefix=OPTION
-// RUN: not gmx-opt %s --pass-pipeline='builtin.module(gmx-canonicalize{x})' 2>&1 | FileCheck %s --check-prefix=NO-OPTIONS
+// RUN: not gmx-opt %s --pass-pipeline='builtin.module(gmx-stream-row-copies{x})' 2>&1 | FileCheck %s --check-prefix=NO-OPTIONS
 // RUN: not gmx-opt %s --convert-gmx-to-linalg=checked=maybe 2>&1 | FileCheck %s --check-prefix=VALUE
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(convert-gmx-to-linalg{checked=false)' 2>&1 | FileCheck %s --check-prefix=BRACE
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(func.func(cse)' 2>&1 | FileCheck %s --check-prefix=PAREN
@@ -17,7 +17,7 @@
 
 // UNKNOWN: gmx-opt: error: unknown pass or malformed pipeline element 'no-such-pass'
 // OPTION: gmx-opt: error: 'convert-gmx-to-linalg' has no option 'bogus' (options: checked)
-// NO-OPTIONS: gmx-opt: error: 'gmx-canonicalize' has no option 'x' (options: none)
+// NO-OPTIONS: gmx-opt: error: 'gmx-stream-row-copies' has no option 'x' (options: none)
 // VALUE: gmx-opt: error: 'convert-gmx-to-linalg' option 'checked' expects true or false, got 'maybe'
 // BRACE: gmx-opt: error: malformed pass pipeline 'builtin.module(convert-gmx-to-linalg{checked=false)': unbalanced ')'
 // PAREN: gmx-opt: error: malformed pass pipeline 'builtin.module(func.func(cse)': '(' is never closed

@@ -1,7 +1,14 @@
 """`--gmx-lower-to-llvm`: tensors (gmx, TOSA, linalg, tensor, arith) to the
 LLVM dialect, ready for the ExecutionEngine.
 
-Every stage but the first and gmx-stream-row-copies is upstream. Function
+Every `tosa.gather` is first raised into `gmx.gather_multiaxis` (raise-tosa-gather
+alone, `gmx-canonicalize{fuse=false}`: `axes = [1]`, nothing else fused), so
+that checked mode holds for TOSA's gathers too: upstream's tosa-to-linalg
+reads out of bounds on a bad index. Unchecked (`checked=false`) they are
+raised the same way and lowered without the check; checked, a tosa.gather
+left unraised (a pattern failure) is a located error, never lowered unchecked.
+
+Every other stage but convert-gmx-to-linalg and gmx-stream-row-copies is upstream. Function
 boundaries bufferize to identity-layout memrefs and results are owned by the caller (the ownership-
 based deallocation pipeline clones what a function does not own), so a
 caller can free each returned buffer once. Nothing here emits calls into
@@ -13,14 +20,20 @@ copied as integers, bit for bit (`exact_moves`).
 
 from __future__ import annotations
 
+from gmx.dialect.mlir import ir
+
 from . import convert_gmx_to_linalg, gmx_stream_row_copies
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..elements import add_element
-from ..registry import PassInfo, PassOption, add_python_pass
+from ..raising import gmx_canonicalize
+from ..registry import PassFailed, PassInfo, PassOption, add_python_pass
 
 # Its gmx stages; every other flag is upstream's.
-_GMX_STAGES = {p.argument: p for p in (convert_gmx_to_linalg.PASS, gmx_stream_row_copies.PASS)}
+_GMX_STAGES = {
+    p.argument: p for p in (gmx_canonicalize.PASS, convert_gmx_to_linalg.PASS, gmx_stream_row_copies.PASS)
+}
+RAISE_TOSA_GATHERS = "gmx-canonicalize{fuse=false}"
 
 STAGES = (
     "tosa-to-linalg-pipeline",
@@ -59,13 +72,37 @@ def loop_level_elements(checked: bool = True) -> list[str]:
 
 
 def _elements(checked: bool) -> list[str]:
-    """convert-gmx-to-linalg, then STAGES (gmx and upstream pass flags)."""
-    return [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *STAGES]
+    """Raising tosa.gathers, convert-gmx-to-linalg, then STAGES (gmx and upstream pass flags)."""
+    return [RAISE_TOSA_GATHERS, f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *STAGES]
+
+
+def require_no_tosa_gather(module) -> None:
+    """Checked mode: a tosa.gather still there would be lowered by upstream
+    without a bounds check. Each one is a located error (PassFailed)."""
+    gathers = []
+
+    def collect(op):
+        if op.name == "tosa.gather":
+            gathers.append(op.location)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(collect)
+    for location in gathers:
+        location.emit_error(
+            "tosa.gather was not raised into gmx.gather_multiaxis, so it cannot be bounds-checked "
+            "(lower with checked=false to run it unchecked)"
+        )
+    if gathers:
+        raise PassFailed(f"{len(gathers)} unchecked tosa.gather")
 
 
 def _build(pm, options) -> None:
     add_python_pass(pm, prepare_entry_points, PASS)
-    for element in _elements(options["checked"]):
+    raising, *rest = _elements(options["checked"])
+    add_element(pm, raising, _GMX_STAGES.get)
+    if options["checked"]:
+        add_python_pass(pm, require_no_tosa_gather, PASS)
+    for element in rest:
         add_element(pm, element, _GMX_STAGES.get)
     add_python_pass(pm, move_halves_as_integers, PASS)
     add_python_pass(pm, mark_arguments_noalias, PASS)

@@ -30,7 +30,10 @@ else (a bug) changes nothing either; it is reported once the driver has
 returned: a located warning, or in strict mode (`GMX_STRICT`, see
 `gmx.passes.debug`) a located error that fails the pass. Dead ops are erased
 by the driver.
-Only static shapes are raised. Exactness contract: see `coordinates`.
+Only static shapes are fused; raise-tosa-gather raises dynamic ones too.
+With `fuse=false` it runs alone: every tosa.gather becomes a gmx op and
+nothing else changes (the first stage of `--gmx-lower-to-llvm`, which needs
+every gather bounds-checked). Exactness contract: see `coordinates`.
 """
 
 from __future__ import annotations
@@ -39,9 +42,10 @@ import math
 import sys
 from dataclasses import dataclass, replace
 
-from gmx.dialect.gmx import OP_NAME
+from gmx.dialect.gmx import OP_NAME, gather_multiaxis, infer_result_type, mlir_shape, static_shape
 from gmx.dialect.locations import location_text
-from gmx.dialect.mlir import ir, rewrite
+from gmx.dialect.mlir import arith, ir, rewrite, tensor
+from gmx.dialect.shapes import GatherShapeError
 
 from .coordinates import Work, linear_terms, peel
 from .index_values import constant_value, evaluation_cache
@@ -60,12 +64,23 @@ from .gather_spec import (
     synthesize,
 )
 from .. import debug
-from ..registry import PassFailed, PassInfo, add_python_pass
-from ..views import VIEW_OPS, common_refinement, defining_op, merge_groups, op_name, static_shape_of, strip_views, view_source
+from ..registry import PassFailed, PassInfo, PassOption, add_python_pass
+from ..views import (
+    VIEW_OPS,
+    common_refinement,
+    defining_op,
+    merge_groups,
+    op_name,
+    static_shape_of,
+    strip_views,
+    view_source,
+    views_between,
+)
 
 
 def _views_needed(plan, spec: GatherSpec) -> int:
-    return 0 if plan.gmx_out == list(spec.result_shape) else 1
+    """View ops between the planned gmx op's output and the result."""
+    return views_between(plan.gmx_out, spec.result_shape)
 
 
 def _rewrite(root, spec: GatherSpec, rewriter, current: tuple | None = None, views_before: int = 0) -> bool:
@@ -93,12 +108,56 @@ def raise_tosa_gather(op, rewriter):
     becomes
         %e = tensor.expand_shape %i [[0], [1, 2]] output_shape [2, 4, 1] : ... into tensor<2x4x1xi32>
         %g = "gmx.gather_multiaxis"(%v, %e) {axes = array<i64: 1>} : ... -> tensor<2x4x3xf32>
+    Dynamic shapes too (torch-mlir's `1x?` embedding indices), the unit dim
+    added with `tensor.dim` sizes and the result cast back to the op's type
+    where gmx infers a more or less static one:
+
+        %g = tosa.gather %v, %i : (tensor<1x10x4xf32>, tensor<1x?xi32>) -> tensor<?x?x4xf32>
+    becomes
+        %w = tensor.dim %i, %c1 : tensor<1x?xi32>
+        %e = tensor.expand_shape %i [[0], [1, 2]] output_shape [1, %w, 1] : ... into tensor<1x?x1xi32>
+        %r = "gmx.gather_multiaxis"(%v, %e) {axes = array<i64: 1>} : ... -> tensor<1x?x4xf32>
+        %g = tensor.cast %r : tensor<1x?x4xf32> to tensor<?x?x4xf32>
+    TOSA leaves an index outside [0, K) undefined; gmx reports it, after
+    wrapping a negative one once (docs/semantics.md#index-values).
     """
     values, indices = op.operands[0], op.operands[1]
+    if static_shape_of(values) is None or static_shape_of(indices) is None:
+        return _raise_dynamic_tosa_gather(op, rewriter)
     n, _, c = static_dims(values)
     _, w = static_dims(indices)
     coords = [Zero() if n == 1 else Iota(0), Indexed(indices, (n, w, 1)), Zero() if c == 1 else Iota(2)]
     return _rewrite(op, GatherSpec(values, [n, w, c], coords, [n, w, c]), rewriter)
+
+
+def _raise_dynamic_tosa_gather(op, rewriter) -> bool:
+    """raise-tosa-gather where a dim is dynamic: the rewrite written out."""
+    values, indices = op.operands[0], op.operands[1]
+    result_type = ir.RankedTensorType(op.results[0].type)
+    index_type = ir.RankedTensorType(indices.type)
+    expanded_shape = mlir_shape(static_shape(index_type) + [1])
+    expanded_type = ir.RankedTensorType.get(expanded_shape, index_type.element_type, loc=op.location)
+    try:
+        gathered_type = infer_result_type(values.type, expanded_type, [1])
+    except GatherShapeError as error:
+        raise NoMatch(str(error)) from None
+    require(_cast_compatible(gathered_type, result_type), f"gmx infers {gathered_type}, the op has {result_type}")
+    with rewriter.ip, op.location:
+        sizes = [tensor.dim(indices, arith.constant(ir.IndexType.get(), d))
+                 for d, size in enumerate(static_shape(index_type)) if size is None]
+        expanded = tensor.expand_shape(expanded_type, indices, [[0], [1, 2]], sizes, expanded_shape)
+        value = gather_multiaxis(values, expanded, [1])
+        if gathered_type != result_type:
+            value = tensor.cast(result_type, value)
+    rewriter.replace_op(op, [value])
+    return False
+
+
+def _cast_compatible(a: ir.RankedTensorType, b: ir.RankedTensorType) -> bool:
+    """Whether `tensor.cast` may go from `a` to `b`: each dim equal or dynamic in one."""
+    return a.element_type == b.element_type and all(
+        x is None or y is None or x == y for x, y in zip(static_shape(a), static_shape(b))
+    )
 
 
 # --- fold-input-reshape / raise-linearised-indices ------------------------------------------
@@ -297,7 +356,9 @@ def fold_value_casts(op, rewriter):
 
 
 def _gather_under_views(value: ir.Value) -> tuple[object, int]:
-    """The gmx op whose result reaches `value` through single-use views only."""
+    """The gmx op whose result reaches `value` through single-use views
+    only, and how many views the op consuming `value` (itself one) and
+    those views are."""
     count = 1
     while True:
         if _single_use(value) and _is_gmx(value):
@@ -305,8 +366,6 @@ def _gather_under_views(value: ir.Value) -> tuple[object, int]:
         source = view_source(value)
         require(source is not None, "not a view of a gmx result")
         require(_single_use(source), "a view of a value with other uses")
-        if _is_gmx(source):
-            return defining_op(source), count
         value, count = source, count + 1
 
 
@@ -325,6 +384,14 @@ def fold_result_reshape(op, rewriter):
         %r = tosa.reshape %g, %s : (tensor<1x12x8xf32>, !tosa.shape<3>) -> tensor<3x4x8xf32>
     becomes
         %g = "gmx.gather_multiaxis"(%x, %i2) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<3x4x1xi64>) -> tensor<3x4x8xf32>
+    A chain of views counts as many views as it has: one that ends at rank 0
+    (a scalar index into a rank-1 input)
+
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<5xf32>, tensor<1xi32>) -> tensor<1xf32>
+        %e = tensor.expand_shape %g [[0, 1, 2]] output_shape [1, 1, 1] : tensor<1xf32> into tensor<1x1x1xf32>
+        %r = tosa.reshape %e, %s : (tensor<1x1x1xf32>, !tosa.shape<0>) -> tensor<f32>
+    becomes the one view the output needs
+        %r = tensor.collapse_shape %g [] : tensor<1xf32> into tensor<f32>
     """
     result = op.results[0]
     target = static_shape_of(result)
@@ -453,14 +520,20 @@ def _report(failures: list[PatternFailure]) -> None:
     raise PassFailed(f"{len(failures)} pattern failure(s)")
 
 
-def canonicalize(module) -> None:
-    """Apply the gmx patterns to `module` until none applies.
+# `fuse=false`: what every checked lowering needs first (a tosa.gather
+# bounds-checked as gmx), with the rest of the program left as it is.
+RAISE_ONLY = (("tosa.gather", raise_tosa_gather),)
+
+
+def canonicalize(module, fuse: bool = True) -> None:
+    """Apply the gmx patterns (`fuse=False`: raise-tosa-gather alone) to
+    `module` until none applies.
 
     Raises PassFailed, its errors emitted, when a pattern failed in strict mode.
     """
     run = _PatternRun()
     patterns = rewrite.RewritePatternSet()
-    for root, function in PATTERNS:
+    for root, function in PATTERNS if fuse else RAISE_ONLY:
         patterns.add(root, run.adapt(function))
     config = rewrite.GreedyRewriteConfig()
     config.enable_folding = False  # leave the rest of the user's IR as it is
@@ -470,12 +543,19 @@ def canonicalize(module) -> None:
 
 
 def _build(pm, options) -> None:
-    add_python_pass(pm, canonicalize, PASS)
+    add_python_pass(pm, lambda module: canonicalize(module, options["fuse"]), PASS)
 
 
 PASS = PassInfo(
     argument="gmx-canonicalize",
     description="Raise tosa.gather with reshapes and linearised indices into gmx.gather_multiaxis; gmx folds",
     build=_build,
-    options=(),
+    options=(
+        PassOption(
+            "fuse",
+            True,
+            "fold what surrounds each gather into it (false: raise-tosa-gather alone, "
+            "every tosa.gather a gmx op with axes = [1], the rest left as it is)",
+        ),
+    ),
 )

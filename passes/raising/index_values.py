@@ -69,14 +69,16 @@ def integer_width(element_type) -> int | None:
 
 
 def wrap_to_width(values: np.ndarray, width: int) -> np.ndarray:
-    """Two's-complement wrap of int64 `values` to `width` bits (i1 -> bool)."""
+    """Two's-complement wrap of int64 `values` to `width` bits (i1 -> bool),
+    an array of the same shape (rank 0 included)."""
     values = np.asarray(values)
     if values.dtype == bool or width == 1:
         return values.astype(bool) if width == 1 else values.astype(np.int64)
     if width >= 64:
         return values.astype(np.int64)
     half = np.int64(1) << np.int64(width - 1)
-    return ((values.astype(np.int64) + half) % (2 * half)) - half
+    # asarray: arithmetic on a rank-0 array gives a numpy scalar
+    return np.asarray(((values.astype(np.int64) + half) % (2 * half)) - half)
 
 
 def _element_width(value: ir.Value) -> int | None:
