@@ -19,6 +19,7 @@ integer cast truncates or sign-extends.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -134,34 +135,40 @@ class evaluation_cache:
 
     Index arithmetic is a DAG whose shared subtrees (iotas, strides) would
     otherwise be evaluated once per path to them. The IR must not change
-    inside the block (a pattern's match); nesting keeps the outer cache."""
+    inside the block (a pattern's match); nesting keeps the outer cache.
+    The cache is per thread: `gmx.runtime` compiles (and so raises) in
+    several threads at once."""
 
     def __enter__(self):
-        global _CACHE
-        self._outer = _CACHE
-        if _CACHE is None:
-            _CACHE = {}
+        self._outer = _current_cache()
+        if self._outer is None:
+            _LOCAL.cache = {}
         return self
 
     def __exit__(self, *exc):
-        global _CACHE
-        _CACHE = self._outer
+        _LOCAL.cache = self._outer
         return False
 
 
-_CACHE: dict | None = None
+_LOCAL = threading.local()
+
+
+def _current_cache() -> dict | None:
+    """This thread's evaluation cache, or None outside `evaluation_cache`."""
+    return getattr(_LOCAL, "cache", None)
 
 
 def constant_value(value: ir.Value) -> np.ndarray | None:
     """The int64 array `value` always holds, or None if it isn't a known constant."""
-    if _CACHE is None:
+    cache = _current_cache()
+    if cache is None:
         return _constant_value(value)
-    if value not in _CACHE:
+    if value not in cache:
         array = _constant_value(value)
         if array is not None:
             array.flags.writeable = False  # shared by every caller
-        _CACHE[value] = array
-    return _CACHE[value]
+        cache[value] = array
+    return cache[value]
 
 
 def _constant_value(value: ir.Value) -> np.ndarray | None:
@@ -209,12 +216,13 @@ def index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np.
     `leaf`, an elementwise op or a splat (single-valued) constant. Memoised
     like `constant_value` inside an `evaluation_cache` block.
     """
-    if _CACHE is None:
+    cache = _current_cache()
+    if cache is None:
         return _index_function(root, leaf)
     key = ("index_function", root, leaf)
-    if key not in _CACHE:
-        _CACHE[key] = _index_function(root, leaf)
-    return _CACHE[key]
+    if key not in cache:
+        cache[key] = _index_function(root, leaf)
+    return cache[key]
 
 
 def _index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np.ndarray] | None:
