@@ -76,12 +76,16 @@ class _Allocation:
     once, when nothing refers to it any more."""
 
     __slots__ = ("pointer",)
+    # Held by the class, not looked up in the module at `__del__` time: a
+    # result alive until the interpreter exits is freed after the module's
+    # globals are gone.
+    _free = _libc.free
 
     def __init__(self, pointer: int):
         self.pointer = pointer
 
     def __del__(self):
-        _libc.free(self.pointer)
+        self._free(self.pointer)
 
 
 def adopt_results(descriptors, signatures) -> list[np.ndarray]:

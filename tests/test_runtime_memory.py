@@ -101,3 +101,25 @@ def test_results_outlive_their_program():
                                  f"  return %c : tensor<64xi32>\n}}\n", "main", True)()
     np.testing.assert_array_equal(gathered, x[[3, 1]])
     np.testing.assert_array_equal(constants, np.array([7, 8, 9], np.int32))
+
+
+def test_results_freed_after_the_runtime_modules_are_torn_down():
+    """A result alive until the interpreter exits is freed after module
+    globals are cleared; its free must not look one up (that printed an
+    `Exception ignored in _Allocation.__del__` traceback at exit)."""
+    code = textwrap.dedent('''
+        import numpy as np, gmx.runtime
+        from gmx.runtime import memref
+        text = (
+            "func.func @main(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {\\n"
+            '  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>\\n'
+            "  return %0 : tensor<2x3xf32>\\n}\\n")
+        result = gmx.runtime.run(text, np.ones((4, 3), np.float32), np.array([[1], [2]]))
+        memref._libc = None  # as module teardown leaves it
+        del result
+        print("freed")
+    ''')
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "freed"
+    assert done.stderr == ""
