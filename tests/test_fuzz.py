@@ -3,7 +3,8 @@
 Hypothesis (derandomised, so every run tries the same cases) draws batches
 of gathers: ranks 0 to 3, dims of size 0, 1 and more, broadcasting both
 ways, permuted axes, static and dynamic dims, data of every element kind and
-indices of every signless width; their index values are either all in
+indices of every signless width, and bare `tosa.gather`s (which the
+lowering raises into checked gmx ops); their index values are either all in
 range or salted with hostile ones (the axis size, one below -size, the
 index type's extremes, far out). Each batch runs in a process of its own
 (`fuzz_worker.py`), so that an out-of-bounds read that crashes shows as a
@@ -28,7 +29,7 @@ import numpy as np
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from gather_programs import assert_identical, gather_module, random_bits
+from gather_programs import assert_identical, gather_module, random_bits, tensor_type
 from gmx.reference import gather_multiaxis
 
 WORKER = Path(__file__).with_name("fuzz_worker.py")
@@ -37,6 +38,7 @@ BATCHES = int(os.environ.get("GMX_FUZZ_BATCHES", "4"))
 DATA_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.float64, np.bool_, np.int8,
                np.int32, np.int64, np.complex64]
 INDEX_DTYPES = [np.int8, np.int16, np.int32, np.int64]
+TOSA_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int8, np.int16, np.int32]
 
 
 @st.composite
@@ -100,6 +102,35 @@ def index_values(rng, input_shape, logical, axes, dtype, hostile: float) -> np.n
     return tuples.reshape(*logical[:-1], logical[-1] * c).astype(dtype)
 
 
+@st.composite
+def tosa_cases(draw):
+    """A bare `tosa.gather(values[N, K, C], indices[N, W] : i32)`: (shapes
+    and axes of the gmx op it is, data dtype, hostile share, seed). TOSA
+    wants every dim non-empty and i32 indices."""
+    n, k, c, w = (draw(st.integers(1, 4)) for _ in range(4))
+    return ((n, k, c), (n, w, 1), (1,), draw(st.sampled_from(TOSA_DTYPES)),
+            draw(st.sampled_from([0.0, 0.1, 1.0])), draw(st.integers(0, 2**32 - 1)))
+
+
+def tosa_module(values_shape, indices_shape, dtype) -> str:
+    tv, ti = tensor_type(values_shape, dtype), tensor_type(indices_shape, np.int32)
+    to = tensor_type((values_shape[0], indices_shape[1], values_shape[2]), dtype)
+    return (f"func.func @main(%v: {tv}, %i: {ti}) -> {to} {{\n"
+            f"  %r = tosa.gather %v, %i : ({tv}, {ti}) -> {to}\n"
+            f"  return %r : {to}\n}}\n")
+
+
+def materialise_tosa(case) -> dict:
+    """The gmx op's operands are the TOSA operands with a unit dim added to
+    the indices; the program takes the TOSA operands."""
+    input_shape, logical, axes, dtype, hostile, seed = case
+    rng = np.random.default_rng(seed)
+    x = random_bits(rng, input_shape, dtype)
+    idx = index_values(rng, input_shape, logical, axes, np.int32, hostile)
+    return {"text": tosa_module(x.shape, idx.shape[:2], dtype), "arrays": (x, idx[..., 0]), "axes": axes,
+            "reference": (x, idx)}
+
+
 def materialise(case) -> dict:
     input_shape, logical, axes, dtype, index_dtype, dyn_input, dyn_indices, hostile, seed = case
     rng = np.random.default_rng(seed)
@@ -128,7 +159,7 @@ def describe(case: dict) -> str:
 
 def mismatch(case: dict, result: tuple) -> str | None:
     """Why `result` is not what the reference gives for `case`, or None."""
-    x, idx = case["arrays"]
+    x, idx = case.get("reference", case["arrays"])
     try:
         want = gather_multiaxis(x, idx, case["axes"])
     except IndexError:
@@ -146,9 +177,9 @@ def mismatch(case: dict, result: tuple) -> str | None:
 # already names the failing case.
 @settings(derandomize=True, max_examples=BATCHES, deadline=None, database=None,
           phases=[Phase.explicit, Phase.generate])
-@given(st.lists(fuzz_cases(), min_size=BATCH, max_size=BATCH))
+@given(st.lists(st.one_of(fuzz_cases(), tosa_cases()), min_size=BATCH, max_size=BATCH))
 def test_random_gathers_with_hostile_indices(tmp_path_factory, batch):
-    cases = [materialise(case) for case in batch]
+    cases = [materialise(case) if len(case) == 9 else materialise_tosa(case) for case in batch]
     results, done = run_in_worker(cases, tmp_path_factory.mktemp("fuzz"))
     if done.returncode != 0:
         crashed = [line for line in done.stderr.splitlines() if line.startswith("case ")][-1:]
