@@ -21,6 +21,7 @@ import numpy as np
 from gmx.dialect import make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
+from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
 from gmx.passes.lowering.runtime_abi import (
     CALLBACK_ARITY,
@@ -219,9 +220,11 @@ class CompiledProgram:
 
 def _parse(asm: str) -> ir.Module:
     try:
-        return ir.Module.parse(asm)
+        return parse_text(ir.Module.parse, asm, "-")
     except ir.MLIRError as error:
         raise CompileError(error_text(error)) from None
+    except UnparsableText as error:
+        raise CompileError(str(error)) from None
 
 
 def _lower(module: ir.Module, checked: bool) -> None:

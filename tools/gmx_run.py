@@ -22,6 +22,7 @@ import numpy as np
 from gmx.dialect import make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
+from gmx.dialect.parsing import UnparsableText
 from gmx.runtime import CompileError, compile
 
 from .output import OutputError, write_output
@@ -56,6 +57,8 @@ def load_module_text(path: str) -> str:
             module = parse_chunk(Chunk(text, first_line=1), source_name)
         except ir.MLIRError as error:
             raise RunError(error_text(error)) from None
+        except UnparsableText as error:
+            raise RunError(str(error)) from None
         return module.get_asm(enable_debug_info=True)
 
 

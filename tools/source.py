@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from gmx.dialect.mlir import ir
+from gmx.dialect.parsing import parse_text
 
 SPLIT_MARKER = re.compile(r"^\s*//\s*-----\s*$")
 
@@ -95,12 +96,17 @@ def _in_implicit_module(op: ir.Operation) -> ir.Operation:
 
 def parse_chunk(chunk: Chunk, source_name: str) -> ir.Operation:
     """The chunk's `builtin.module`; raises ir.MLIRError with located
-    diagnostics when it does not parse or verify."""
+    diagnostics when it does not parse or verify, UnparsableText (located
+    too) when it nests too deep or the parser failed without a word."""
+
+    def parse(text: str) -> ir.Operation:
+        return ir.Operation.parse(text, source_name=source_name).operation
+
     padded = "\n" * (chunk.first_line - 1) + chunk.text
     try:
-        op = ir.Operation.parse(padded, source_name=source_name).operation
+        op = parse_text(parse, padded, source_name)
     except ir.MLIRError as error:
         if not any("single top-level operation" in d.message for d in error.error_diagnostics):
             raise
-        return ir.Operation.parse(_wrapped(chunk), source_name=source_name).operation
+        return parse_text(parse, _wrapped(chunk), source_name)
     return op if op.name == "builtin.module" else _in_implicit_module(op)
