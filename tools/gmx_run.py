@@ -112,8 +112,7 @@ def main(args) -> int:
         if args.output:
             save_results(args.output, results)
         else:
-            for result in results:
-                print(repr(result))
+            write_output("-", "".join(f"{result!r}\n" for result in results))
     except (RunError, SourceError, OutputError) as error:
         message = str(error)
         located = ": error: " in message  # file:line:col: error: ... from MLIR
