@@ -25,15 +25,42 @@ class SourceError(Exception):
 
 
 def read_source(path: str) -> tuple[str, str]:
-    """(text, name for locations) of a file, or of stdin for '-'."""
+    """(text, name for locations) of a file, or of stdin for '-'; raises
+    SourceError when it cannot be read or is not UTF-8."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        if sys.stdin is None:
+            raise SourceError("could not read input file '<stdin>': it is closed")
+        data, name = _read_stdin(), "<stdin>"
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data, name = handle.read(), path
+        except OSError as error:
+            raise SourceError(f"could not open input file '{path}': {error.strerror or error}") from None
+    return decode_utf8(data, name), name
+
+
+def _read_stdin() -> bytes:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(), path
-    except (OSError, UnicodeDecodeError) as error:
+        stream = getattr(sys.stdin, "buffer", None)
+        return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+    except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        raise SourceError(f"could not open input file '{path}': {reason}") from None
+        raise SourceError(f"could not read input file '<stdin>': {reason}") from None
+
+
+def decode_utf8(data: bytes, name: str) -> str:
+    """`data` as text; raises SourceError at the line and column (bytes,
+    as MLIR counts) of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise SourceError(
+            f"could not read input file '{name}': invalid UTF-8 at line {line}, column {col} "
+            f"(byte 0x{data[error.start]:02x})"
+        ) from None
 
 
 def split_chunks(text: str, split: bool) -> list[Chunk]:
