@@ -165,3 +165,20 @@ def test_stdout_closed(mlir_file):
         ["sh", "-c", 'exec "$@" >&-', "sh", *OPT, str(mlir_file(GATHER))], stderr=subprocess.PIPE, text=True
     )
     check_one_line(result, "it is closed")
+
+
+def test_run_results_on_a_closed_pipe(mlir_file):
+    source = mlir_file(
+        "func.func @main() -> tensor<2xf32> {\n"
+        "  %0 = arith.constant dense<1.0> : tensor<2xf32>\n"
+        "  return %0 : tensor<2xf32>\n}\n"
+    )
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    run = [sys.executable, "-c", "from gmx.tools.gmx_run import _cli_main; _cli_main()"]
+    try:
+        result = subprocess.run(run + [str(source)], stdout=write_end, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 1
+    assert result.stderr == "gmx-run: error: could not write to stdout: Broken pipe\n"

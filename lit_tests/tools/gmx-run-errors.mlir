@@ -3,12 +3,10 @@
 // RUN: not gmx-run %s -e wrong_args 2>&1 | FileCheck %s --check-prefix=ARGS
 // RUN: not gmx-run %s -e missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not gmx-run %s --input %t.does-not-exist.npy 2>&1 | FileCheck %s --check-prefix=FILE
-// RUN: python -c "import sys; sys.stdout.buffer.write(b'\xfe')" | not gmx-run - 2>&1 | FileCheck %s --check-prefix=UTF8
-// RUN: not gmx-run %s -e wrong_args --input %S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
 
 // An index outside its axis after wrapping: a located IndexError, exit 1,
 // no traceback.
-// INDEX: gmx-run: error: {{.*}}gmx-run-errors.mlir:16:8: index -5 is out of bounds for axis 0 with size 4
+// INDEX: gmx-run: error: {{.*}}gmx-run-errors.mlir:14:8: index -5 is out of bounds for axis 0 with size 4
 // INDEX-NOT: Traceback
 func.func @main() -> tensor<2x3xf32> {
   %x = arith.constant dense<1.0> : tensor<4x3xf32>
@@ -24,5 +22,9 @@ func.func @wrong_args(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // MISSING: gmx-run: error: no function '@missing' in the module
 // FILE: gmx-run: error: could not open input '{{.*}}does-not-exist.npy': No such file or directory
+
+// Unreadable inputs (hostile .npy files: tests/test_run_inputs.py).
+// RUN: python -c "import sys; sys.stdout.buffer.write(b'\xfe')" | not gmx-run - 2>&1 | FileCheck %s --check-prefix=UTF8
+// RUN: not gmx-run %s -e wrong_args --input %S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
 // UTF8: gmx-run: error: could not read input file '<stdin>': invalid UTF-8 at line 1, column 1 (byte 0xfe)
 // DIRECTORY: gmx-run: error: could not open input '{{.*}}tools': Is a directory
