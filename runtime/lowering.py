@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from gmx.dialect import make_context
 from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
+from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
 from gmx.passes.lowering.runtime_abi import error_sites
 
@@ -61,10 +62,14 @@ def jit(text: str, entry: str, checked: bool) -> Jitted:
 
 
 def _parse(text: str) -> ir.Module:
+    """The module of `text` (nesting bounded, a failure with no diagnostic
+    located: `gmx.dialect.parsing`); CompileError when it does not parse."""
     try:
-        return ir.Module.parse(text)
+        return parse_text(ir.Module.parse, text, "-")
     except ir.MLIRError as error:
         raise CompileError(error_text(error)) from None
+    except UnparsableText as error:
+        raise CompileError(str(error)) from None
 
 
 def lower_option(checked: bool) -> str:

@@ -17,6 +17,7 @@ import sys
 
 from gmx.dialect import make_context
 from gmx.dialect.mlir import ir
+from gmx.dialect.parsing import UnparsableText
 from gmx.passes import get_all_passes
 from gmx.passes.debug import debug_only
 from gmx.passes.pipeline import PipelineError, build_pass_manager, pipeline_elements
@@ -116,7 +117,7 @@ class OptDriver:
             if self.args.mlir_print_ir_after_all:
                 pm.enable_ir_printing(print_after_all=True, print_module_scope=True)
             pm.run(module)
-        except ir.MLIRError as error:
+        except (ir.MLIRError, UnparsableText) as error:
             self.collector.add_error(error)
             return None
         # Parsing and every pass verified the module already; printing need

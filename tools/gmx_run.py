@@ -22,12 +22,22 @@ import numpy as np
 from gmx.dialect import make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
+from gmx.dialect.parsing import UnparsableText
 from gmx.runtime import CompileError, compile
 
+from .npy_input import InputError, as_argument, load_npy
 from .output import OutputError, write_output
 from .source import Chunk, SourceError, parse_chunk, read_source
 
 PROG = "gmx-run"
+
+
+BF16_HELP = """\
+bf16 arguments: save them with numpy and ml_dtypes,
+  np.save("x.npy", x.astype(ml_dtypes.bfloat16))
+numpy records bfloat16 as raw 2-byte values ('|V2'); gmx-run reads such a
+file as bfloat16 where the entry's argument is bf16. Inputs are .npy files
+only (no .npz, never pickled objects)."""
 
 
 class RunError(Exception):
@@ -38,6 +48,8 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Lower an MLIR module with --gmx-lower-to-llvm and run one of its functions.",
+        epilog=BF16_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
     parser.add_argument("input_file", metavar="FILE", help="MLIR file, or - for stdin")
@@ -56,21 +68,9 @@ def load_module_text(path: str) -> str:
             module = parse_chunk(Chunk(text, first_line=1), source_name)
         except ir.MLIRError as error:
             raise RunError(error_text(error)) from None
+        except UnparsableText as error:
+            raise RunError(str(error)) from None
         return module.get_asm(enable_debug_info=True)
-
-
-def load_array(path: str) -> np.ndarray:
-    """One argument array from a .npy file (never unpickles anything)."""
-    try:
-        with open(path, "rb") as handle:
-            if handle.read(6) != b"\x93NUMPY":
-                raise RunError(f"input '{path}' is not a .npy file")
-            handle.seek(0)
-            return np.load(handle, allow_pickle=False)
-    except OSError as error:
-        raise RunError(f"could not open input '{path}': {error.strerror or error}") from None
-    except (ValueError, EOFError) as error:
-        raise RunError(f"could not read input '{path}': {error}") from None
 
 
 def results_tuple(results) -> tuple:
@@ -90,13 +90,20 @@ def save_results(path: str, results: tuple) -> None:
     write_output(path, buffer.getvalue())
 
 
+def _as_arguments(arrays: list, program) -> list:
+    """The arrays as the entry's arguments (bf16 .npy files as bfloat16);
+    arrays beyond its arguments are left for the call to reject."""
+    signature = [sig.dtype for sig in program.arguments]
+    return [as_argument(a, dtype) for a, dtype in zip(arrays, signature)] + arrays[len(signature):]
+
+
 def run(args) -> tuple:
     """Compile and call the entry function; the results as a tuple."""
     text = load_module_text(args.input_file)
-    arrays = [load_array(p) for p in args.input]
+    arrays = [load_npy(p) for p in args.input]
     try:
         program = compile(text, args.entry, checked=not args.unchecked)
-        return results_tuple(program(*arrays))
+        return results_tuple(program(*_as_arguments(arrays, program)))
     except CompileError as error:
         raise RunError(str(error)) from None
     except (TypeError, ValueError, IndexError) as error:
@@ -109,9 +116,8 @@ def main(args) -> int:
         if args.output:
             save_results(args.output, results)
         else:
-            for result in results:
-                print(repr(result))
-    except (RunError, SourceError, OutputError) as error:
+            write_output("-", "".join(f"{result!r}\n" for result in results))
+    except (RunError, SourceError, InputError, OutputError) as error:
         message = str(error)
         located = ": error: " in message  # file:line:col: error: ... from MLIR
         print(message if located else f"{PROG}: error: {message}", file=sys.stderr)

@@ -1,7 +1,27 @@
-"""Writing results without ever truncating a user's file on failure."""
+"""Writing results as mlir-opt does, without ever truncating a user's file
+on failure (gmx-opt, gmx-run, gmx-study and gmx-bench write through here).
+
+- `-` is stdout. A write error there (a full disk, a closed pipe, a closed
+  stdout) is an OutputError like any other, and nothing of it stays
+  buffered for Python to fail on again at exit.
+- A regular file, or a new one, is replaced atomically: a temporary file
+  `.gmx-*` in the same folder, renamed over it once complete, with the
+  target's mode (a new file: 0666 less the umask). The temporary file
+  never stays behind.
+- A symbolic link is followed: the file it points to is written, the link
+  stays a link.
+- A regular file with other hard links is rewritten in place, so that every
+  link sees the new content, as mlir-opt does (not atomic: a write that
+  fails half-way leaves it truncated).
+- Anything else (a character device such as /dev/null, a fifo, a socket)
+  is opened and written through, never replaced.
+- A directory is an error.
+"""
 
 from __future__ import annotations
 
+import enum
+import errno
 import os
 import stat
 import sys
@@ -12,35 +32,112 @@ class OutputError(Exception):
     """The output could not be written."""
 
 
-def _file_mode(path: str) -> int:
-    """The mode the written file gets: the target's if it exists, else what
-    a plain open() would give (0666 less the umask), not the temporary
-    file's private 0600."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+class Strategy(enum.Enum):
+    """How a target is written."""
+
+    REPLACE = "replace"  # a temporary file renamed over the target
+    IN_PLACE = "in place"  # opened and written through
+    REFUSE = "refuse"  # a directory
+
+
+def write_strategy(mode: int, links: int) -> Strategy:
+    """How to write an existing target of this st_mode and link count
+    (symbolic links followed); a new file is replaced (created)."""
+    if stat.S_ISDIR(mode):
+        return Strategy.REFUSE
+    if stat.S_ISREG(mode) and links <= 1:
+        return Strategy.REPLACE
+    return Strategy.IN_PLACE
 
 
 def write_output(path: str, data: str | bytes) -> None:
-    """Write to stdout for '-', else atomically: a temporary file in the
-    target's folder, renamed over the target once complete."""
+    """Write `data` (str as UTF-8) to stdout for '-', else to `path` as the
+    module's docstring says; raises OutputError naming what failed."""
+    data = data.encode("utf-8") if isinstance(data, str) else data
     if path == "-":
-        if isinstance(data, bytes):
-            sys.stdout.buffer.write(data)
-        else:
-            sys.stdout.write(data)
-        sys.stdout.flush()
+        _write_stdout(data)
         return
-    folder = os.path.dirname(os.path.abspath(path))
-    mode = "wb" if isinstance(data, bytes) else "w"
+    target = os.path.realpath(path)  # through symbolic links
     try:
-        with tempfile.NamedTemporaryFile(mode, dir=folder, delete=False, prefix=".gmx-") as handle:
-            handle.write(data)
-            temporary = handle.name
-        os.chmod(temporary, _file_mode(path))
-        os.replace(temporary, path)
+        existing = _stat_or_none(target)
+        strategy = write_strategy(existing.st_mode, existing.st_nlink) if existing else Strategy.REPLACE
+        if strategy is Strategy.REFUSE:
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if strategy is Strategy.REPLACE:
+            _replace(target, data, _file_mode(existing))
+        else:
+            _write_in_place(target, data)
     except OSError as error:
         raise OutputError(f"could not write output file '{path}': {error.strerror or error}") from None
+
+
+def _stat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _file_mode(existing: os.stat_result | None) -> int:
+    """The mode the written file gets: the target's if it exists, else what
+    a plain open() would give (0666 less the umask), not the temporary
+    file's private 0600."""
+    if existing is not None:
+        return stat.S_IMODE(existing.st_mode)
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """os.write until every byte is written (writes to pipes may be short)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _replace(target: str, data: bytes, mode: int) -> None:
+    """Atomically: a temporary file beside `target`, renamed over it."""
+    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".gmx-")
+    try:
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass  # the error being raised says more than this one
+        raise
+
+
+def _write_in_place(target: str, data: bytes) -> None:
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _write_stdout(data: bytes) -> None:
+    """Straight to file descriptor 1 when stdout has one (what Python has
+    buffered first), so a failed write leaves nothing buffered for the
+    flush at exit; through sys.stdout when it has none (a capture)."""
+    stream = sys.stdout
+    if stream is None:
+        raise OutputError("could not write to stdout: it is closed")
+    try:
+        stream.flush()
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            stream.buffer.write(data)
+            stream.flush()
+            return
+        _write_all(fd, data)
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise OutputError(f"could not write to stdout: {reason}") from None

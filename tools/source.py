@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from gmx.dialect.mlir import ir
+from gmx.dialect.parsing import parse_text
 
 SPLIT_MARKER = re.compile(r"^\s*//\s*-----\s*$")
 
@@ -24,15 +25,42 @@ class SourceError(Exception):
 
 
 def read_source(path: str) -> tuple[str, str]:
-    """(text, name for locations) of a file, or of stdin for '-'."""
+    """(text, name for locations) of a file, or of stdin for '-'; raises
+    SourceError when it cannot be read or is not UTF-8."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        if sys.stdin is None:
+            raise SourceError("could not read input file '<stdin>': it is closed")
+        data, name = _read_stdin(), "<stdin>"
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data, name = handle.read(), path
+        except OSError as error:
+            raise SourceError(f"could not open input file '{path}': {error.strerror or error}") from None
+    return decode_utf8(data, name), name
+
+
+def _read_stdin() -> bytes:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(), path
-    except (OSError, UnicodeDecodeError) as error:
+        stream = getattr(sys.stdin, "buffer", None)
+        return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+    except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        raise SourceError(f"could not open input file '{path}': {reason}") from None
+        raise SourceError(f"could not read input file '<stdin>': {reason}") from None
+
+
+def decode_utf8(data: bytes, name: str) -> str:
+    """`data` as text; raises SourceError at the line and column (bytes,
+    as MLIR counts) of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise SourceError(
+            f"could not read input file '{name}': invalid UTF-8 at line {line}, column {col} "
+            f"(byte 0x{data[error.start]:02x})"
+        ) from None
 
 
 def split_chunks(text: str, split: bool) -> list[Chunk]:
@@ -95,12 +123,17 @@ def _in_implicit_module(op: ir.Operation) -> ir.Operation:
 
 def parse_chunk(chunk: Chunk, source_name: str) -> ir.Operation:
     """The chunk's `builtin.module`; raises ir.MLIRError with located
-    diagnostics when it does not parse or verify."""
+    diagnostics when it does not parse or verify, UnparsableText (located
+    too) when it nests too deep or the parser failed without a word."""
+
+    def parse(text: str) -> ir.Operation:
+        return ir.Operation.parse(text, source_name=source_name).operation
+
     padded = "\n" * (chunk.first_line - 1) + chunk.text
     try:
-        op = ir.Operation.parse(padded, source_name=source_name).operation
+        op = parse_text(parse, padded, source_name)
     except ir.MLIRError as error:
         if not any("single top-level operation" in d.message for d in error.error_diagnostics):
             raise
-        return ir.Operation.parse(_wrapped(chunk), source_name=source_name).operation
+        return parse_text(parse, _wrapped(chunk), source_name)
     return op if op.name == "builtin.module" else _in_implicit_module(op)

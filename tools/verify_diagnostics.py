@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from gmx.dialect.locations import file_line_col, location_text, severity_name
+from gmx.dialect.parsing import UnparsableText
 
 _EXPECTATION = re.compile(
     r"expected-(error|warning|note|remark) *(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
@@ -50,6 +51,11 @@ class DiagnosticCollector:
             self.add(note, "note")
 
     def add_error(self, error) -> None:
+        """The diagnostics of an ir.MLIRError, or the one error of an
+        UnparsableText (which has no ir.Diagnostic)."""
+        if isinstance(error, UnparsableText):
+            self.emitted.append(Emitted("error", error.location(), error.message))
+            return
         for diagnostic in error.error_diagnostics:
             self.add(diagnostic)
 

@@ -149,3 +149,13 @@ func.func @result_rank(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tensor<2x3x1
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3x1xf32>
   return %0 : tensor<2x3x1xf32>
 }
+
+// -----
+
+// IRDL ops parse in generic form only; the parser fails without a
+// diagnostic, and gmx.dialect.parsing says why.
+func.func @custom_form(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'gmx.gather_multiaxis' has no custom form (gmx ops are defined in IRDL, which parses the generic form only)}}
+  %0 = gmx.gather_multiaxis %x, %i {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

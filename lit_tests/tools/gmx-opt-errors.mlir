@@ -14,6 +14,8 @@
 // RUN: not gmx-opt %s.missing 2>&1 | FileCheck %s --check-prefix=INPUT
 // RUN: not gmx-opt %s -o %t.missing/out.mlir 2>&1 | FileCheck %s --check-prefix=OUTPUT
 // RUN: not gmx-opt %s stray 2>&1 | FileCheck %s --check-prefix=ARGUMENT
+// RUN: python -c "import sys; sys.stdout.buffer.write(b'// ok\n\xff')" | not gmx-opt - 2>&1 | FileCheck %s --check-prefix=UTF8
+// RUN: not gmx-opt %S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
 
 // UNKNOWN: gmx-opt: error: unknown pass or malformed pipeline element 'no-such-pass'
 // OPTION: gmx-opt: error: 'convert-gmx-to-linalg' has no option 'bogus' (options: checked)
@@ -26,6 +28,8 @@
 // INPUT: gmx-opt: error: could not open input file '{{.*}}gmx-opt-errors.mlir.missing': No such file or directory
 // OUTPUT: gmx-opt: error: could not write output file '{{.*}}.missing/out.mlir': No such file or directory
 // ARGUMENT: gmx-opt: error: unrecognized argument 'stray'
+// UTF8: gmx-opt: error: could not read input file '<stdin>': invalid UTF-8 at line 2, column 1 (byte 0xff)
+// DIRECTORY: gmx-opt: error: could not open input file '{{.*}}tools': Is a directory
 func.func @main() {
   return
 }

@@ -22,3 +22,9 @@ func.func @wrong_args(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // MISSING: gmx-run: error: no function '@missing' in the module
 // FILE: gmx-run: error: could not open input '{{.*}}does-not-exist.npy': No such file or directory
+
+// Unreadable inputs (hostile .npy files: tests/test_run_inputs.py).
+// RUN: python -c "import sys; sys.stdout.buffer.write(b'\xfe')" | not gmx-run - 2>&1 | FileCheck %s --check-prefix=UTF8
+// RUN: not gmx-run %s -e wrong_args --input %S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
+// UTF8: gmx-run: error: could not read input file '<stdin>': invalid UTF-8 at line 1, column 1 (byte 0xfe)
+// DIRECTORY: gmx-run: error: could not open input '{{.*}}tools': Is a directory

@@ -1,0 +1,139 @@
+"""Parsing MLIR text with two guards the bindings' parser lacks; shared by
+the tools and `gmx.runtime`.
+
+    module = parse_text(ir.Module.parse, text, "x.mlir")
+
+- Nesting: the upstream parser recurses once per bracket, so text nested a
+  few thousand deep overflows its stack (SIGSEGV, no diagnostic). Text whose
+  brackets `( [ { <` (and runs of unary minus) nest deeper than
+  MAX_NESTING_DEPTH outside strings and comments is refused before parsing,
+  located at the first bracket (or sign) past it.
+- Silence: ops defined in Python (IRDL) have no custom assembly format, and
+  their parse hook fails without a diagnostic, so `%0 = gmx.gather_multiaxis
+  %x, %i ...` made the parser fail with nothing to report. A failure without
+  a diagnostic is located here (the first gmx op in custom form, else the
+  text's first line) and explained.
+
+Both raise UnparsableText; every failure the parser reports itself stays an
+ir.MLIRError with its located diagnostics.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
+import numpy as np
+
+from .gmx import Gmx
+from .mlir import ir
+
+# Real IR nests a few dozen deep. On an 8 MiB stack the parser of this
+# wheel crashed between 2,000 and 3,000 nested regions (4,000 to 6,000
+# brackets), at 10,000 nested `[`, and at 100,000 signs of unary minus;
+# 1000 leaves room for smaller stacks (threads).
+MAX_NESTING_DEPTH = 1000
+
+# What the scan needs of MLIR's lexer: strings (escapes, never across
+# lines) and `//` comments hide brackets. The scan reads UTF-8 bytes, so its
+# offsets give columns as MLIR counts them.
+_HIDDEN = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*')
+# `->` closes nothing, nor does the `>` of an affine set's `>=`.
+_NOT_BRACKETS = re.compile(rb"->|>=")
+# The affine parser recurses once per sign of a run of unary minus.
+_SIGN_RUN = re.compile(rb"-(?:\s*-)+")
+_STEP = np.zeros(256, np.int8)
+_STEP[list(b"([{<")] = 1
+_STEP[list(b")]}>")] = -1
+
+T = TypeVar("T")
+
+
+class UnparsableText(Exception):
+    """Text refused before parsing, or rejected by the parser without a
+    diagnostic. `source_name`, `line`, `col` (1-based, col in bytes as MLIR
+    counts) locate it; str() is `file:line:col: error: message`."""
+
+    def __init__(self, source_name: str, line: int, col: int, message: str):
+        super().__init__(f"{source_name}:{line}:{col}: error: {message}")
+        self.source_name, self.line, self.col, self.message = source_name, line, col, message
+
+    def location(self) -> ir.Location:
+        """The same position as an ir.Location (needs a current context)."""
+        return ir.Location.file(self.source_name, self.line, self.col)
+
+
+def nesting_problem(code: bytes) -> tuple[int, str] | None:
+    """(offset, message) of the first bracket, or minus sign of a run,
+    nested deeper than MAX_NESTING_DEPTH in `code` (strings and comments
+    blanked), or None. Vectorised: a 10 MB module is scanned in well under
+    a second."""
+    depth = _STEP[np.frombuffer(_NOT_BRACKETS.sub(b"  ", code), np.uint8)].astype(np.int32)
+    np.cumsum(depth, out=depth)
+    past_limit = depth > MAX_NESTING_DEPTH
+    too_deep = [int(np.argmax(past_limit))] if past_limit.any() else []
+    for run in _SIGN_RUN.finditer(code):
+        brackets_around = depth[run.start()]
+        if brackets_around + run.group().count(b"-") > MAX_NESTING_DEPTH:
+            too_deep.append(run.start())
+            break
+    if not too_deep:
+        return None
+    return min(too_deep), (
+        f"nesting deeper than {MAX_NESTING_DEPTH} levels: gmx does not parse input "
+        "this deep (the MLIR parser would overflow its stack)"
+    )
+
+
+def _custom_form_op(op_name: str) -> re.Pattern:
+    """An op name used as a custom-form op: not quoted, not a reference
+    (`@`, `#`, `!`, `^`, `%`), not an attribute name (`name = ...`)."""
+    return re.compile(rb'(?<![\w.$@#!^%"])' + re.escape(op_name.encode()) + rb"\b(?![\w.$])(?!\s*=)")
+
+
+def code_only(data: bytes) -> bytes:
+    """`data` with strings and comments blanked, offsets unchanged."""
+    return _HIDDEN.sub(lambda hidden: b" " * len(hidden.group()), data)
+
+
+def silent_failure_reason(code: bytes) -> tuple[int, str]:
+    """(offset, message) explaining a parse failure that came without a
+    diagnostic: the first gmx op in custom form in `code` (strings and
+    comments blanked), else its first token."""
+    uses = (_custom_form_op(op.OPERATION_NAME).search(code) for op in Gmx.operations)
+    found = sorted((use.start(), use.group().decode()) for use in uses if use)
+    if found:
+        offset, name = found[0]
+        return offset, (
+            f"'{name}' has no custom form (gmx ops are defined in IRDL, which parses the "
+            f'generic form only): write "{name}"(%input, %indices) '
+            "{axes = array<i64: ...>} : (...) -> ..."
+        )
+    first_token = re.search(rb"\S", code)
+    return (first_token.start() if first_token else 0), (
+        "the MLIR parser rejected this input without a diagnostic; "
+        "check it for an op in a custom form that its dialect does not define"
+    )
+
+
+def _located(source_name: str, data: bytes, offset: int, message: str) -> UnparsableText:
+    line = data.count(b"\n", 0, offset) + 1
+    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return UnparsableText(source_name, line, col, message)
+
+
+def parse_text(parse: Callable[[str], T], text: str, source_name: str) -> T:
+    """`parse(text)` behind both guards (see the module's docstring):
+    raises UnparsableText, or the parser's own ir.MLIRError."""
+    data = text.encode("utf-8", "surrogatepass")
+    code = code_only(data)
+    problem = nesting_problem(code)
+    if problem is not None:
+        raise _located(source_name, data, *problem)
+    try:
+        return parse(text)
+    except ir.MLIRError as error:
+        if error.error_diagnostics:
+            raise
+        raise _located(source_name, data, *silent_failure_reason(code)) from None

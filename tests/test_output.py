@@ -1,0 +1,184 @@
+"""gmx.tools.output: outputs written as mlir-opt writes them (through
+symbolic links, fifos, devices and hard links), regular files replaced
+atomically, no temporary file left behind, write errors on stdout one line.
+
+No test points at a real device: device nodes are made in tmp_path."""
+
+import errno
+import os
+import stat
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from gmx.tools import output
+from gmx.tools.output import OutputError, Strategy, write_output, write_strategy
+
+GATHER = """func.func @main(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+NULL, FULL = os.makedev(1, 3), os.makedev(1, 7)  # what /dev/null and /dev/full are
+
+
+def device_node(path, device):
+    """A character device node at `path` (skips the test where it cannot be made)."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, device)
+    except (PermissionError, OSError) as error:
+        pytest.skip(f"cannot make a device node here: {error}")
+    return path
+
+
+def temporaries(folder):
+    return [p.name for p in folder.iterdir() if p.name.startswith(".gmx-")]
+
+
+@pytest.mark.parametrize(
+    "mode, links, strategy",
+    [
+        (stat.S_IFREG | 0o644, 1, Strategy.REPLACE),
+        (stat.S_IFREG | 0o644, 2, Strategy.IN_PLACE),
+        (stat.S_IFCHR | 0o666, 1, Strategy.IN_PLACE),
+        (stat.S_IFIFO | 0o644, 1, Strategy.IN_PLACE),
+        (stat.S_IFSOCK | 0o644, 1, Strategy.IN_PLACE),
+        (stat.S_IFDIR | 0o755, 2, Strategy.REFUSE),
+    ],
+)
+def test_write_strategy(mode, links, strategy):
+    assert write_strategy(mode, links) is strategy
+
+
+def test_a_regular_file_is_replaced_keeping_its_mode(tmp_path):
+    target = tmp_path / "out.mlir"
+    target.write_text("old")
+    target.chmod(0o640)
+    inode = target.stat().st_ino
+    write_output(str(target), "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert target.stat().st_ino != inode  # renamed over: atomic
+    assert temporaries(tmp_path) == []
+
+
+def test_a_symlink_is_written_through(tmp_path):
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "out.mlir"
+    real.write_text("old")
+    link = tmp_path / "link.mlir"
+    link.symlink_to(real)
+    write_output(str(link), "new")
+    assert link.is_symlink() and real.read_text() == "new"
+    assert temporaries(tmp_path) == temporaries(tmp_path / "real") == []
+
+
+def test_a_dangling_symlink_creates_its_target(tmp_path):
+    link = tmp_path / "link.mlir"
+    link.symlink_to(tmp_path / "new.mlir")
+    write_output(str(link), "new")
+    assert link.is_symlink() and (tmp_path / "new.mlir").read_text() == "new"
+
+
+def test_a_hard_link_is_rewritten_in_place(tmp_path):
+    first, second = tmp_path / "a.mlir", tmp_path / "b.mlir"
+    first.write_text("old")
+    os.link(first, second)
+    write_output(str(first), "new")
+    assert second.read_text() == "new"
+    assert first.stat().st_ino == second.stat().st_ino
+
+
+def test_a_fifo_is_written_through(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    write_output(str(fifo), "through the fifo")
+    reader.join(timeout=10)
+    assert received == ["through the fifo"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_a_character_device_is_written_through_not_replaced(tmp_path, gmx_opt, mlir_file):
+    null = device_node(tmp_path / "null", NULL)
+    assert gmx_opt(mlir_file(GATHER), "-o", null) == 0
+    assert stat.S_ISCHR(null.stat().st_mode) and null.stat().st_rdev == NULL
+    assert temporaries(tmp_path) == []
+
+
+def test_a_directory_is_an_error_and_leaves_no_temporary(tmp_path, gmx_opt, mlir_file, capsys):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    assert gmx_opt(mlir_file(GATHER), "-o", folder) == 1
+    assert f"gmx-opt: error: could not write output file '{folder}': Is a directory" in capsys.readouterr().err
+    assert folder.is_dir() and temporaries(tmp_path) == []
+
+
+def test_a_full_disk_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch):
+    target = tmp_path / "out.mlir"
+    target.write_text("precious")
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(output.os, "write", full)
+    with pytest.raises(OutputError, match="could not write output file .*: No space left on device"):
+        write_output(str(target), "new")
+    monkeypatch.undo()
+    assert target.read_text() == "precious"
+    assert temporaries(tmp_path) == []
+
+
+# -- stdout: one line and exit 1, in a subprocess (the tool's real stdout) ----
+
+OPT = [sys.executable, "-c", "from gmx.tools.gmx_opt import _cli_main; _cli_main()"]
+
+
+def check_one_line(result, reason):
+    assert result.returncode == 1
+    assert result.stderr == f"gmx-opt: error: could not write to stdout: {reason}\n"
+
+
+def test_stdout_on_a_full_device(tmp_path, mlir_file):
+    full = device_node(tmp_path / "full", FULL)
+    with open(full, "w") as stdout:
+        result = subprocess.run(OPT + [str(mlir_file(GATHER))], stdout=stdout, stderr=subprocess.PIPE, text=True)
+    check_one_line(result, "No space left on device")
+
+
+def test_stdout_a_closed_pipe(mlir_file):
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run(OPT + [str(mlir_file(GATHER))], stdout=write_end, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write_end)
+    check_one_line(result, "Broken pipe")
+
+
+def test_stdout_closed(mlir_file):
+    result = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", *OPT, str(mlir_file(GATHER))], stderr=subprocess.PIPE, text=True
+    )
+    check_one_line(result, "it is closed")
+
+
+def test_run_results_on_a_closed_pipe(mlir_file):
+    source = mlir_file(
+        "func.func @main() -> tensor<2xf32> {\n"
+        "  %0 = arith.constant dense<1.0> : tensor<2xf32>\n"
+        "  return %0 : tensor<2xf32>\n}\n"
+    )
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    run = [sys.executable, "-c", "from gmx.tools.gmx_run import _cli_main; _cli_main()"]
+    try:
+        result = subprocess.run(run + [str(source)], stdout=write_end, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 1
+    assert result.stderr == "gmx-run: error: could not write to stdout: Broken pipe\n"
