@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import re
-import types
 
 import ml_dtypes
 import numpy as np
@@ -564,8 +563,8 @@ def test_result_buffers_are_adopted_and_freed_once_after_the_last_view(monkeypat
     allocation is freed exactly once, when no array refers to it any more."""
     gc.collect()  # results of earlier tests, freed before counting starts
     freed = []
-    real_free = memref._libc.free
-    monkeypatch.setattr(memref, "_libc", types.SimpleNamespace(free=lambda p: (freed.append(p), real_free(p))))
+    real_free = memref._Allocation._free
+    monkeypatch.setattr(memref._Allocation, "_free", staticmethod(lambda p: (freed.append(p), real_free(p))))
     program = compile(SIMPLE)
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
     result = program(x, np.array([[3, 0, 1], [2, 2, 0]]))
