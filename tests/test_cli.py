@@ -208,6 +208,23 @@ def test_a_crashing_pattern_only_warns_users(gmx_opt, mlir_file, monkeypatch, ca
     )
 
 
+@pytest.mark.parametrize("strict", [True, False])
+def test_patterns_that_do_not_converge_are_reported_not_raised(gmx_opt, monkeypatch, capsys, strict):
+    """The greedy driver gives up (a RuntimeError from the bindings) when
+    patterns keep rewriting; that is a located diagnostic like a pattern's
+    failure, never a traceback."""
+    from gmx.passes.raising import gmx_canonicalize
+
+    monkeypatch.setattr(gmx_canonicalize, "MAX_ITERATIONS", 1)  # this program needs several
+    if not strict:
+        monkeypatch.delenv(debug.STRICT_ENV)
+    assert gmx_opt(LINEARISED, "--gmx-canonicalize") == (1 if strict else 0)
+    err = capsys.readouterr().err
+    kind = "error" if strict else "warning"
+    assert f": {kind}: gmx-canonicalize: the rewrite failed (pattern application failed to converge in 1 iterations)" in err
+    assert len(err.splitlines()) == 1, err
+
+
 def test_debug_only_says_why_patterns_did_not_match(gmx_opt, gather_file, capsys):
     assert gmx_opt(gather_file, "--gmx-canonicalize", "--debug-only=gmx-canonicalize") == 0
     err = capsys.readouterr().err

@@ -455,6 +455,9 @@ PATTERNS = (
 # --- the driver --------------------------------------------------------------------------------
 
 DEBUG_TYPE = "gmx-canonicalize"
+# Rounds of the greedy driver: real programs need a handful; more means
+# patterns undo each other.
+MAX_ITERATIONS = 64
 
 
 def pattern_name(function) -> str:
@@ -464,14 +467,16 @@ def pattern_name(function) -> str:
 
 @dataclass(frozen=True)
 class PatternFailure:
-    """An internal error (a bug) of one pattern on one op."""
+    """An internal error (a bug) of one pattern on one op, or of the whole
+    rewrite (`what` says which)."""
 
     location: ir.Location
-    pattern: str
+    what: str  # `pattern raise-tosa-gather`, or `the rewrite`
     error: str  # `RuntimeError: what it said`
+    outcome: str = "op left unchanged"  # what the user's IR is after it
 
     def message(self) -> str:
-        return f"{DEBUG_TYPE}: pattern {self.pattern} failed ({self.error})"
+        return f"{DEBUG_TYPE}: {self.what} failed ({self.error})"
 
 
 class _PatternRun:
@@ -498,7 +503,7 @@ class _PatternRun:
                 debug.debug(DEBUG_TYPE, op.location, f"{name}: no match: {reason}")
                 return True
             except Exception as error:  # a bug must not lose the user's IR
-                self.failures.append(PatternFailure(op.location, name, f"{type(error).__name__}: {error}"))
+                self.failures.append(PatternFailure(op.location, f"pattern {name}", f"{type(error).__name__}: {error}"))
                 return True
 
         apply.__name__ = function.__name__
@@ -508,12 +513,12 @@ class _PatternRun:
 def _report(failures: list[PatternFailure]) -> None:
     """Each distinct failure once: a located warning, or in strict mode
     (`GMX_STRICT`) a located error that fails the pass."""
-    failures = list({(str(f.location), f.pattern, f.error): f for f in failures}.values())
+    failures = list({(str(f.location), f.what, f.error): f for f in failures}.values())
     if not failures:
         return
     if not debug.strict():
         for failure in failures:
-            sys.stderr.write(f"{location_text(failure.location)}: warning: {failure.message()}; op left unchanged\n")
+            sys.stderr.write(f"{location_text(failure.location)}: warning: {failure.message()}; {failure.outcome}\n")
         return
     for failure in failures:
         failure.location.emit_error(f"{failure.message()}; an error in strict mode ({debug.STRICT_ENV})")
@@ -523,6 +528,14 @@ def _report(failures: list[PatternFailure]) -> None:
 # `fuse=false`: what every checked lowering needs first (a tosa.gather
 # bounds-checked as gmx), with the rest of the program left as it is.
 RAISE_ONLY = (("tosa.gather", raise_tosa_gather),)
+
+
+def _first_location(module) -> ir.Location:
+    """Where a failure of the whole rewrite is reported: the module's first
+    op (an implicit module has no location of its own)."""
+    for op in module.regions[0].blocks[0].operations:
+        return op.location
+    return module.location
 
 
 def canonicalize(module, fuse: bool = True) -> None:
@@ -537,8 +550,12 @@ def canonicalize(module, fuse: bool = True) -> None:
         patterns.add(root, run.adapt(function))
     config = rewrite.GreedyRewriteConfig()
     config.enable_folding = False  # leave the rest of the user's IR as it is
-    config.max_iterations = 64
-    rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), config)
+    config.max_iterations = MAX_ITERATIONS
+    try:
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), config)
+    except RuntimeError as error:  # the driver's one failure: patterns that keep rewriting (a bug)
+        run.failures.append(PatternFailure(_first_location(module), "the rewrite", f"{error} in {MAX_ITERATIONS} iterations",
+                                           "the IR is as its last round left it"))
     _report(run.failures)
 
 
