@@ -182,3 +182,33 @@ def test_run_results_on_a_closed_pipe(mlir_file):
         os.close(write_end)
     assert result.returncode == 1
     assert result.stderr == "gmx-run: error: could not write to stdout: Broken pipe\n"
+
+
+def test_a_path_through_proc_is_written_through(tmp_path):
+    """`-o /dev/stdout` names /proc/self/fd/1, a link to `pipe:[N]` that
+    only the kernel can follow: written through as mlir-opt does, not
+    resolved to a file that does not exist."""
+    read_end, write_end = os.pipe()
+    path = f"/proc/self/fd/{write_end}"
+    if not os.path.exists(path):
+        pytest.skip("no /proc/self/fd here")
+    try:
+        write_output(path, "into the pipe")
+        assert os.read(read_end, 100) == b"into the pipe"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert temporaries(tmp_path) == []
+
+
+@pytest.mark.parametrize("existing", [True, False])
+def test_a_trailing_slash_never_makes_or_replaces_a_file(tmp_path, existing):
+    """`-o name/` names a folder: a file `name` is neither replaced (it was,
+    realpath drops the slash) nor made; mlir-opt's open fails too."""
+    target = tmp_path / "name"
+    if existing:
+        target.write_text("precious")
+    with pytest.raises(OutputError, match="could not write output file .*name/': (Not a directory|Is a directory)"):
+        write_output(f"{target}/", "new")
+    assert (target.read_text() == "precious") if existing else not target.exists()
+    assert temporaries(tmp_path) == []

@@ -14,8 +14,9 @@ on failure (gmx-opt, gmx-run, gmx-study and gmx-bench write through here).
   link sees the new content, as mlir-opt does (not atomic: a write that
   fails half-way leaves it truncated).
 - Anything else (a character device such as /dev/null, a fifo, a socket)
-  is opened and written through, never replaced.
-- A directory is an error.
+  is opened and written through, never replaced, by the path as given
+  (`/dev/stdout` is /proc/self/fd/1, which only the kernel can follow).
+- A directory is an error, and so is `name/` where no folder `name` is.
 """
 
 from __future__ import annotations
@@ -57,16 +58,18 @@ def write_output(path: str, data: str | bytes) -> None:
     if path == "-":
         _write_stdout(data)
         return
-    target = os.path.realpath(path)  # through symbolic links
     try:
-        existing = _stat_or_none(target)
+        # os.stat follows symbolic links as open() does, /proc/self/fd/N
+        # (what /dev/stdout names) included, which realpath cannot resolve;
+        # and `name/` is ENOTDIR for a file `name`, not that file.
+        existing = _stat_or_none(path)
         strategy = write_strategy(existing.st_mode, existing.st_nlink) if existing else Strategy.REPLACE
-        if strategy is Strategy.REFUSE:
+        if strategy is Strategy.REFUSE or (existing is None and path.endswith(os.sep)):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if strategy is Strategy.REPLACE:
-            _replace(target, data, _file_mode(existing))
+            _replace(os.path.realpath(path), data, _file_mode(existing))  # beside the link's target
         else:
-            _write_in_place(target, data)
+            _write_in_place(path, data)
     except OSError as error:
         raise OutputError(f"could not write output file '{path}': {error.strerror or error}") from None
 
