@@ -9,6 +9,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 
 import pytest
@@ -212,3 +213,36 @@ def test_a_trailing_slash_never_makes_or_replaces_a_file(tmp_path, existing):
         write_output(f"{target}/", "new")
     assert (target.read_text() == "precious") if existing else not target.exists()
     assert temporaries(tmp_path) == []
+
+
+WRITE_AS_NOBODY = """
+import os, sys
+from gmx.tools.output import OutputError, write_output
+if os.geteuid() == 0:  # root may write anything: drop to nobody, gmx imported
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+try:
+    write_output(sys.argv[1], "new")
+except OutputError as error:
+    print(error)
+"""
+
+
+def test_a_read_only_file_is_refused_not_replaced():
+    """mlir-opt cannot open a file its user may not write, so gmx may not
+    rename a new file over it either. Root may write anything: the write
+    runs as nobody (in a subprocess), in a folder of nobody's."""
+    with tempfile.TemporaryDirectory() as folder:
+        target = os.path.join(folder, "out.mlir")
+        with open(target, "w") as handle:
+            handle.write("precious")
+        os.chmod(target, 0o444)
+        if os.geteuid() == 0:
+            os.chown(folder, 65534, 65534)
+            os.chown(target, 65534, 65534)
+        result = subprocess.run([sys.executable, "-c", WRITE_AS_NOBODY, target], capture_output=True, text=True, timeout=60)
+        assert result.stdout == f"could not write output file '{target}': Permission denied\n", result.stderr
+        with open(target) as handle:
+            assert handle.read() == "precious"
+        assert [name for name in os.listdir(folder) if name.startswith(".gmx-")] == []

@@ -7,7 +7,8 @@ on failure (gmx-opt, gmx-run, gmx-study and gmx-bench write through here).
 - A regular file, or a new one, is replaced atomically: a temporary file
   `.gmx-*` in the same folder, renamed over it once complete, with the
   target's mode (a new file: 0666 less the umask). The temporary file
-  never stays behind.
+  never stays behind. A file the user may not write is refused (Permission
+  denied), as mlir-opt's open refuses it, though a rename would succeed.
 - A symbolic link is followed: the file it points to is written, the link
   stays a link.
 - A regular file with other hard links is rewritten in place, so that every
@@ -67,6 +68,8 @@ def write_output(path: str, data: str | bytes) -> None:
         if strategy is Strategy.REFUSE or (existing is None and path.endswith(os.sep)):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if strategy is Strategy.REPLACE:
+            if existing is not None and not _writable(path):  # (open() in place says so itself)
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
             _replace(os.path.realpath(path), data, _file_mode(existing))  # beside the link's target
         else:
             _write_in_place(path, data)
@@ -79,6 +82,12 @@ def _stat_or_none(path: str) -> os.stat_result | None:
         return os.stat(path)
     except FileNotFoundError:
         return None
+
+
+def _writable(path: str) -> bool:
+    """Whether open() could write `path`, as this process (its effective
+    ids); a rename over the file needs only the folder's permission."""
+    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
 
 
 def _file_mode(existing: os.stat_result | None) -> int:
