@@ -4,7 +4,9 @@ atomically, no temporary file left behind, write errors on stdout one line.
 
 No test points at a real device: device nodes are made in tmp_path."""
 
+import contextlib
 import errno
+import io
 import os
 import stat
 import subprocess
@@ -246,3 +248,12 @@ def test_a_read_only_file_is_refused_not_replaced():
         with open(target) as handle:
             assert handle.read() == "precious"
         assert [name for name in os.listdir(folder) if name.startswith(".gmx-")] == []
+
+
+def test_stdout_replaced_by_a_text_stream(gmx_opt, mlir_file):
+    """Called in-process under contextlib.redirect_stdout(io.StringIO()):
+    no descriptor and no byte buffer, the text is written to the stream."""
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):
+        assert gmx_opt(mlir_file(GATHER)) == 0
+    assert '"gmx.gather_multiaxis"' in captured.getvalue()

@@ -137,7 +137,8 @@ def _write_in_place(target: str, data: bytes) -> None:
 def _write_stdout(data: bytes) -> None:
     """Straight to file descriptor 1 when stdout has one (what Python has
     buffered first), so a failed write leaves nothing buffered for the
-    flush at exit; through sys.stdout when it has none (a capture)."""
+    flush at exit; through sys.stdout when it has none (a capture: its byte
+    buffer, or as text where it has none, e.g. an io.StringIO)."""
     stream = sys.stdout
     if stream is None:
         raise OutputError("could not write to stdout: it is closed")
@@ -146,7 +147,11 @@ def _write_stdout(data: bytes) -> None:
         try:
             fd = stream.fileno()
         except (AttributeError, OSError, ValueError):
-            stream.buffer.write(data)
+            buffer = getattr(stream, "buffer", None)
+            if buffer is not None:
+                buffer.write(data)
+            else:
+                stream.write(data.decode("utf-8"))
             stream.flush()
             return
         _write_all(fd, data)
