@@ -257,3 +257,23 @@ def test_stdout_replaced_by_a_text_stream(gmx_opt, mlir_file):
     with contextlib.redirect_stdout(captured):
         assert gmx_opt(mlir_file(GATHER)) == 0
     assert '"gmx.gather_multiaxis"' in captured.getvalue()
+
+
+def test_a_writable_file_in_a_folder_that_is_not_is_written_in_place():
+    """A file the user may write, in a folder where they may not make a file
+    (so no temporary file and no rename): written in place, as mlir-opt
+    writes it, not refused. The write runs as nobody, the folder is root's
+    (the test needs root to set that up)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give nobody a file in a folder of root's")
+    with tempfile.TemporaryDirectory() as folder:
+        os.chmod(folder, 0o755)
+        target = os.path.join(folder, "out.mlir")
+        with open(target, "w") as handle:
+            handle.write("old")
+        os.chown(target, 65534, 65534)
+        result = subprocess.run([sys.executable, "-c", WRITE_AS_NOBODY, target], capture_output=True, text=True, timeout=60)
+        assert result.stdout == "" and result.returncode == 0, result.stderr
+        with open(target) as handle:
+            assert handle.read() == "new"
+        assert os.stat(target).st_uid == 65534

@@ -8,7 +8,9 @@ on failure (gmx-opt, gmx-run, gmx-study and gmx-bench write through here).
   `.gmx-*` in the same folder, renamed over it once complete, with the
   target's mode (a new file: 0666 less the umask). The temporary file
   never stays behind. A file the user may not write is refused (Permission
-  denied), as mlir-opt's open refuses it, though a rename would succeed.
+  denied), as mlir-opt's open refuses it, though a rename would succeed;
+  one they may write in a folder that takes no temporary file or no rename
+  over it (sticky /tmp) is rewritten in place, as mlir-opt does.
 - A symbolic link is followed: the file it points to is written, the link
   stays a link.
 - A regular file with other hard links is rewritten in place, so that every
@@ -70,7 +72,14 @@ def write_output(path: str, data: str | bytes) -> None:
         if strategy is Strategy.REPLACE:
             if existing is not None and not _writable(path):  # (open() in place says so itself)
                 raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
-            _replace(os.path.realpath(path), data, _file_mode(existing))  # beside the link's target
+            try:
+                _replace(os.path.realpath(path), data, _file_mode(existing))  # beside the link's target
+            except PermissionError:
+                if existing is None:
+                    raise
+                # The folder takes no new file, or no rename over this one
+                # (sticky /tmp): written in place, as mlir-opt writes it.
+                _write_in_place(path, data)
         else:
             _write_in_place(path, data)
     except OSError as error:
