@@ -1,5 +1,6 @@
-"""Writing results as mlir-opt does, without ever truncating a user's file
-on failure (gmx-opt, gmx-run, gmx-study and gmx-bench write through here).
+"""Writing results as mlir-opt does, without truncating a user's file on
+failure wherever it can be replaced atomically (gmx-opt, gmx-run, gmx-study
+and gmx-bench write through here).
 
 - `-` is stdout. A write error there (a full disk, a closed pipe, a closed
   stdout) is an OutputError like any other, and nothing of it stays
@@ -10,7 +11,8 @@ on failure (gmx-opt, gmx-run, gmx-study and gmx-bench write through here).
   never stays behind. A file the user may not write is refused (Permission
   denied), as mlir-opt's open refuses it, though a rename would succeed;
   one they may write in a folder that takes no temporary file or no rename
-  over it (sticky /tmp) is rewritten in place, as mlir-opt does.
+  over it (sticky /tmp) is rewritten in place, as mlir-opt does (not
+  atomic).
 - A symbolic link is followed: the file it points to is written, the link
   stays a link.
 - A regular file with other hard links is rewritten in place, so that every
