@@ -147,8 +147,7 @@ def emit_view(value: ir.Value, shape: Sequence[int]) -> ir.Value:
     value = strip_views(value)[0]
     source_shape = static_shape_of(value)
     shape = list(shape)
-    count = views_between(source_shape, shape)
-    if count == 0:
+    if source_shape == shape:
         return value
     element_type = ir.RankedTensorType(value.type).element_type
     groups = collapse_groups(source_shape, shape)

@@ -121,6 +121,7 @@ class CompiledProgram:
         returned = self._call(descriptors)
         outputs = memref.adopt_results(returned, [(sig.rank, sig.dtype) for sig in self.results])
         self._raise_reported_errors()
+        self._check_results(outputs)
         if len(outputs) == 1:
             return outputs[0]
         return tuple(outputs)
@@ -138,6 +139,19 @@ class CompiledProgram:
         packed = memref.results_struct_type([r.rank for r in self.results])()
         self._invoke([ctypes.pointer(ctypes.pointer(packed))] + args)
         return [getattr(packed, f"r{i}") for i in range(len(self.results))]
+
+    def _check_results(self, outputs) -> None:
+        """Each result has the static dims its type promises. A `tensor.cast`
+        to a static dim (raise-tosa-gather casts a gather back to the
+        tosa.gather's type) is not checked by the compiled code: on
+        arguments it does not hold for, the descriptor keeps the size the
+        data has, and the result would silently have another shape."""
+        for i, (array, sig) in enumerate(zip(outputs, self.results)):
+            if any(want is not None and want != got for want, got in zip(sig.shape, array.shape)):
+                raise ValueError(
+                    f"result #{i} of @{self.entry} must be {sig.describe()}, its shape at run time is "
+                    f"{list(array.shape)}: a cast in the program does not hold for these arguments"
+                )
 
     def _invoke(self, args) -> None:
         self._log.clear()

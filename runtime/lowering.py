@@ -21,6 +21,8 @@ when it returns, the engine holds the compiled code on its own.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import shlex
 import tempfile
@@ -132,10 +134,21 @@ def _with_locations(text: str) -> str:
 
 
 def write_reproducer(text: str) -> str:
-    """Write `text` to a new file `gmx-repro-*.mlir` in the temporary
-    directory and return its path (a fresh name each time: concurrent
-    failures never share one)."""
-    handle, path = tempfile.mkstemp(prefix="gmx-repro-", suffix=".mlir")
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        file.write(text)
+    """Write `text` to `gmx-repro-<hash of text>.mlir` in the temporary
+    directory and return its path. Named after its content, so that a
+    program that keeps failing (a retry loop, a benchmark's expected
+    failures, every test run) leaves one file, not one per failure; it is
+    written beside it and renamed into place, so that concurrent failures
+    of one program never see it half-written."""
+    directory = tempfile.gettempdir()
+    path = os.path.join(directory, f"gmx-repro-{hashlib.sha256(text.encode()).hexdigest()[:16]}.mlir")
+    handle, partial = tempfile.mkstemp(prefix=".gmx-repro-", dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise
     return path

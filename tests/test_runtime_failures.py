@@ -80,3 +80,14 @@ def test_unwritable_temporary_directory_keeps_the_diagnostics(tmp_path, monkeypa
     with pytest.raises(CompileError, match=r"(?s)-:2:8: error: op was not bufferized.*"
                                            r"\(no reproducer: could not write one: "):
         compile(NOT_BUFFERIZED + "// unwritable\n")
+
+
+def test_a_failure_that_repeats_leaves_one_reproducer(tmp_path):
+    """Named after the IR it holds: compiling a failing program again (a
+    retry loop, gmx-bench's expected failures, each test run) rewrites one
+    file instead of leaving one more in the temporary directory each time."""
+    paths = {_failure(NOT_BUFFERIZED + "// again\n", checked=checked)[2] for checked in (True, False, True)}
+    assert len(paths) == 1
+    assert [p.name for p in tmp_path.iterdir()] == [paths.pop().rpartition("/")[2]]
+    other = _failure(NOT_BUFFERIZED.replace("4xf32", "5xf32"))[2]  # other IR, another file
+    assert len(list(tmp_path.iterdir())) == 2 and other.startswith(str(tmp_path / "gmx-repro-"))

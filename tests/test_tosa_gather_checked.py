@@ -93,3 +93,22 @@ def test_dynamic_tosa_gather_is_raised_and_checked():
     np.testing.assert_array_equal(gmx.runtime.run(text, values, indices), reference(values, indices))
     with pytest.raises(IndexError, match=f"index {K} is out of bounds for axis 1 with size {K}"):
         gmx.runtime.run(text, values, np.array([[0, K]], dtype=np.int32))
+
+
+def test_a_static_result_that_the_arguments_contradict_is_a_value_error():
+    """raise-tosa-gather casts the gather back to the tosa.gather's more
+    static type; a cast the arguments contradict (TOSA leaves it undefined)
+    must not hand back a result of another shape than the signature's."""
+    values, indices, result = "tensor<?x3x2xf32>", "tensor<?x2xi32>", "tensor<4x2x2xf32>"
+    text = (
+        f"func.func @main(%v: {values}, %i: {indices}) -> {result} {{\n"
+        f"  %0 = tosa.gather %v, %i : ({values}, {indices}) -> {result}\n"
+        f"  return %0 : {result}\n"
+        "}\n"
+    )
+    program = gmx.runtime.compile(text)
+    four = np.arange(4 * K * 2, dtype=np.float32).reshape(4, K, 2)
+    indices = np.array([[0, 2]] * 4, dtype=np.int32)
+    np.testing.assert_array_equal(program(four, indices), reference(four, indices))
+    with pytest.raises(ValueError, match=r"result #0 of @main must be float32\[4x2x2\], its shape at run time is \[1, 2, 2\]"):
+        program(four[:1], indices[:1])

@@ -29,11 +29,11 @@ whole gather (`NoMatch`) changes nothing. A pattern that raises anything
 else (a bug) changes nothing either; it is reported once the driver has
 returned: a located warning, or in strict mode (`GMX_STRICT`, see
 `gmx.passes.debug`) a located error that fails the pass. Dead ops are erased
-by the driver.
+by the driver, and equal constants merged, in both modes.
 Only static shapes are fused; raise-tosa-gather raises dynamic ones too.
 With `fuse=false` it runs alone: every tosa.gather becomes a gmx op and
-nothing else changes (the first stage of `--gmx-lower-to-llvm`, which needs
-every gather bounds-checked). Exactness contract: see `coordinates`.
+nothing around it is fused (the first stage of `--gmx-lower-to-llvm`,
+which needs every gather bounds-checked). Exactness contract: see `coordinates`.
 """
 
 from __future__ import annotations
@@ -526,7 +526,7 @@ def _report(failures: list[PatternFailure]) -> None:
 
 
 # `fuse=false`: what every checked lowering needs first (a tosa.gather
-# bounds-checked as gmx), with the rest of the program left as it is.
+# bounds-checked as gmx), with nothing around it fused.
 RAISE_ONLY = (("tosa.gather", raise_tosa_gather),)
 
 
@@ -549,7 +549,7 @@ def canonicalize(module, fuse: bool = True) -> None:
     for root, function in PATTERNS if fuse else RAISE_ONLY:
         patterns.add(root, run.adapt(function))
     config = rewrite.GreedyRewriteConfig()
-    config.enable_folding = False  # leave the rest of the user's IR as it is
+    config.enable_folding = False  # no upstream folds on the user's IR (dead ops still go, equal constants merge)
     config.max_iterations = MAX_ITERATIONS
     try:
         rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), config)
@@ -572,7 +572,7 @@ PASS = PassInfo(
             "fuse",
             True,
             "fold what surrounds each gather into it (false: raise-tosa-gather alone, "
-            "every tosa.gather a gmx op with axes = [1], the rest left as it is)",
+            "every tosa.gather a gmx op with axes = [1], nothing around it fused)",
         ),
     ),
 )
