@@ -312,6 +312,30 @@ add("tad_0d_flat", lambda x, i: torch.take_along_dim(x, i), data(3, 4), index(si
 add("gather_one_element", lambda x, i: torch.gather(x, 0, i), data(1), index(3, size=1))
 
 
+# --- a reshape of the result merging the gathered dim (issue 13, item 3) -----
+# The result reshape folds into the gmx output first, and raising the linear
+# index then refines that merged space back; one gmx op, one view after it.
+
+add("merge_after_reshape", lambda x, i: x[:, i].reshape(2, 48), data(2, 5, 8), index(6, size=5, negative=True))
+add("merge_tokens_flatten", lambda t, keep: t[:, keep].flatten(1), data(2, 10, 8), index(3, size=10))
+add("merge_before_reshape", lambda x, i: x[:, i].reshape(12, 8), data(2, 5, 8), index(6, size=5, negative=True))
+add("merge_all_flat", lambda x, i: x[:, i].reshape(-1), data(2, 5, 8), index(6, size=5, negative=True))
+# the gathered dim split across the merge (6 = 2 x 3: 4 = 2 x 2, 24 = 3 x 8)
+add("merge_split_gathered", lambda x, i: x[:, i].reshape(4, 24), data(2, 5, 8), index(6, size=5, negative=True))
+# a unit dim in the result between the batch and the merged dims
+add("merge_unit_result_dim", lambda x, i: x[:, i].reshape(2, 1, 48), data(2, 5, 8), index(6, size=5, negative=True))
+add("merge_mid_r4", lambda x, i: x[:, :, i].flatten(1), data(2, 3, 5, 4), index(6, size=5, negative=True))
+add("merge_last", lambda x, i: x[..., i].flatten(1), data(2, 3, 5), index(4, size=5, negative=True))
+add("merge_isel_flatten", lambda x, i: torch.index_select(x, 1, i).flatten(1), data(2, 5, 8), index(6, size=5))
+# several gathered dims: a 2-d index, and two index tensors
+add("merge_idx2d", lambda x, i: x[:, i].reshape(2, -1), data(2, 5, 8), index(3, 4, size=5, negative=True))
+add("merge_two_indices", lambda x, i, j: x[i, :, j].reshape(-1), data(4, 5, 6),
+    index(3, size=4, negative=True), index(3, size=6, negative=True))
+add("merge_two_indices_contig", lambda x, i, j: x[:, i, j].flatten(), data(2, 4, 5, 6),
+    index(3, size=4, negative=True), index(3, size=5, negative=True))
+# an iota (batch) dim split by the merge: 4 x (6 x 8) read as 2 x 96
+add("merge_split_batch", lambda x, i: x[:, i].reshape(2, -1), data(4, 5, 8), index(6, size=5, negative=True))
+
 BY_NAME: dict = {p.name: p for p in CORPUS}
 
 

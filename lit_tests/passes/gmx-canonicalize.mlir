@@ -136,6 +136,88 @@ func.func @wrong_strides(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>) -> tensor<2
 }
 
 // -----
+// raise-linearised-indices: x[:, i].reshape(2, 4), the gathered dim merged
+// with the one after it by a reshape of the result (fold-result-reshape has
+// made the gmx output 1x2x4 first): the linear terms are 2x2x2 tiles, so the
+// output space is refined back to 2x2x2 while they are read. One gmx op,
+// one collapse of its result.
+// CHECK-LABEL: func.func @linearised_merged_result
+// CHECK: %[[I:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1, 2]] output_shape [1, 2, 1]
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[I]]) {axes = array<i64: 1>} : (tensor<2x3x2xf32>, tensor<1x2x1xi32>) -> tensor<2x2x2xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0], [1, 2]] : tensor<2x2x2xf32> into tensor<2x4xf32>
+// CHECK-NEXT: return %[[R]]
+// TENSOR-LABEL: func.func @linearised_merged_result
+// TENSOR-NOT: tosa.reduce_sum
+// TENSOR: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 1>} : (tensor<2x3x2xf32>, tensor<1x2x1xi32>) -> tensor<2x2x2xf32>
+func.func @linearised_merged_result(%x: tensor<2x3x2xf32>, %i: tensor<2xi32>) -> tensor<2x4xf32> {
+  %iota0 = "tosa.const"() <{values = dense<[[[[0]]], [[[1]]]]> : tensor<2x1x1x1xi32>}> : () -> tensor<2x1x1x1xi32>
+  %iota2 = "tosa.const"() <{values = dense<[[[[0], [1]]]]> : tensor<1x1x2x1xi32>}> : () -> tensor<1x1x2x1xi32>
+  %strides = "tosa.const"() <{values = dense<[[6, 2, 1]]> : tensor<1x3xi32>}> : () -> tensor<1x3xi32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %s1211 = tosa.const_shape {values = dense<[1, 2, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %m0 = tosa.const_shape {values = dense<[1, 2, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %m1 = tosa.const_shape {values = dense<[2, 1, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %m2 = tosa.const_shape {values = dense<[2, 2, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s83 = tosa.const_shape {values = dense<[8, 3]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s18 = tosa.const_shape {values = dense<[1, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s1121 = tosa.const_shape {values = dense<[1, 12, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s24 = tosa.const_shape {values = dense<[2, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %i4 = tosa.reshape %i, %s1211 : (tensor<2xi32>, !tosa.shape<4>) -> tensor<1x2x1x1xi32>
+  %t0 = tosa.tile %iota0, %m0 : (tensor<2x1x1x1xi32>, !tosa.shape<4>) -> tensor<2x2x2x1xi32>
+  %t1 = tosa.tile %i4, %m1 : (tensor<1x2x1x1xi32>, !tosa.shape<4>) -> tensor<2x2x2x1xi32>
+  %t2 = tosa.tile %iota2, %m2 : (tensor<1x1x2x1xi32>, !tosa.shape<4>) -> tensor<2x2x2x1xi32>
+  %coords = tosa.concat %t0, %t1, %t2 {axis = 3 : i32} : (tensor<2x2x2x1xi32>, tensor<2x2x2x1xi32>, tensor<2x2x2x1xi32>) -> tensor<2x2x2x3xi32>
+  %rows = tosa.reshape %coords, %s83 : (tensor<2x2x2x3xi32>, !tosa.shape<2>) -> tensor<8x3xi32>
+  %scaled = tosa.mul %rows, %strides, %shift : (tensor<8x3xi32>, tensor<1x3xi32>, tensor<1xi8>) -> tensor<8x3xi32>
+  %flat = tosa.reduce_sum %scaled {axis = 1 : i32} : (tensor<8x3xi32>) -> tensor<8x1xi32>
+  %flat2 = tosa.reshape %flat, %s18 : (tensor<8x1xi32>, !tosa.shape<2>) -> tensor<1x8xi32>
+  %values = tosa.reshape %x, %s1121 : (tensor<2x3x2xf32>, !tosa.shape<3>) -> tensor<1x12x1xf32>
+  %g = tosa.gather %values, %flat2 : (tensor<1x12x1xf32>, tensor<1x8xi32>) -> tensor<1x8x1xf32>
+  %r = tosa.reshape %g, %s24 : (tensor<1x8x1xf32>, !tosa.shape<2>) -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+// raise-linearised-indices, negative: a result merged the same way (here the
+// first dim with the gathered one, 4x2), but the iotas read the output's
+// dims crosswise (out[a, j, c] = x[c, i[j], a]): gmx cannot permute dims, so
+// the pattern declines and the linear index stays in front of the gmx op.
+// CHECK-LABEL: func.func @linearised_merged_result_crosswise
+// CHECK: tosa.concat
+// CHECK: tosa.reduce_sum
+// CHECK: "gmx.gather_multiaxis"({{.*}}) {axes = array<i64: 1>} : (tensor<1x12x1xf32>, tensor<1x4x2xi32>) -> tensor<1x4x2xf32>
+// TENSOR-LABEL: func.func @linearised_merged_result_crosswise
+// TENSOR: tosa.reduce_sum
+// TENSOR: "gmx.gather_multiaxis"({{.*}}) {axes = array<i64: 1>} : (tensor<1x12x1xf32>, tensor<1x4x2xi32>) -> tensor<1x4x2xf32>
+func.func @linearised_merged_result_crosswise(%x: tensor<2x3x2xf32>, %i: tensor<2xi32>) -> tensor<4x2xf32> {
+  %iota_a = "tosa.const"() <{values = dense<[[[[0]]], [[[1]]]]> : tensor<2x1x1x1xi32>}> : () -> tensor<2x1x1x1xi32>
+  %iota_c = "tosa.const"() <{values = dense<[[[[0], [1]]]]> : tensor<1x1x2x1xi32>}> : () -> tensor<1x1x2x1xi32>
+  %strides = "tosa.const"() <{values = dense<[[6, 2, 1]]> : tensor<1x3xi32>}> : () -> tensor<1x3xi32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %s1211 = tosa.const_shape {values = dense<[1, 2, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %ma = tosa.const_shape {values = dense<[1, 2, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %m1 = tosa.const_shape {values = dense<[2, 1, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %mc = tosa.const_shape {values = dense<[2, 2, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s83 = tosa.const_shape {values = dense<[8, 3]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s18 = tosa.const_shape {values = dense<[1, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s1121 = tosa.const_shape {values = dense<[1, 12, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s42 = tosa.const_shape {values = dense<[4, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %i4 = tosa.reshape %i, %s1211 : (tensor<2xi32>, !tosa.shape<4>) -> tensor<1x2x1x1xi32>
+  %ta = tosa.tile %iota_a, %ma : (tensor<2x1x1x1xi32>, !tosa.shape<4>) -> tensor<2x2x2x1xi32>
+  %t1 = tosa.tile %i4, %m1 : (tensor<1x2x1x1xi32>, !tosa.shape<4>) -> tensor<2x2x2x1xi32>
+  %tc = tosa.tile %iota_c, %mc : (tensor<1x1x2x1xi32>, !tosa.shape<4>) -> tensor<2x2x2x1xi32>
+  %coords = tosa.concat %tc, %t1, %ta {axis = 3 : i32} : (tensor<2x2x2x1xi32>, tensor<2x2x2x1xi32>, tensor<2x2x2x1xi32>) -> tensor<2x2x2x3xi32>
+  %rows = tosa.reshape %coords, %s83 : (tensor<2x2x2x3xi32>, !tosa.shape<2>) -> tensor<8x3xi32>
+  %scaled = tosa.mul %rows, %strides, %shift : (tensor<8x3xi32>, tensor<1x3xi32>, tensor<1xi8>) -> tensor<8x3xi32>
+  %flat = tosa.reduce_sum %scaled {axis = 1 : i32} : (tensor<8x3xi32>) -> tensor<8x1xi32>
+  %flat2 = tosa.reshape %flat, %s18 : (tensor<8x1xi32>, !tosa.shape<2>) -> tensor<1x8xi32>
+  %values = tosa.reshape %x, %s1121 : (tensor<2x3x2xf32>, !tosa.shape<3>) -> tensor<1x12x1xf32>
+  %g = tosa.gather %values, %flat2 : (tensor<1x12x1xf32>, tensor<1x8xi32>) -> tensor<1x8x1xf32>
+  %r = tosa.reshape %g, %s42 : (tensor<1x8x1xf32>, !tosa.shape<2>) -> tensor<4x2xf32>
+  return %r : tensor<4x2xf32>
+}
+
+// -----
 // fold-input-transpose: x[i, :, j] gathers from a transpose; the axes follow it.
 // CHECK-LABEL: func.func @transposed(
 // CHECK-NOT: tosa.transpose

@@ -343,9 +343,19 @@ def _same_shapes(value: ir.Value) -> bool:
 
 
 def _expand_terms(work: Work, terms: list[tuple[Indexed, int]]) -> list[tuple[int, int]]:
+    """Append `terms` (laid out over the current output space) to `work` and
+    split each further.
+
+    All of them are appended before any is split: splitting one may refine
+    the output space (`x[:, i].reshape(2, 48)`: the gmx output 2x48 becomes
+    2x6x8 when the first term, a 2x6x8 tile, is looked through), and only
+    pending coordinates are refined with it; a term appended later would keep
+    the old space's shape.
+    """
+    first = len(work.pending)
+    work.pending.extend(term for term, _ in terms)
     result = []
-    for term, factor in terms:
-        work.pending.append(term)
-        for index, coefficient in linear_terms(work, len(work.pending) - 1):
+    for offset, (_, factor) in enumerate(terms):
+        for index, coefficient in linear_terms(work, first + offset):
             result.append((index, coefficient * factor))
     return result

@@ -260,6 +260,15 @@ def raise_linearised_indices(op, rewriter):
         (+ one reshape back to 1x72x1 until `fold-result-reshape` removes it)
     Terms may also be written `add(mul(c0, s0), c1)` (ONNX GatherND); the
     coefficients must be exactly the row-major strides of the merged dims.
+    A reshape of the result that merges the gathered dim (`x[:, i].reshape(2, 48)`,
+    `flatten(1)`, ONNX `Reshape(batch, -1)`) has usually been folded into the
+    output first; reading the terms refines it back:
+
+        %g = "gmx.gather_multiaxis"(%v : tensor<1x80x1xf32>, reshape(%f) : tensor<1x2x48xi32>) -> tensor<1x2x48xf32>
+        (%f linearises the 2x6x8 tiles of iota, %i and iota with strides [40, 8, 1])
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, %i : tensor<1x6x1xi32>) {axes = array<i64: 1>} : (tensor<2x5x8xf32>, ...) -> tensor<2x6x8xf32>
+        %r = tensor.collapse_shape %g [[0], [1, 2]] : tensor<2x6x8xf32> into tensor<2x48xf32>
     """
     spec = _unflatten_input(spec_of_gmx(op), linear=True)
     spec = _peel_all(spec)
