@@ -129,3 +129,24 @@ func.func @doubled(%x: tensor<?xf16>) -> tensor<?xf16> {
   } -> tensor<?xf16>
   return %r : tensor<?xf16>
 }
+
+// -----
+
+// TOSA with `?` dims goes down too (torch-mlir's dynamic embedding, unfused:
+// a -1 reshape, a cast, the gather raised into gmx): upstream's TOSA
+// validation runs without its level check, which refuses every `?` dim.
+// CHECK: module attributes {gmx.error_sites
+// CHECK-LABEL: llvm.func @dynamic_embedding(
+// CHECK-SAME: gmx.signature = (tensor<10x8xf32>, tensor<2x?xi64>) -> tensor<2x?x8xf32>
+// CHECK: llvm.call @gmx_index_error(
+func.func @dynamic_embedding(%arg0: tensor<10x8xf32>, %arg1: tensor<2x?xi64>) -> tensor<2x?x8xf32> {
+  %0 = tosa.const_shape  {values = dense<[1, 10, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %1 = tosa.const_shape  {values = dense<[1, -1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %2 = tosa.const_shape  {values = dense<[2, -1, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %3 = tosa.reshape %arg0, %0 : (tensor<10x8xf32>, !tosa.shape<3>) -> tensor<1x10x8xf32>
+  %4 = tosa.reshape %arg1, %1 : (tensor<2x?xi64>, !tosa.shape<2>) -> tensor<1x?xi64>
+  %5 = tosa.cast %4 : (tensor<1x?xi64>) -> tensor<1x?xi32>
+  %6 = tosa.gather %3, %5 : (tensor<1x10x8xf32>, tensor<1x?xi32>) -> tensor<1x?x8xf32>
+  %7 = tosa.reshape %6, %2 : (tensor<1x?x8xf32>, !tosa.shape<3>) -> tensor<2x?x8xf32>
+  return %7 : tensor<2x?x8xf32>
+}

@@ -35,8 +35,26 @@ _GMX_STAGES = {
 }
 RAISE_TOSA_GATHERS = "gmx-canonicalize{fuse=false}"
 
+# Upstream's tosa-to-linalg-pipeline (addTosaToLinalgPasses, as its
+# PassManager prints it) with `level=none` for its tosa-attach-target: the
+# 8k level check rejects every `?` dim (TOSA 1.0), which torch-mlir emits for
+# dynamic exports and tosa-to-linalg lowers. Profile checks stay.
+TOSA_TO_LINALG = (
+    "func.func(tosa-optional-decompositions)",
+    "func.func(canonicalize)",
+    "func.func(tosa-infer-shapes)",
+    "func.func(tosa-make-broadcastable)",
+    "func.func(tosa-to-linalg-named)",
+    "func.func(canonicalize)",
+    "func.func(tosa-layerwise-constant-fold)",
+    "func.func(tosa-make-broadcastable)",
+    "tosa-attach-target{extensions=doubleround level=none profiles=pro_int,pro_fp specification_version=1.0}",
+    "tosa-validate",
+    "func.func(tosa-to-linalg)",
+)
+
 STAGES = (
-    "tosa-to-linalg-pipeline",
+    *TOSA_TO_LINALG,
     "func.func(tosa-to-tensor)",
     "tosa-to-arith",
     "canonicalize",
