@@ -1,9 +1,10 @@
 """The one way gmx's tools and tests get a frontend program: TOSA from
 torch-mlir, or gmx directly.
 
-- `torch_to_tosa(forward, inputs)`: `torch_mlir.fx.export_and_import(...,
-  output_type="tosa")` of a torch module or function at the inputs' static
-  shapes and dtypes (numpy arrays or torch tensors).
+- `torch_to_tosa(forward, inputs, dynamic_dims=None)`:
+  `torch_mlir.fx.export_and_import(..., output_type="tosa")` of a torch
+  module or function at the inputs' shapes and dtypes (numpy arrays or
+  torch tensors), static but for the dims named in `dynamic_dims`.
 - `onnx_model(...)` builds a one-node ONNX model; `onnx_to_tosa(model)`
   imports a model with torch-mlir's ONNX importer and lowers it to TOSA.
 - `gmx_program(...)`: one `gmx.gather_multiaxis` in a function.
@@ -72,22 +73,39 @@ def torch_module(forward: Callable):
     return Function()
 
 
-def torch_to_tosa(forward, inputs: Sequence) -> str:
+def torch_to_tosa(forward, inputs: Sequence, dynamic_dims: Sequence[dict[int, str] | None] | None = None) -> str:
     """The TOSA text `torch_mlir.fx.export_and_import` makes of `forward` (a
-    torch.nn.Module, or a function of the inputs) at the inputs' static
-    shapes and dtypes; inputs are torch tensors or numpy arrays (bf16 as
-    ml_dtypes.bfloat16)."""
+    torch.nn.Module, or a function of the inputs) at the inputs' shapes and
+    dtypes; inputs are torch tensors or numpy arrays (bf16 as
+    ml_dtypes.bfloat16). The shapes are static but for `dynamic_dims`: per
+    input, None or {dim: name}, each such dim exported as `?` (a
+    `torch.export.Dim` of that name; inputs sharing a name share the size)."""
     import torch
     from torch_mlir import fx
 
-    module = forward if isinstance(forward, torch.nn.Module) else torch_module(forward)
+    is_module = isinstance(forward, torch.nn.Module)
+    module = forward if is_module else torch_module(forward)
     tensors = [a if isinstance(a, torch.Tensor) else to_torch(a) for a in inputs]
+    shapes = None if dynamic_dims is None else _export_dims(dynamic_dims)
+    if shapes is not None and not is_module:
+        shapes = (shapes,)  # torch_module's forward takes *args: one structure for all of them
     try:
         with _quiet_torch():
-            exported = fx.export_and_import(module, *tensors, output_type="tosa")
+            exported = fx.export_and_import(module, *tensors, output_type="tosa", dynamic_shapes=shapes)
     except Exception as error:  # torch.export and torch-mlir raise many kinds
         raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error)}") from error
     return str(exported)
+
+
+def _export_dims(dynamic_dims: Sequence[dict[int, str] | None]) -> tuple:
+    """torch.export's `dynamic_shapes` for `torch_to_tosa`'s `dynamic_dims`."""
+    from torch.export import Dim
+
+    named: dict[str, object] = {}
+    return tuple(
+        None if dims is None else {d: named.setdefault(name, Dim(name)) for d, name in dims.items()}
+        for dims in dynamic_dims
+    )
 
 
 def onnx_to_tosa(model) -> str:
