@@ -7,7 +7,8 @@ are the same thing with different spellings:
     tensor.reshape %x(%shape)        (%shape a constant)
     tensor.expand_shape / tensor.collapse_shape
 
-Only static shapes are handled; a dynamic view is not looked through.
+Only static shapes are handled; a dynamic view is not looked through
+(`dynamic_views` pairs and emits views with `?` dims).
 """
 
 from __future__ import annotations

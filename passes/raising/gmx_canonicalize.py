@@ -22,6 +22,9 @@ positive and a negative case for each):
                               and negative-index normalisation absorbed; iota
                               constants become non-axis dims; an identity
                               gather becomes its input
+    fold-dynamic-result-reshape  reshape(gmx) -> gmx with reshaped indices, where a dim is `?`
+    fold-dynamic-input-views     gmx(views(x))  -> gmx(view(x)), one expand/collapse, where a dim is `?`
+    fold-dynamic-index-views     gmx(views(cast(views(i)))) -> gmx(view(cast(i))), where a dim is `?`
 
 Every pattern reads its IR into a `GatherSpec`, transforms it and lets
 `gather_spec.synthesize` emit the result; a pattern that cannot express the
@@ -30,7 +33,8 @@ else (a bug) changes nothing either; it is reported once the driver has
 returned: a located warning, or in strict mode (`GMX_STRICT`, see
 `gmx.passes.debug`) a located error that fails the pass. Dead ops are erased
 by the driver, and equal constants merged, in both modes.
-Only static shapes are fused; raise-tosa-gather raises dynamic ones too.
+A gather with a `?` dim is read by shapes alone (`dynamic_gathers`): its
+views and the reshape of its result are fused, nothing else.
 With `fuse=false` it runs alone: every tosa.gather becomes a gmx op and
 nothing around it is fused (the first stage of `--gmx-lower-to-llvm`,
 which needs every gather bounds-checked). Exactness contract: see `coordinates`.
@@ -47,6 +51,7 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, ir, rewrite, tensor
 from gmx.dialect.shapes import GatherShapeError
 
+from . import dynamic_gathers
 from .coordinates import Work, linear_terms, peel
 from .index_values import constant_value, evaluation_cache
 from .gather_spec import (
@@ -458,7 +463,9 @@ PATTERNS = (
     (OP_NAME, fold_input_broadcast),
     ("tosa.cast", fold_value_casts),
     (OP_NAME, simplify_indices),
-) + tuple((name, fold_result_reshape) for name in VIEW_OPS)
+) + tuple((name, fold_result_reshape) for name in VIEW_OPS) + dynamic_gathers.PATTERNS + tuple(
+    (name, dynamic_gathers.RESULT_PATTERN) for name in VIEW_OPS
+)
 
 
 # --- the driver --------------------------------------------------------------------------------
