@@ -44,6 +44,15 @@ func.func @dynamic(%x: tensor<?x?xf64>, %i: tensor<3x?xi64>) -> tensor<3x?xf64> 
   return %0 : tensor<3x?xf64>
 }
 
+// The dynamic embedding --gmx-canonicalize raises: a unit input dim takes
+// the ids' static size, a dynamic table and dynamic ids stay `?`.
+// CHECK-LABEL: func.func @dynamic_embedding
+// CHECK: {axes = array<i64: 2>} : (tensor<1x1x?x?xf32>, tensor<2x3x?x1xi32>) -> tensor<2x3x?x?xf32>
+func.func @dynamic_embedding(%x: tensor<1x1x?x?xf32>, %i: tensor<2x3x?x1xi32>) -> tensor<2x3x?x?xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 2>} : (tensor<1x1x?x?xf32>, tensor<2x3x?x1xi32>) -> tensor<2x3x?x?xf32>
+  return %0 : tensor<2x3x?x?xf32>
+}
+
 // Empty axes: a broadcast of the input to the indices' shape.
 // CHECK-LABEL: func.func @no_axes
 // CHECK: {axes = array<i64>} : (tensor<1x3xf16>, tensor<2x1xi64>) -> tensor<2x3xf16>
