@@ -66,6 +66,11 @@ class GatherSite:
     def ops_in_front(self) -> int:
         return sum(self.index_ops.values()) + self.data_views
 
+    @property
+    def views_in_front(self) -> int:
+        """Of ops_in_front, the reshapes and transposes (no arithmetic)."""
+        return sum(self.index_ops[name] for name in DATA_VIEW_OPS) + self.data_views
+
 
 def linearisation_left(sites, kept: dict | None = None) -> dict[str, int]:
     """The LINEARISATION_OPS in the index computations of `sites`, summed,

@@ -30,6 +30,7 @@ Each entry states:
 from __future__ import annotations
 
 import functools
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -87,11 +88,12 @@ def _is_torch_module(program) -> bool:
     return torch is not None and isinstance(program, torch.nn.Module)
 
 
-def export(built: Built) -> str:
-    """The program's TOSA, through the one export helper (raises FrontendError)."""
+def export(built: Built, *, locations: bool = False) -> str:
+    """The program's TOSA, through the one export helper, with its source
+    locations if `locations` (raises FrontendError)."""
     if built.is_onnx:
-        return onnx_to_tosa(built.program)
-    return torch_to_tosa(built.program, built.inputs)
+        return onnx_to_tosa(built.program, locations=locations)
+    return torch_to_tosa(built.program, built.inputs, locations=locations)
 
 
 def reference(built: Built) -> tuple[np.ndarray, ...]:
@@ -184,9 +186,11 @@ def _module(forward: Callable, **parts):
                 else:
                     self.register_buffer(key, part)
 
-        def forward(self, *args):
-            return forward(self, *args)
-
+    # torch.export keeps only stack frames of functions named `forward`
+    # (torch.fx's _record_forward_stack_traces_only), so the program's own
+    # code runs under that name: its ops' locations then name its lines.
+    code = forward.__code__.replace(co_name="forward")
+    Program.forward = types.FunctionType(code, forward.__globals__, "forward", forward.__defaults__, forward.__closure__)
     return Program().eval()
 
 
