@@ -5,6 +5,8 @@ bad input as one error line with a non-zero exit status."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -118,3 +120,11 @@ def test_a_file_that_is_no_onnx_model_is_one_line(tmp_path, capsys):
 def test_a_missing_entry_is_one_line(capsys):
     assert study("--model", LINEARISED, "--entry", "forward") == 1
     assert one_error_line(capsys) == "gmx-study: error: no function '@forward' in the module (its public functions: @main)"
+
+
+def test_parsing_arguments_imports_no_frontend():
+    """The corpus registry (listed in --help) builds its programs lazily:
+    torch and transformers are imported only to build one."""
+    code = ("import sys; from gmx.tools import gmx_study; gmx_study._argument_parser().format_help(); "
+            "assert not {'torch', 'transformers', 'onnx'} & set(sys.modules), sorted(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)

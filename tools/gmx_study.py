@@ -25,6 +25,7 @@ import argparse
 import importlib.util
 import os
 import sys
+import textwrap
 
 from .experiments.dtypes import DATA_DTYPES, INDEX_DTYPES
 from .experiments.variants import (
@@ -53,10 +54,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _variants_help() -> str:
+    from .experiments.models import MODELS
+
     lines = ["variants (defaults in brackets):"]
     for name, v in VARIANTS.items():
         options = "".join(f" {OPTION_FLAGS[k]} {option_text(val)}" for k, val in v.options.items())
         lines.append(f"  {name:<22} [--shape {fmt_dims(v.shape)} --indices-shape {fmt_dims(v.indices_shape)}{options}]")
+    lines += ["", "models of the real-program corpus (--model):"]
+    lines += textwrap.wrap(", ".join(MODELS), 78, initial_indent="  ", subsequent_indent="  ")
     return "\n".join(lines)
 
 
@@ -173,8 +178,7 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     args.shown = parse_stages(parser, args.stages)
     given = {"dtype": args.dtype, "index_dtype": args.index_dtype, "seed": args.seed}
     if args.model is not None:
-        _check_model_arguments(parser, args)
-        needed = ("torch", "onnx", "transformers")
+        needed = _check_model_arguments(parser, args)
     elif args.all:
         _check_sweep_arguments(parser, args)
         args.sizes = parse_sizes(parser, args.sizes)
@@ -231,9 +235,9 @@ def _pattern(parser, text):
         parser.error(str(error))
 
 
-def _check_model_arguments(parser, args) -> None:
+def _check_model_arguments(parser, args) -> tuple[str, ...]:
     """--model takes a corpus name or an existing .mlir/.onnx file, and none
-    of a variant's options."""
+    of a variant's options; returns the modules it needs."""
     from .experiments.models import MODELS
 
     if args.variant is not None or args.all:
@@ -245,14 +249,17 @@ def _check_model_arguments(parser, args) -> None:
     if args.model in MODELS:
         if args.input or args.entry:
             parser.error("--input and --entry go with a file; a corpus model has its own inputs")
-        return
+        return ("torch", "onnx", "transformers")
     if not args.model.endswith((".mlir", ".onnx")):
         parser.error(f"--model '{args.model}' is neither a model of the corpus ({', '.join(MODELS)}) "
                      "nor a .mlir or .onnx file")
     if not os.path.isfile(args.model):
         parser.error(f"--model '{args.model}': no such file")
-    if args.entry and args.model.endswith(".onnx"):
+    if args.model.endswith(".mlir"):
+        return ()
+    if args.entry:
         parser.error("--entry goes with a .mlir file; an ONNX model's entry is its graph")
+    return ("torch", "onnx")  # torch-mlir's ONNX importer
 
 
 def _check_single_arguments(parser, args) -> None:

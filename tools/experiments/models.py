@@ -259,15 +259,21 @@ def _torch_program(forward: Callable, make_inputs: Callable[[str], tuple], **par
 
 
 def _linear(n_in: int, n_out: int):
-    import torch
+    def make():
+        import torch
 
-    return lambda: torch.nn.Linear(n_in, n_out)
+        return torch.nn.Linear(n_in, n_out)
+
+    return make
 
 
 def _embedding(n: int, d: int):
-    import torch
+    def make():
+        import torch
 
-    return lambda: torch.nn.Embedding(n, d)
+        return torch.nn.Embedding(n, d)
+
+    return make
 
 
 def _cross_entropy(self, logits, target):
@@ -385,9 +391,12 @@ def _uniform(*shape):
 
 
 def _weights(*shape):
-    import torch
+    def make():
+        import torch
 
-    return lambda: torch.randn(*shape)
+        return torch.randn(*shape)
+
+    return make
 
 
 # --- ONNX models --------------------------------------------------------------------
