@@ -301,7 +301,7 @@ def render(case: ModelCase, contenders: dict[str, Contender], checked: bool, tim
                      fmt_ms(median_ms(c.samples)) if c.samples else "–",
                      _ratio(c, fused), c.status])
     lines += text_table(["program", "ops", "pass s", "compile s", "ms", "vs fused", "result"], rows, "lrrrrrl")
-    if timing is not None:
+    if any(c.samples for c in contenders.values()):
         repeat, warmup = timing
         lines.append(f"(ms: median of {repeat} interleaved runs after {warmup} warm-up, one thread; "
                      "compile s: the pass, gmx.runtime's lowering and JIT)")
