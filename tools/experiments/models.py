@@ -30,7 +30,9 @@ Each entry states:
 from __future__ import annotations
 
 import functools
+import sys
 import types
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -82,9 +84,7 @@ class RealProgram:
 
 
 def _is_torch_module(program) -> bool:
-    import sys
-
-    torch = sys.modules.get("torch")
+    torch = sys.modules.get("torch")  # a torch module's program has imported it
     return torch is not None and isinstance(program, torch.nn.Module)
 
 
@@ -159,8 +159,6 @@ def fusion_problems(program: RealProgram, fused_text: str) -> list[str]:
 
 
 def _rng(name: str) -> np.random.Generator:
-    import zlib
-
     return np.random.default_rng(zlib.crc32(name.encode()))
 
 
