@@ -2,13 +2,16 @@
 
     gmx-study VARIANT [--shape 4x5x6] [--indices-shape 4x3x6] [--axis 1] ...
     gmx-study --all --report DIR [--sizes 4096,65536]
+    gmx-study --model NAME|FILE.mlir|FILE.onnx [--input X.npy ...]
 
 For one variant: the frontend program (TOSA from torch-mlir for the torch
 and ONNX variants, gmx for multiaxis), the program after --gmx-canonicalize
 with what the fusion derived, after --convert-gmx-to-linalg, at loop level;
 op counts per stage; fused, unfused and torch results against numpy; run
 times and ratios. With --all: every variant over a size sweep, written to
-DIR/report.md and one PNG plot per variant.
+DIR/report.md and one PNG plot per variant. With --model: a whole program
+(a model of the real-program corpus, or a TOSA or ONNX file) fused against
+unfused, gather by gather, with compile and run times (`study.model`).
 
 Exit status: 0 when every result is right; 1 when a result is wrong, a
 program that must compile does not, or the frontend fails; 2 for bad
@@ -22,6 +25,7 @@ import argparse
 import importlib.util
 import os
 import sys
+import textwrap
 
 from .experiments.dtypes import DATA_DTYPES, INDEX_DTYPES
 from .experiments.variants import (
@@ -50,10 +54,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _variants_help() -> str:
+    from .experiments.models import MODELS
+
     lines = ["variants (defaults in brackets):"]
     for name, v in VARIANTS.items():
         options = "".join(f" {OPTION_FLAGS[k]} {option_text(val)}" for k, val in v.options.items())
         lines.append(f"  {name:<22} [--shape {fmt_dims(v.shape)} --indices-shape {fmt_dims(v.indices_shape)}{options}]")
+    lines += ["", "models of the real-program corpus (--model):"]
+    lines += textwrap.wrap(", ".join(MODELS), 78, initial_indent="  ", subsequent_indent="  ")
     return "\n".join(lines)
 
 
@@ -84,6 +92,13 @@ def _argument_parser() -> argparse.ArgumentParser:
     run.add_argument("--repeat", type=int, default=7, metavar="N", help="timed rounds (default 7)")
     run.add_argument("--warmup", type=int, default=2, metavar="N", help="untimed rounds first (default 2)")
     run.add_argument("--no-timing", action="store_true", help="check results, do not time them")
+    whole = parser.add_argument_group("a whole model")
+    whole.add_argument("--model", metavar="NAME|FILE",
+                       help="a model of the real-program corpus (gmx.tools.experiments.models), or a TOSA .mlir "
+                            "or .onnx file: fused against unfused, gather by gather")
+    whole.add_argument("--input", action="append", default=[], metavar="X.npy",
+                       help="with a file: an argument array (repeat, in order); default random")
+    whole.add_argument("--entry", metavar="NAME", help="with a .mlir file: the function to run (default main)")
     sweep = parser.add_argument_group("the sweep")
     sweep.add_argument("--all", action="store_true", help="every variant over --sizes; needs --report")
     sweep.add_argument("--report", metavar="DIR", help="write DIR/report.md and DIR/<variant>.png")
@@ -162,7 +177,9 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         parser.error("--repeat must be at least 1 and --warmup at least 0")
     args.shown = parse_stages(parser, args.stages)
     given = {"dtype": args.dtype, "index_dtype": args.index_dtype, "seed": args.seed}
-    if args.all:
+    if args.model is not None:
+        needed = _check_model_arguments(parser, args)
+    elif args.all:
         _check_sweep_arguments(parser, args)
         args.sizes = parse_sizes(parser, args.sizes)
         needed = ("torch", "onnx", "matplotlib")
@@ -218,6 +235,33 @@ def _pattern(parser, text):
         parser.error(str(error))
 
 
+def _check_model_arguments(parser, args) -> tuple[str, ...]:
+    """--model takes a corpus name or an existing .mlir/.onnx file, and none
+    of a variant's options; returns the modules it needs."""
+    from .experiments.models import MODELS
+
+    if args.variant is not None or args.all:
+        parser.error(f"--model studies one whole program; drop {'--all' if args.all else repr(args.variant)}")
+    for flag in ("--shape", "--indices-shape", "--axis", "--axes", "--batch-dims", "--pattern", "--report",
+                 "--sizes", "--stages"):
+        if getattr(args, flag[2:].replace("-", "_")) is not None:
+            parser.error(f"{flag} does not apply with --model")
+    if args.model in MODELS:
+        if args.input or args.entry:
+            parser.error("--input and --entry go with a file; a corpus model has its own inputs")
+        return ("torch", "onnx", "transformers")
+    if not args.model.endswith((".mlir", ".onnx")):
+        parser.error(f"--model '{args.model}' is neither a model of the corpus ({', '.join(MODELS)}) "
+                     "nor a .mlir or .onnx file")
+    if not os.path.isfile(args.model):
+        parser.error(f"--model '{args.model}': no such file")
+    if args.model.endswith(".mlir"):
+        return ()
+    if args.entry:
+        parser.error("--entry goes with a .mlir file; an ONNX model's entry is its graph")
+    return ("torch", "onnx")  # torch-mlir's ONNX importer
+
+
 def _check_single_arguments(parser, args) -> None:
     if args.variant is None:
         parser.error(f"name a VARIANT ({', '.join(VARIANTS)}) or use --all --report DIR")
@@ -264,7 +308,30 @@ def study_one(args: argparse.Namespace) -> int:
     return 1 if outcome.problems else 0
 
 
+def study_model(args: argparse.Namespace) -> int:
+    """Print the whole-model study of args.model; 1 if it failed."""
+    from .study import model
+
+    timing = None if args.no_timing else (args.repeat, args.warmup)
+    try:
+        case = model.load_case(args.model, args.input, args.entry)
+        contenders = model.study_model(case, not args.unchecked, timing)
+    except model.ModelError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # noqa: BLE001  a bug of ours: one line, as every other failure
+        print(f"{PROG}: error: {args.model}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    sys.stdout.write(model.render(case, contenders, not args.unchecked, timing))
+    problems = model.problems(contenders)
+    for problem in problems:
+        print(f"{PROG}: error: {case.name}: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def main(args: argparse.Namespace) -> int:
+    if args.model is not None:
+        return study_model(args)
     if args.all:
         from .study.sweep import sweep_main
 

@@ -73,13 +73,21 @@ def torch_module(forward: Callable):
     return Function()
 
 
-def torch_to_tosa(forward, inputs: Sequence, dynamic_dims: Sequence[dict[int, str] | None] | None = None) -> str:
+def torch_to_tosa(
+    forward,
+    inputs: Sequence,
+    dynamic_dims: Sequence[dict[int, str] | None] | None = None,
+    *,
+    locations: bool = False,
+) -> str:
     """The TOSA text `torch_mlir.fx.export_and_import` makes of `forward` (a
     torch.nn.Module, or a function of the inputs) at the inputs' shapes and
     dtypes; inputs are torch tensors or numpy arrays (bf16 as
     ml_dtypes.bfloat16). The shapes are static but for `dynamic_dims`: per
     input, None or {dim: name}, each such dim exported as `?` (a
-    `torch.export.Dim` of that name; inputs sharing a name share the size)."""
+    `torch.export.Dim` of that name; inputs sharing a name share the size).
+    With `locations`, every op's source location (the Python call stack) is
+    printed too."""
     import torch
     from torch_mlir import fx
 
@@ -94,7 +102,7 @@ def torch_to_tosa(forward, inputs: Sequence, dynamic_dims: Sequence[dict[int, st
             exported = fx.export_and_import(module, *tensors, output_type="tosa", dynamic_shapes=shapes)
     except Exception as error:  # torch.export and torch-mlir raise many kinds
         raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error)}") from error
-    return str(exported)
+    return exported.operation.get_asm(enable_debug_info=locations)
 
 
 def _export_dims(dynamic_dims: Sequence[dict[int, str] | None]) -> tuple:
@@ -108,18 +116,19 @@ def _export_dims(dynamic_dims: Sequence[dict[int, str] | None]) -> tuple:
     )
 
 
-def onnx_to_tosa(model) -> str:
+def onnx_to_tosa(model, *, locations: bool = False) -> str:
     """Import `model` with torch-mlir's ONNX importer (as `torch-mlir-import-onnx`
     does), lower it with TOSA_PIPELINE (torch-mlir's ONNX -> torch backend ->
-    TOSA backend pipelines), return the module as text. The entry function is
-    named after the ONNX graph."""
+    TOSA backend pipelines), return the module as text, with each op's
+    location (its ONNX node) if `locations`. The entry function is named
+    after the ONNX graph."""
     try:
-        return _onnx_to_tosa(model)
+        return _onnx_to_tosa(model, locations)
     except Exception as error:  # onnx's checker, the importer and the pipeline raise many kinds
         raise FrontendError(f"torch-mlir could not import the ONNX model: {first_error_line(error)}") from error
 
 
-def _onnx_to_tosa(model) -> str:
+def _onnx_to_tosa(model, locations: bool) -> str:
     import onnx
     import torch_mlir.dialects.torch as torch_d  # registers the torch-* passes
     from torch_mlir.extras import onnx_importer
@@ -136,7 +145,7 @@ def _onnx_to_tosa(model) -> str:
     module.verify()
     with context:
         passmanager.PassManager.parse(TOSA_PIPELINE).run(module)
-    return module.get_asm()
+    return module.get_asm(enable_debug_info=locations)
 
 
 def onnx_model(op_type: str, attributes: dict, inputs: list[tuple], output: tuple):

@@ -42,11 +42,11 @@ class PipelineOutput:
     seconds: float  # the passes alone (no parsing or printing)
 
 
-def run_pipeline(text: str, elements: Sequence[str]) -> PipelineOutput:
+def run_pipeline(text: str, elements: Sequence[str], *, locations: bool = False) -> PipelineOutput:
     """`text` parsed, run through `elements` (pass flags without `--`, e.g.
-    `gmx-canonicalize`, `tosa-to-tensor`) and verified; raises
-    ir.MLIRError when it does not parse, a pass fails or the result does
-    not verify."""
+    `gmx-canonicalize`, `tosa-to-tensor`) and verified, printed with its
+    locations if `locations`; raises ir.MLIRError when it does not parse, a
+    pass fails or the result does not verify."""
     with make_context():
         module = ir.Module.parse(text)
         pm = build_pass_manager(elements)
@@ -54,4 +54,4 @@ def run_pipeline(text: str, elements: Sequence[str]) -> PipelineOutput:
         pm.run(module.operation)
         seconds = time.perf_counter() - start
         module.operation.verify()
-        return PipelineOutput(str(module), count_ops(module), seconds)
+        return PipelineOutput(module.operation.get_asm(enable_debug_info=locations), count_ops(module), seconds)

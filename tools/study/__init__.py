@@ -8,4 +8,6 @@ shares with gmx-bench are in `gmx.tools.experiments`.
   timed contenders), and a sweep's `Point`.
 - `render`: the text of one study.
 - `plots`, `report`, then `sweep` (which uses both): `--all --report DIR`.
+- `model`: `--model`, a whole program fused against unfused, gather by
+  gather.
 """

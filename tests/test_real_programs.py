@@ -1,0 +1,130 @@
+"""The real-program corpus (`gmx.tools.experiments.models.MODELS`): tiny
+Hugging Face models with random weights, programs users write around them
+(losses, MoE routing, beam search, KV caches, GNNs, pruning, sampling) and
+ONNX models, each exported once per session.
+
+Per program, three checks (`CHECKS`):
+- export: the frontend makes TOSA with `program.gathers` tosa.gather ops;
+- fused: after --gmx-canonicalize (strict, as conftest sets it), exactly
+  `program.gmx_ops` gmx ops, no tosa.gather, no linearisation in front of
+  a gmx op (`gather_sites.LINEARISATION_OPS` in its index computation,
+  beyond the program's own `kept` arithmetic), no view of a gmx op's data,
+  and nothing written to stderr (no warning);
+- runs: the fused module through gmx.runtime equals eager PyTorch / ONNX's
+  reference evaluator, bit for bit or within the program's tolerance.
+
+A check that fails today is a strict xfail with the reason the registry
+gives (`program.blocked`: the item of issue 13 that fixes it), so the suite
+flips when the fix lands.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("onnx")
+
+import gmx.runtime  # noqa: E402
+from gmx.dialect import make_context  # noqa: E402
+from gmx.dialect.mlir import ir  # noqa: E402
+from gmx.tools.experiments import models  # noqa: E402
+from gmx.tools.experiments.gather_sites import GatherSite, linearisation_left, source_line  # noqa: E402
+from gmx.tools.experiments.models import CHECKS, MODELS  # noqa: E402
+from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
+
+
+@functools.cache
+def exported(name: str):
+    """(built program, its TOSA), once per session."""
+    built = MODELS[name].build()
+    return built, models.export(built)
+
+
+@functools.cache
+def fused(name: str) -> str:
+    return run_pipeline(exported(name)[1], ["gmx-canonicalize"]).text
+
+
+def blocked_reason(program, check: str) -> str | None:
+    """Why `check` fails today: its own reason, or that of an earlier check
+    it depends on (nothing is fused or run that was not exported)."""
+    if check != "export" and "export" in program.blocked:
+        return program.blocked["export"]
+    return program.blocked.get(check)
+
+
+def programs(check: str) -> list:
+    """Every program, a strict xfail where `check` is blocked today."""
+    params = []
+    for program in MODELS.values():
+        reason = blocked_reason(program, check)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        params.append(pytest.param(program, marks=marks, id=program.name))
+    return params
+
+
+@pytest.mark.parametrize("program", programs("export"))
+def test_export(program):
+    _, text = exported(program.name)
+    gathers = run_pipeline(text, []).counts["tosa.gather"]
+    assert gathers == program.gathers, f"{program.name}: {gathers} tosa.gather in the export, registry says {program.gathers}"
+
+
+@pytest.mark.parametrize("program", programs("fused"))
+def test_fused(program, capfd):
+    _, text = exported(program.name)
+    capfd.readouterr()  # the export's own chatter is not the pass's
+    problems = models.fusion_problems(program, fused(program.name))
+    assert not problems, f"{program.name}: " + "; ".join(problems)
+    assert capfd.readouterr().err == "", "--gmx-canonicalize wrote to stderr"
+
+
+@pytest.mark.parametrize("program", programs("runs"))
+def test_runs(program):
+    built, _ = exported(program.name)
+    got = gmx.runtime.run(fused(program.name), *built.inputs)
+    difference = models.matches(got, models.reference(built), program.tolerance)
+    assert difference is None, f"{program.name}: {difference}"
+
+
+def test_registry_covers_the_brief():
+    """At least 25 programs from 6 model families besides ONNX; every reason
+    names a known check and says what blocks it."""
+    assert len(MODELS) >= 25
+    hugging_face = {"GPT-2", "BERT", "DistilBERT", "RoBERTa", "T5", "Llama", "Qwen2", "Mistral", "Mixtral", "CLIP",
+                    "BART"}
+    assert len(hugging_face & {p.family for p in MODELS.values()}) >= 6
+    assert sum(p.family == "ONNX" for p in MODELS.values()) >= 4
+    for program in MODELS.values():
+        assert set(program.blocked) <= set(CHECKS), program.name
+        assert all(reason.strip() for reason in program.blocked.values()), program.name
+        assert program.gmx_ops <= program.gathers or not program.gathers, program.name
+
+
+def _site(**index_ops) -> GatherSite:
+    return GatherSite("gmx.gather_multiaxis", "m.py:1", "tensor<2xf32>", Counter(index_ops), 0)
+
+
+def test_linearisation_left_sums_sites_and_allows_kept_ops():
+    sites = [_site(**{"tosa.mul": 1, "tosa.cast": 2}), _site(**{"tosa.mul": 1, "tosa.reduce_sum": 1})]
+    assert linearisation_left(sites) == {"tosa.mul": 2, "tosa.reduce_sum": 1}
+    assert linearisation_left(sites, {"tosa.mul": 1}) == {"tosa.mul": 1, "tosa.reduce_sum": 1}
+    assert linearisation_left(sites, {"tosa.mul": 2, "tosa.reduce_sum": 1}) == {}
+    assert linearisation_left([_site(**{"tosa.add": 3})]) == {}  # add alone is no linearisation
+
+
+def test_source_line_names_the_model_line_not_torch():
+    with make_context():
+        location = ir.Location.callsite(
+            ir.Location.file("/venv/site-packages/torch/nn/modules/sparse.py", 189, 0),
+            [ir.Location.file("/venv/site-packages/transformers/models/gpt2/modeling_gpt2.py", 574, 0)],
+        )
+        assert source_line(location) == "modeling_gpt2.py:574"
+        assert source_line(ir.Location.file("/venv/site-packages/torch/functional.py", 3, 0)) == "functional.py:3"
+        assert source_line(ir.Location.name("picked")) == "picked"
+        assert source_line(ir.Location.unknown()) == "<unknown>"

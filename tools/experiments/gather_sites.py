@@ -1,0 +1,145 @@
+"""The gathers of a program and what stands in front of each.
+
+A gather (`tosa.gather` or `gmx.gather_multiaxis`) has in front of it
+
+- its index computation (`index_computation`): the ops that compute its
+  indices operand, walking back from it through ops whose operands and
+  results are all integers (tensors of integers or indices, shapes). The
+  walk stops at function arguments, constants, other gathers and ops with
+  a floating-point operand (argmax, topk, a cast of floats): those are
+  where an index comes from, not how it is spelled;
+- the views of its data (`data_views`): the chain of reshapes and
+  transposes directly above its input operand (constants not counted).
+
+The linearisation a frontend wraps around a gather (iota constants
+concatenated with the index, multiplied by the strides and summed, the
+tiles that broadcast it) is what `--gmx-canonicalize` removes: once it
+has, none of `LINEARISATION_OPS` is left in a gmx op's index computation,
+except the user's own arithmetic on an index.
+
+    sites = gather_sites(module)      # in program order
+    sites[0].line, sites[0].ops_in_front
+    linearisation_left(sites, kept={"tosa.mul": 1})
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from gmx.dialect import OP_NAME
+from gmx.dialect.mlir import ir
+from gmx.passes.views import VIEW_OPS, defining_op
+
+GATHER_OPS = (OP_NAME, "tosa.gather")
+CONSTANT_OPS = ("tosa.const", "tosa.const_shape", "arith.constant")
+DATA_VIEW_OPS = (*VIEW_OPS, "tosa.transpose")
+# What is left of a gather's linearisation when the pass missed it:
+# tensor.insert_slice is what tosa-to-tensor makes of tosa.concat.
+# (tensor.concat is allowed: it folds coordinate tuples of several index
+# tensors into gmx's last indices dim.)
+LINEARISATION_OPS = (
+    "tosa.gather",
+    "tosa.reduce_sum",
+    "tosa.concat",
+    "tosa.tile",
+    "tosa.mul",
+    "tensor.insert_slice",
+)
+_FRAME = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):\d+')
+_LIBRARY = re.compile(r"[/\\]torch[/\\]")  # torch's own modules: nn.Embedding, functional
+
+
+@dataclass(frozen=True)
+class GatherSite:
+    """One gather of a program."""
+
+    op: str  # tosa.gather or gmx.gather_multiaxis
+    line: str  # source_line of its location
+    result_type: str
+    index_ops: Counter  # op name -> how many, in its index computation
+    data_views: int
+
+    @property
+    def ops_in_front(self) -> int:
+        return sum(self.index_ops.values()) + self.data_views
+
+    @property
+    def views_in_front(self) -> int:
+        """Of ops_in_front, the reshapes and transposes (no arithmetic)."""
+        return sum(self.index_ops[name] for name in DATA_VIEW_OPS) + self.data_views
+
+
+def linearisation_left(sites, kept: dict | None = None) -> dict[str, int]:
+    """The LINEARISATION_OPS in the index computations of `sites`, summed,
+    beyond `kept` (op name -> how many belong to the program's own index
+    arithmetic, e.g. a user's `arange(B) * beams + beam`)."""
+    kept = kept or {}
+    total = Counter()
+    for site in sites:
+        total.update({name: site.index_ops[name] for name in LINEARISATION_OPS if site.index_ops[name]})
+    return {name: n - kept.get(name, 0) for name, n in total.items() if n > kept.get(name, 0)}
+
+
+def source_line(location: ir.Location) -> str:
+    """`file:line` of the innermost frame of `location` outside torch's own
+    modules (the model's line that called nn.Embedding, not nn.Embedding's),
+    else its innermost frame, else the location as printed (an ONNX node's
+    name)."""
+    text = str(location)
+    frames = [(path, line) for path, line in _FRAME.findall(text)]
+    if not frames:
+        name = text.removeprefix("loc(").removesuffix(")").strip('"')
+        return "<unknown>" if name in ("", "unknown") else name
+    outside = [f for f in frames if not _LIBRARY.search(f[0])] or frames
+    path, line = outside[0]
+    return f"{os.path.basename(path)}:{line}"
+
+
+def _has_float(types) -> bool:
+    elements = [t.element_type if isinstance(t, ir.ShapedType) else t for t in types]
+    return any(isinstance(e, (ir.FloatType, ir.ComplexType)) for e in elements)
+
+
+def _computes_an_index(op: ir.Operation) -> bool:
+    if op.name in GATHER_OPS or op.name in CONSTANT_OPS:
+        return False
+    return not _has_float([v.type for v in op.operands] + [r.type for r in op.results])
+
+
+def index_computation(gather: ir.Operation) -> list[ir.Operation]:
+    """The ops computing `gather`'s indices (see the module docstring), each once."""
+    found: list[ir.Operation] = []
+    pending = [gather.operands[1]]
+    while pending:
+        op = defining_op(pending.pop())
+        if op is None or not _computes_an_index(op) or any(op == seen for seen in found):
+            continue
+        found.append(op)
+        pending.extend(op.operands)
+    return found
+
+
+def data_views(gather: ir.Operation) -> int:
+    """Reshapes and transposes in a chain directly above `gather`'s input."""
+    count, op = 0, defining_op(gather.operands[0])
+    while op is not None and op.name in DATA_VIEW_OPS:
+        count, op = count + 1, defining_op(op.operands[0])
+    return count
+
+
+def gather_sites(module: ir.Module) -> list[GatherSite]:
+    """Every gather of `module`, in program order."""
+    sites: list[GatherSite] = []
+
+    def visit(op):
+        if op.name in GATHER_OPS:
+            index_ops = Counter(o.name for o in index_computation(op))
+            sites.append(GatherSite(op.name, source_line(op.location), str(op.results[0].type), index_ops,
+                                    data_views(op)))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return sites

@@ -1,0 +1,597 @@
+"""The real-program corpus: whole models and programs as users write them,
+each exported the one way (`frontends`), with what `--gmx-canonicalize`
+must make of its gathers.
+
+    program = MODELS["gpt2_lm"]
+    built = program.build()            # the torch module or ONNX model, example inputs
+    text = export(built)               # TOSA (frontends.torch_to_tosa / onnx_to_tosa)
+    want = reference(built)            # eager PyTorch / onnx.reference, a tuple of arrays
+
+Hugging Face models are built from small configs with random weights
+(`torch.manual_seed(0)`, vocab 64, hidden 16, one layer, two heads, eager
+attention), never downloaded. ONNX models are built with `onnx.helper`.
+
+Each entry states:
+- `gathers`: the gathers in the source, i.e. the `tosa.gather` ops of the
+  export;
+- `gmx_ops`: the `gmx.gather_multiaxis` ops `--gmx-canonicalize` must
+  leave; the difference are gathers that rightly become slices or views
+  (`views` says which: a gather at `arange(T)` positions is a slice);
+- `tolerance`: 0 for programs that only move data (bit-exact), else the
+  float tolerance `|got - want| <= tolerance * (1 + |want|)` of the
+  float math around the gathers (LLVM's and PyTorch's kernels differ in
+  rounding);
+- `kept`: index arithmetic the user wrote, which stays in front of a gmx op
+  (`linearisation_left` allows it);
+- `blocked`: checks that fail today, each with the item of issue 13 that
+  fixes it (`CHECKS`).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .dtypes import from_torch, to_torch
+from .frontends import onnx_to_tosa, torch_module, torch_to_tosa
+
+# What must hold of a program, in order: `export` (the frontend makes its
+# TOSA), `fused` (gmx_ops gmx ops, no tosa.gather, no linearisation in front
+# of a gmx op and no view of its data left, no warning) and `runs` (the
+# whole module through gmx.runtime equals the reference).
+CHECKS = ("export", "fused", "runs")
+VOCAB, HIDDEN, HEADS, SEQ, BATCH = 64, 16, 2, 8, 2
+MODEL_TOLERANCE = 1e-4  # float math of a whole model: attention, norms, GELU
+
+LOWERING = "issue 13 item 1: --gmx-lower-to-llvm rejects"
+FUSION = "issue 13 item 2: fusion stops short"
+
+
+@dataclass(frozen=True)
+class Built:
+    """A program at its example inputs: a torch.nn.Module or an
+    onnx.ModelProto (graph `main`), and numpy arrays."""
+
+    program: object
+    inputs: tuple[np.ndarray, ...]
+
+    @property
+    def is_onnx(self) -> bool:
+        return not _is_torch_module(self.program)
+
+
+@dataclass(frozen=True)
+class RealProgram:
+    name: str
+    family: str
+    what: str  # the program, in one line
+    build: Callable[[], Built]
+    gathers: int  # tosa.gather ops in the export
+    gmx_ops: int  # gmx.gather_multiaxis ops after --gmx-canonicalize
+    views: str = ""  # which source gathers rightly become slices or views
+    tolerance: float = 0.0  # 0: bit-exact
+    kept: tuple = ()  # ((op name, count), ...) of user index arithmetic in front of gmx ops
+    blocked: dict = field(default_factory=dict)  # check -> "issue 13 item N: what"
+
+    def __repr__(self) -> str:
+        return f"RealProgram({self.name})"
+
+
+def _is_torch_module(program) -> bool:
+    torch = sys.modules.get("torch")  # a torch module's program has imported it
+    return torch is not None and isinstance(program, torch.nn.Module)
+
+
+def export(built: Built, *, locations: bool = False) -> str:
+    """The program's TOSA, through the one export helper, with its source
+    locations if `locations` (raises FrontendError)."""
+    if built.is_onnx:
+        return onnx_to_tosa(built.program, locations=locations)
+    return torch_to_tosa(built.program, built.inputs, locations=locations)
+
+
+def reference(built: Built) -> tuple[np.ndarray, ...]:
+    """The expected results: eager PyTorch, or ONNX's reference evaluator."""
+    if built.is_onnx:
+        from onnx.reference import ReferenceEvaluator
+
+        names = [i.name for i in built.program.graph.input]
+        return tuple(ReferenceEvaluator(built.program).run(None, dict(zip(names, built.inputs))))
+    import torch
+
+    with torch.no_grad():
+        results = built.program(*[to_torch(a) for a in built.inputs])
+    results = results if isinstance(results, tuple) else (results,)
+    return tuple(from_torch(r) for r in results)
+
+
+def matches(got, want: tuple[np.ndarray, ...], tolerance: float) -> str | None:
+    """None when `got` (a gmx.runtime result) equals `want` (bit for bit, or
+    within `tolerance`), else what differs."""
+    got = got if isinstance(got, tuple) else (got,)
+    if len(got) != len(want):
+        return f"{len(got)} results, expected {len(want)}"
+    for n, (g, w) in enumerate(zip(got, want)):
+        if g.dtype != w.dtype or g.shape != w.shape:
+            return f"result {n}: {g.dtype}{list(g.shape)}, expected {w.dtype}{list(w.shape)}"
+        if tolerance == 0 and not np.array_equal(g, w):
+            return f"result {n}: {int(np.sum(g != w))} of {w.size} elements differ (bit-exact expected)"
+        if tolerance and not np.all(np.abs(g - w) <= tolerance * (1 + np.abs(w))):
+            return f"result {n}: max |difference| {float(np.max(np.abs(g - w))):.3g} over tolerance {tolerance}"
+    return None
+
+
+def fusion_problems(program: RealProgram, fused_text: str) -> list[str]:
+    """What keeps `fused_text` (the export after --gmx-canonicalize) from
+    being fully fused: a gmx op count other than `program.gmx_ops`, a
+    tosa.gather left, linearisation in front of a gmx op beyond
+    `program.kept`, a view of a gmx op's data left (gather_sites)."""
+    from gmx.dialect import OP_NAME, make_context
+    from gmx.dialect.mlir import ir
+
+    from .gather_sites import gather_sites, linearisation_left
+    from .pipelines import count_ops
+
+    with make_context():
+        module = ir.Module.parse(fused_text)
+        counts, sites = count_ops(module), gather_sites(module)
+    problems = []
+    if counts[OP_NAME] != program.gmx_ops:
+        problems.append(f"{counts[OP_NAME]} {OP_NAME} ops, expected {program.gmx_ops}")
+    if counts["tosa.gather"]:
+        problems.append(f"{counts['tosa.gather']} tosa.gather left")
+    left = linearisation_left(sites, dict(program.kept))
+    if left:
+        problems.append(f"linearisation in front of a gmx op: {left}")
+    views = [s.line for s in sites if s.data_views]
+    if views:
+        problems.append(f"views of the data in front of the gmx op at {', '.join(views)}")
+    return problems
+
+
+# --- building blocks -------------------------------------------------------------
+
+
+def _rng(name: str) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def _ids(name: str, *shape, high: int = VOCAB) -> np.ndarray:
+    return _rng(name).integers(0, high, shape, dtype=np.int64)
+
+
+def _floats(name: str, *shape) -> np.ndarray:
+    return _rng(name).standard_normal(shape).astype(np.float32)
+
+
+def _module(forward: Callable, **parts):
+    """A torch.nn.Module holding `parts` (modules or tensors, so that
+    torch.export sees their weights) whose forward is `forward(self, *args)`."""
+    import torch
+
+    class Program(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            for key, part in parts.items():
+                if isinstance(part, torch.nn.Module):
+                    self.add_module(key, part)
+                else:
+                    self.register_buffer(key, part)
+
+    # torch.export keeps only stack frames of functions named `forward`
+    # (torch.fx's _record_forward_stack_traces_only), so the program's own
+    # code runs under that name: its ops' locations then name its lines.
+    code = forward.__code__.replace(co_name="forward")
+    Program.forward = types.FunctionType(code, forward.__globals__, "forward", forward.__defaults__, forward.__closure__)
+    return Program().eval()
+
+
+def _hf(model_class: str, config_class: str, output: Callable, **config) -> Callable[[], Built]:
+    """A tiny Hugging Face model with random weights, run on (BATCH, SEQ) ids."""
+
+    def build(name: str) -> Built:
+        import torch
+        import transformers
+
+        torch.manual_seed(0)
+        settings = {"bos_token_id": 0, "eos_token_id": 1, "pad_token_id": 2, **config}
+        cfg = getattr(transformers, config_class)(**settings)
+        model = getattr(transformers, model_class)(cfg).eval()
+        # A closure, not a submodule: torch-mlir's importer finds no state
+        # for non-persistent buffers (position_ids, rotary inv_freq) of a
+        # submodule; captured, the weights are constants of the export.
+        return Built(torch_module(lambda ids: output(model, ids)), (_ids(name, BATCH, SEQ),))
+
+    return build
+
+
+def _logits(model, ids):
+    return model(input_ids=ids, use_cache=False).logits
+
+
+def _logits_no_cache_arg(model, ids):
+    return model(input_ids=ids).logits
+
+
+def _hidden(model, ids):
+    return model(input_ids=ids).last_hidden_state
+
+
+def _hidden_no_cache(model, ids):
+    return model(input_ids=ids, use_cache=False).last_hidden_state
+
+
+def _pooled(model, ids):
+    return model(input_ids=ids).pooler_output
+
+
+DECODER = dict(vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=1, num_attention_heads=HEADS,
+               num_key_value_heads=1, intermediate_size=32, max_position_embeddings=32,
+               attn_implementation="eager")
+ENCODER = dict(vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=1, num_attention_heads=HEADS,
+               intermediate_size=32, max_position_embeddings=32, attn_implementation="eager")
+GPT2 = dict(vocab_size=VOCAB, n_positions=32, n_embd=HIDDEN, n_layer=1, n_head=HEADS, attn_implementation="eager")
+BART = dict(vocab_size=VOCAB, d_model=HIDDEN, encoder_layers=1, decoder_layers=1, encoder_attention_heads=HEADS,
+            decoder_attention_heads=HEADS, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=32,
+            attn_implementation="eager", forced_eos_token_id=None, decoder_start_token_id=1)
+
+
+# --- torch programs users write ---------------------------------------------------
+
+
+def _torch_program(forward: Callable, make_inputs: Callable[[str], tuple], **parts) -> Callable[[], Built]:
+    def build(name: str) -> Built:
+        import torch
+
+        torch.manual_seed(0)
+        made = {k: (v() if callable(v) else v) for k, v in parts.items()}
+        return Built(_module(forward, **made), make_inputs(name))
+
+    return build
+
+
+def _linear(n_in: int, n_out: int):
+    def make():
+        import torch
+
+        return torch.nn.Linear(n_in, n_out)
+
+    return make
+
+
+def _embedding(n: int, d: int):
+    def make():
+        import torch
+
+        return torch.nn.Embedding(n, d)
+
+    return make
+
+
+def _cross_entropy(self, logits, target):
+    import torch.nn.functional as F
+
+    return F.cross_entropy(logits, target)
+
+
+def _nll(self, logits, target):
+    import torch.nn.functional as F
+
+    return F.nll_loss(F.log_softmax(logits, -1), target, reduction="none")
+
+
+def _label_smoothing(self, logits, target):
+    import torch.nn.functional as F
+
+    return F.cross_entropy(logits, target, label_smoothing=0.1)
+
+
+def _moe_routing(self, x):
+    """softmax over experts, top-2, the chosen experts' weights gathered,
+    each token's rows gathered back by index_select."""
+    import torch
+
+    probs = torch.softmax(self.router(x), -1)  # (T, E)
+    weights, experts = torch.topk(probs, 2, -1)  # (T, 2)
+    chosen = self.experts[experts]  # (T, 2, D, D)
+    tokens = torch.index_select(x, 0, torch.arange(x.shape[0]).repeat_interleave(2)).view(-1, 2, x.shape[1])
+    out = torch.einsum("tkd,tkde->tke", tokens, chosen)
+    return (out * weights.unsqueeze(-1)).sum(1)
+
+
+def _beam_step(self, cache, beam):
+    """Reorder a (batch * beams, D) cache by each batch's chosen beams."""
+    import torch
+
+    beams = beam.shape[1]
+    rows = (torch.arange(beam.shape[0]).unsqueeze(1) * beams + beam).reshape(-1)
+    return cache.index_select(0, rows)
+
+
+def _kv_cache_read(self, cache, positions):
+    """Keys at the given positions of a (batch, heads, seq, dim) cache."""
+    return cache.index_select(2, positions)
+
+
+def _gnn_messages(self, x, src, dst):
+    """Per-edge messages: the source and destination node features."""
+    import torch
+
+    return torch.cat([x.index_select(0, src), x[dst]], -1) @ self.w
+
+
+def _gnn_aggregate(self, x, src, dst):
+    """Message passing with a scatter-add of the messages onto the nodes."""
+    import torch
+
+    messages = x.index_select(0, src) @ self.w
+    return torch.zeros_like(x).index_add(0, dst, messages)
+
+
+def _token_pruning(self, tokens, scores):
+    """Keep the 4 best-scored tokens of each sequence, in score order."""
+    import torch
+
+    keep = torch.topk(scores, 4, -1).indices  # (B, 4)
+    return torch.gather(tokens, 1, keep.unsqueeze(-1).expand(-1, -1, tokens.shape[-1]))
+
+
+def _embedding_bag(self, ids, weights):
+    """A weighted sum of each bag's embeddings (embedding_bag(mode='sum') as users write it)."""
+    return (self.table(ids) * weights.unsqueeze(-1)).sum(1)
+
+
+def _top_k_sampling(self, logits, noise):
+    """Top-k sampling with the Gumbel trick on given uniform noise: the
+    sampled token id of each row."""
+    import torch
+
+    values, ids = torch.topk(logits, 5, -1)
+    choice = torch.argmax(values - torch.log(-torch.log(noise)), -1, keepdim=True)
+    return torch.gather(ids, 1, choice)
+
+
+def _span_extraction(self, hidden, start, end):
+    """Question answering: the hidden states at each sequence's span ends."""
+    import torch
+
+    batch = torch.arange(hidden.shape[0])
+    return torch.cat([hidden[batch, start], hidden[batch, end]], -1)
+
+
+def _last_token(self, hidden, lengths):
+    """The pooled last real token of each padded sequence."""
+    import torch
+
+    return hidden[torch.arange(hidden.shape[0]), lengths - 1]
+
+
+def _inputs(*makers):
+    return lambda name: tuple(make(f"{name}/{n}") for n, make in enumerate(makers))
+
+
+def _index(*shape, high):
+    return lambda name: _ids(name, *shape, high=high)
+
+
+def _data(*shape):
+    return lambda name: _floats(name, *shape)
+
+
+def _uniform(*shape):
+    return lambda name: _rng(name).uniform(0.05, 0.95, shape).astype(np.float32)
+
+
+def _weights(*shape):
+    def make():
+        import torch
+
+        return torch.randn(*shape)
+
+    return make
+
+
+# --- ONNX models --------------------------------------------------------------------
+
+
+def _onnx(nodes, inputs, outputs, initializers=()) -> object:
+    from onnx import TensorProto, helper, numpy_helper
+
+    types = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64}
+
+    def value(name, array_or_spec):
+        dtype, shape = array_or_spec
+        return helper.make_tensor_value_info(name, types[np.dtype(dtype)], list(shape))
+
+    graph = helper.make_graph(
+        nodes, "main", [value(n, s) for n, s in inputs], [value(n, s) for n, s in outputs],
+        [numpy_helper.from_array(a, n) for n, a in initializers],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _onnx_embedding(name: str) -> Built:
+    """Gather on an initializer (an embedding table), then a MatMul."""
+    from onnx import helper
+
+    table, proj = _floats(f"{name}/table", VOCAB, HIDDEN), _floats(f"{name}/proj", HIDDEN, 4)
+    model = _onnx(
+        [helper.make_node("Gather", ["table", "ids"], ["rows"], name="rows", axis=0),
+         helper.make_node("MatMul", ["rows", "proj"], ["out"], name="out")],
+        [("ids", (np.int64, (BATCH, SEQ)))], [("out", (np.float32, (BATCH, SEQ, 4)))],
+        [("table", table), ("proj", proj)],
+    )
+    return Built(model, (_ids(name, BATCH, SEQ),))
+
+
+def _onnx_shape_subgraph(name: str) -> Built:
+    """Shape -> Gather -> Unsqueeze -> Concat -> Reshape: flatten all but the
+    first dim, as exporters write `x.reshape(x.shape[0], -1)`."""
+    from onnx import helper
+
+    minus_one = np.array([-1], dtype=np.int64)
+    model = _onnx(
+        [helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+         helper.make_node("Gather", ["shape", "zero"], ["batch"], name="batch", axis=0),
+         helper.make_node("Unsqueeze", ["batch", "axes"], ["batch1"], name="batch1"),
+         helper.make_node("Concat", ["batch1", "minus_one"], ["target"], name="target", axis=0),
+         helper.make_node("Reshape", ["x", "target"], ["out"], name="out")],
+        [("x", (np.float32, (BATCH, 3, 4)))], [("out", (np.float32, (BATCH, 12)))],
+        [("zero", np.array(0, dtype=np.int64)), ("axes", np.array([0], dtype=np.int64)),
+         ("minus_one", minus_one)],
+    )
+    return Built(model, (_floats(name, BATCH, 3, 4),))
+
+
+def _onnx_gather_elements(name: str) -> Built:
+    """Softmax, then GatherElements of each row's target probability, Log."""
+    from onnx import helper
+
+    model = _onnx(
+        [helper.make_node("Softmax", ["logits"], ["probs"], name="probs", axis=1),
+         helper.make_node("GatherElements", ["probs", "target"], ["picked"], name="picked", axis=1),
+         helper.make_node("Log", ["picked"], ["out"], name="out")],
+        [("logits", (np.float32, (6, 10))), ("target", (np.int64, (6, 1)))],
+        [("out", (np.float32, (6, 1)))],
+    )
+    return Built(model, (_floats(f"{name}/logits", 6, 10), _ids(f"{name}/target", 6, 1, high=10)))
+
+
+def _onnx_gather_nd(name: str) -> Built:
+    """GatherND of (row, column) pairs from a Relu'd matrix, then Add."""
+    from onnx import helper
+
+    model = _onnx(
+        [helper.make_node("Relu", ["x"], ["r"], name="r"),
+         helper.make_node("GatherND", ["r", "pairs"], ["picked"], name="picked"),
+         helper.make_node("Add", ["picked", "bias"], ["out"], name="out")],
+        [("x", (np.float32, (5, 7))), ("pairs", (np.int64, (4, 2))), ("bias", (np.float32, (4,)))],
+        [("out", (np.float32, (4,)))],
+    )
+    pairs = np.stack([_ids(f"{name}/r", 4, high=5), _ids(f"{name}/c", 4, high=7)], -1)
+    return Built(model, (_floats(f"{name}/x", 5, 7), pairs, _floats(f"{name}/bias", 4)))
+
+
+# --- the registry ---------------------------------------------------------------------
+
+_ENTRIES: list[RealProgram] = []
+
+
+def _add(name, family, what, builder, gathers, gmx_ops, views="", tolerance=0.0, kept=None, blocked=None):
+    assert all(p.name != name for p in _ENTRIES), name
+    _ENTRIES.append(RealProgram(name, family, what, functools.partial(builder, name), gathers, gmx_ops, views,
+                                tolerance, tuple(sorted((kept or {}).items())), dict(blocked or {})))
+
+
+T = MODEL_TOLERANCE
+POSITIONS = "positions at arange(T) are a slice of their table"
+MASK = "the causal mask's 4 gathers (create_causal_mask) are on constants and fold away"
+TOPK = "torch.topk's lowering gathers {} times (a sorting network), each a gmx op"
+F64 = f"{LOWERING} f64 tosa.const (profile validation)"
+I64_CAST = f"{LOWERING} tosa.cast i64 -> f32 (profile validation)"
+SCATTER = f"{LOWERING} tosa.scatter (no lowering)"
+
+# Hugging Face models
+_add("gpt2_lm", "GPT-2", "GPT2LMHeadModel logits", _hf("GPT2LMHeadModel", "GPT2Config", _logits, **GPT2),
+     6, 1, f"{POSITIONS}; {MASK}", T, blocked={"runs": F64})
+_add("gpt2_pooled", "GPT-2", "GPT2ForSequenceClassification: logits pooled at the last non-pad token",
+     _hf("GPT2ForSequenceClassification", "GPT2Config", _logits, num_labels=3, **GPT2),
+     7, 2, f"{POSITIONS}; {MASK}", T,
+     blocked={"fused": f"{FUSION}: the pooled gather's input is the reshaped (B*T, 3) matmul result", "runs": F64})
+_add("bert_mlm", "BERT", "BertForMaskedLM logits", _hf("BertForMaskedLM", "BertConfig", _logits_no_cache_arg, **ENCODER),
+     4, 3, "the position_ids buffer[:, :T] is arange(T): a slice", T,
+     blocked={"fused": f"{FUSION}: constant data (the token_type_ids buffer gathered at position_ids), "
+                       "constant position_ids not seen as a slice", "runs": F64})
+_add("distilbert_mlm", "DistilBERT", "DistilBertForMaskedLM logits",
+     _hf("DistilBertForMaskedLM", "DistilBertConfig", _logits_no_cache_arg, vocab_size=VOCAB, dim=HIDDEN, n_layers=1,
+         n_heads=HEADS, hidden_dim=32, max_position_embeddings=32, attn_implementation="eager"),
+     2, 1, "the position_ids buffer[:, :T] is arange(T): a slice", T,
+     blocked={"fused": f"{FUSION}: constant position_ids not seen as a slice", "runs": F64})
+_add("roberta_mlm", "RoBERTa", "RobertaForMaskedLM logits (position ids from the padding mask's cumsum)",
+     _hf("RobertaForMaskedLM", "RobertaConfig", _logits_no_cache_arg, **{**ENCODER, "max_position_embeddings": 40}),
+     4, 4, "", T, kept={"tosa.mul": 1},  # cumsum(mask) * mask
+     blocked={"fused": f"{FUSION}: constant data (the token_type_ids buffer gathered at position_ids)", "runs": F64})
+_add("t5_encoder", "T5", "T5EncoderModel hidden states (relative position buckets)",
+     _hf("T5EncoderModel", "T5Config", _hidden, vocab_size=VOCAB, d_model=HIDDEN, d_kv=8, d_ff=32, num_layers=1,
+         num_heads=HEADS, relative_attention_num_buckets=8),
+     2, 2, "", T, kept={"tosa.mul": 1},  # (relative_position > 0) * num_buckets
+     blocked={"runs": F64})
+_add("llama_lm", "Llama", "LlamaForCausalLM logits (rotary position ids)",
+     _hf("LlamaForCausalLM", "LlamaConfig", _logits, **DECODER), 5, 1, MASK, T, blocked={"runs": I64_CAST})
+_add("qwen2_lm", "Qwen2", "Qwen2ForCausalLM logits", _hf("Qwen2ForCausalLM", "Qwen2Config", _logits, **DECODER),
+     5, 1, MASK, T, blocked={"runs": I64_CAST})
+_add("mistral_lm", "Mistral", "MistralForCausalLM logits",
+     _hf("MistralForCausalLM", "MistralConfig", _logits, **DECODER), 5, 1, MASK, T, blocked={"runs": I64_CAST})
+_add("mixtral_lm", "Mixtral",
+     "MixtralForCausalLM logits, experts_implementation='batched_mm' (the default is data-dependent; "
+     "grouped_mm calls torch.histc, which torch-mlir cannot lower): expert weights gathered by routed expert",
+     _hf("MixtralForCausalLM", "MixtralConfig", _logits, num_local_experts=4, num_experts_per_tok=2,
+         experts_implementation="batched_mm", **DECODER),
+     13, 9, f"{MASK}; {TOPK.format(6)}", T, kept={"tosa.concat": 2},  # topk's index pieces
+     blocked={"runs": I64_CAST})
+_add("clip_text_pooled", "CLIP", "CLIPTextModel pooled output at each sequence's argmax (eos) token",
+     _hf("CLIPTextModel", "CLIPTextConfig", _pooled, **ENCODER),
+     3, 2, "the position_ids buffer[:, :T] is arange(T): a slice", T,
+     blocked={"fused": f"{FUSION}: constant position_ids not seen as a slice", "runs": F64})
+_add("bart", "BART", "BartModel decoder hidden states (decoder ids by shift_tokens_right)",
+     _hf("BartModel", "BartConfig", _hidden_no_cache, **BART),
+     4, 2, "encoder and decoder positions, arange(T) + 2, are slices of their table", T,
+     blocked={"fused": f"{FUSION}: broadcast tile of the constant positions, the decoder ids' reshape",
+              "runs": f"{F64}, {SCATTER} (shift_tokens_right)"})
+
+# programs users write around models
+_add("cross_entropy", "losses", "F.cross_entropy(logits, target): gather of the target logit",
+     _torch_program(_cross_entropy, _inputs(_data(6, 10), _index(6, high=10))), 1, 1, tolerance=1e-5,
+     blocked={"runs": I64_CAST})
+_add("nll_loss", "losses", "F.nll_loss(log_softmax(logits), target, reduction='none')",
+     _torch_program(_nll, _inputs(_data(6, 10), _index(6, high=10))), 1, 1, tolerance=1e-5)
+_add("label_smoothing", "losses", "F.cross_entropy(..., label_smoothing=0.1)",
+     _torch_program(_label_smoothing, _inputs(_data(6, 10), _index(6, high=10))), 1, 1, tolerance=1e-5,
+     blocked={"runs": I64_CAST})
+_add("moe_routing", "MoE", "softmax, top-2 experts, expert weights gathered, tokens index_select'ed",
+     _torch_program(_moe_routing, _inputs(_data(6, 4)), router=_linear(4, 3), experts=_weights(3, 4, 4)),
+     8, 8, TOPK.format(6), tolerance=1e-5, kept={"tosa.concat": 1},  # topk's index pieces
+     blocked={"runs": SCATTER})
+_add("beam_search_step", "decoding", "cache.index_select(0, arange(B) * beams + beam)",
+     _torch_program(_beam_step, _inputs(_data(6, 5), _index(2, 3, high=3))), 1, 1, kept={"tosa.mul": 1},
+     blocked={"fused": f"{FUSION}: the user's index arithmetic is taken for a linearisation, the cache stays reshaped"})
+_add("kv_cache_read", "decoding", "cache.index_select(2, positions) on a (B, H, S, D) cache",
+     _torch_program(_kv_cache_read, _inputs(_data(2, 2, 8, 4), _index(3, high=8))), 1, 1)
+_add("top_k_sampling", "decoding", "topk, Gumbel argmax on given noise, gather of the chosen id",
+     _torch_program(_top_k_sampling, _inputs(_data(3, 12), _uniform(3, 5))), 16, 16, TOPK.format(15),
+     blocked={"runs": SCATTER})
+_add("gnn_messages", "GNN", "edge messages from node features by src/dst index_select, then a matmul",
+     _torch_program(_gnn_messages, _inputs(_data(5, 4), _index(7, high=5), _index(7, high=5)), w=_weights(8, 3)),
+     2, 2, tolerance=1e-5)
+_add("gnn_aggregate", "GNN", "messages scatter-added onto their destination nodes (index_add)",
+     _torch_program(_gnn_aggregate, _inputs(_data(5, 4), _index(7, high=5), _index(7, high=5)), w=_weights(4, 4)),
+     1, 1, tolerance=1e-5,
+     blocked={"export": "torch-mlir has no TOSA lowering of index_add (aten.index_put with accumulate)"})
+_add("token_pruning", "pruning", "topk of token scores, torch.gather of the kept tokens",
+     _torch_program(_token_pruning, _inputs(_data(2, 8, 4), _data(2, 8))), 17, 17, TOPK.format(16),
+     kept={"tosa.concat": 1},  # topk's index pieces
+     blocked={"runs": SCATTER})
+_add("embedding_bag", "embedding", "weighted sum of each bag's nn.Embedding rows",
+     _torch_program(_embedding_bag, _inputs(_index(3, 4, high=20), _data(3, 4)), table=_embedding(20, 6)),
+     1, 1, tolerance=1e-5)
+_add("span_extraction", "QA", "hidden[arange(B), start] and hidden[arange(B), end], concatenated",
+     _torch_program(_span_extraction, _inputs(_data(3, 8, 4), _index(3, high=8), _index(3, high=8))), 2, 2)
+_add("last_token_pool", "pooling", "hidden[arange(B), lengths - 1]",
+     _torch_program(_last_token, _inputs(_data(3, 8, 4), lambda n: _ids(n, 3, high=8) + 1)), 1, 1)
+
+# ONNX models
+_add("onnx_embedding", "ONNX", "Gather on an initializer (embedding table), MatMul", _onnx_embedding, 1, 1,
+     tolerance=1e-5, blocked={"fused": f"{FUSION}: constant data (the importer folds the table's flattening)"})
+_add("onnx_shape_subgraph", "ONNX", "Shape -> Gather -> Unsqueeze -> Concat -> Reshape", _onnx_shape_subgraph,
+     0, 0, "the Gather of the shape folds to a constant at import")
+_add("onnx_gather_elements", "ONNX", "Softmax, GatherElements of the target, Log", _onnx_gather_elements, 1, 1,
+     tolerance=1e-5)
+_add("onnx_gather_nd", "ONNX", "Relu, GatherND of (row, column) pairs, Add", _onnx_gather_nd, 1, 1)
+
+MODELS: dict[str, RealProgram] = {p.name: p for p in _ENTRIES}
