@@ -129,3 +129,52 @@ func.func @doubled(%x: tensor<?xf16>) -> tensor<?xf16> {
   } -> tensor<?xf16>
   return %r : tensor<?xf16>
 }
+
+// -----
+
+// What torch-mlir emits for real models goes down although TOSA's profiles
+// and levels reject it (the pipeline leaves out upstream's tosa-validate):
+// f64 constants and casts (LayerNorm's variance, T5's mask), i64 -> f32
+// casts (rotary position ids, a loss's mean), gathers on i64 data, dynamic
+// dims.
+// CHECK-LABEL: llvm.func @layer_norm_f64(
+// CHECK: llvm.fmul %{{.*}} : f64
+// CHECK-LABEL: llvm.func @position_ids(
+// CHECK: llvm.sitofp %{{.*}} : i64 to f32
+// CHECK-LABEL: llvm.func @i64_data(
+// CHECK: llvm.call @gmx_index_error(
+// CHECK-LABEL: llvm.func @dynamic_add(
+// CHECK: llvm.fadd %{{.*}} : f32
+func.func @layer_norm_f64(%x: tensor<2x4xf32>) -> tensor<2x4xf64> {
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %scale = "tosa.const"() <{values = dense<2.500000e-01> : tensor<1x1xf64>}> : () -> tensor<1x1xf64>
+  %0 = tosa.cast %x : (tensor<2x4xf32>) -> tensor<2x4xf64>
+  %1 = tosa.mul %0, %scale, %shift : (tensor<2x4xf64>, tensor<1x1xf64>, tensor<1xi8>) -> tensor<2x4xf64>
+  return %1 : tensor<2x4xf64>
+}
+func.func @position_ids(%ids: tensor<1x8x1xi64>) -> tensor<1x8x1xf32> {
+  %0 = tosa.cast %ids : (tensor<1x8x1xi64>) -> tensor<1x8x1xf32>
+  return %0 : tensor<1x8x1xf32>
+}
+func.func @i64_data(%v: tensor<1x5x1xi64>, %i: tensor<1x2xi32>) -> tensor<1x2x1xi64> {
+  %0 = tosa.gather %v, %i : (tensor<1x5x1xi64>, tensor<1x2xi32>) -> tensor<1x2x1xi64>
+  return %0 : tensor<1x2x1xi64>
+}
+func.func @dynamic_add(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = tosa.add %x, %y : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Exact GELU's math.erf, which LLVM has no intrinsic for, calls libm's
+// erff; math ops that have one (exp here) keep it.
+// CHECK-LABEL: llvm.func @erff(f32) -> f32
+// CHECK-LABEL: llvm.func @gelu(
+// CHECK: llvm.call @erff(%{{.*}}) : (f32) -> f32
+// CHECK: llvm.intr.exp(%{{.*}}) : (f32) -> f32
+func.func @gelu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.erf %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = tosa.exp %0 : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}

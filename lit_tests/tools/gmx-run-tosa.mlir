@@ -13,3 +13,12 @@ func.func @main() -> tensor<2x2x2xi32> {
   %0 = tosa.gather %v, %i : (tensor<2x3x2xi32>, tensor<2x2xi32>) -> tensor<2x2x2xi32>
   return %0 : tensor<2x2x2xi32>
 }
+
+// tosa.erf (exact GELU) calls libm's erff.
+// RUN: gmx-run %s -e erf | FileCheck %s --check-prefix=ERF
+// ERF: array([-0.8427008,  0.       ,  0.5204999,  0.9953223], dtype=float32)
+func.func @erf() -> tensor<4xf32> {
+  %x = arith.constant dense<[-1.0, 0.0, 0.5, 2.0]> : tensor<4xf32>
+  %0 = tosa.erf %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -35,8 +35,26 @@ _GMX_STAGES = {
 }
 RAISE_TOSA_GATHERS = "gmx-canonicalize{fuse=false}"
 
+# Upstream's tosa-to-linalg-pipeline (`addTosaToLinalgPasses` in
+# mlir/lib/Conversion/TosaToLinalg/TosaToLinalgPass.cpp), pass for pass and
+# nested as there, minus its `tosa-attach-target` and `tosa-validate`: that
+# validation checks TOSA's profiles, not what the lowering can compile, and
+# rejects what torch-mlir really emits (f64 constants in LayerNorm, casts
+# from i64, gathers and scatters on i64 data, dynamic dims beyond a level).
+TOSA_TO_LINALG = (
+    "func.func(tosa-optional-decompositions)",
+    "func.func(canonicalize)",
+    "func.func(tosa-infer-shapes)",
+    "func.func(tosa-make-broadcastable)",
+    "func.func(tosa-to-linalg-named)",
+    "func.func(canonicalize)",
+    "func.func(tosa-layerwise-constant-fold)",
+    "func.func(tosa-make-broadcastable)",
+    "func.func(tosa-to-linalg)",
+)
+
 STAGES = (
-    "tosa-to-linalg-pipeline",
+    *TOSA_TO_LINALG,
     "func.func(tosa-to-tensor)",
     "tosa-to-arith",
     "canonicalize",
@@ -56,6 +74,11 @@ STAGES = (
     "expand-strided-metadata",
     "lower-affine",
     "finalize-memref-to-llvm{use-aligned-alloc}",
+    # Math ops with an LLVM intrinsic become it; the others (math.erf of
+    # exact GELU, which LLVM has no intrinsic for) become calls to libm
+    # (erff), as upstream's sparsifier pipeline orders these two passes.
+    "func.func(convert-math-to-llvm)",
+    "convert-math-to-libm",
     "convert-to-llvm",
     "reconcile-unrealized-casts",
 )
