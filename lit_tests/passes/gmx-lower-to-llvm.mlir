@@ -167,6 +167,27 @@ func.func @dynamic_add(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> tensor<?x4xf
 
 // -----
 
+// tosa.scatter (topk, sort, index_put, BART's shift_tokens_right) becomes
+// upstream's tosa-to-scf loops; checked, behind gmx-check-scatter-indices'
+// scan (see gmx-check-scatter-indices.mlir), so a bad index is reported
+// and never written; unchecked, the program promises in-range indices.
+// CHECK: module attributes {gmx.error_sites = ["{{.*}}gmx-lower-to-llvm.mlir:[[# @LINE + 11]]:8"]
+// CHECK-LABEL: llvm.func @scatter(
+// CHECK: llvm.call @gmx_index_error(
+// CHECK-LABEL: llvm.func @_mlir_ciface_scatter(
+// UNCHECKED-LABEL: llvm.func @scatter(
+// UNCHECKED-NOT: llvm.call @gmx_index_error
+// UNCHECKED: llvm.load %{{.*}} : !llvm.ptr -> i32
+// UNCHECKED-LABEL: llvm.func @_mlir_ciface_scatter(
+// STAGES: IR Dump After TosaToSCF{{.*}}@scatter
+// STAGES-NOT: tosa.scatter
+func.func @scatter(%v: tensor<1x6x5xi64>, %i: tensor<1x3xi32>, %x: tensor<1x3x5xi64>) -> tensor<1x6x5xi64> {
+  %0 = tosa.scatter %v, %i, %x : (tensor<1x6x5xi64>, tensor<1x3xi32>, tensor<1x3x5xi64>) -> tensor<1x6x5xi64>
+  return %0 : tensor<1x6x5xi64>
+}
+
+// -----
+
 // Exact GELU's math.erf, which LLVM has no intrinsic for, calls libm's
 // erff; math ops that have one (exp here) keep it.
 // CHECK-LABEL: llvm.func @erff(f32) -> f32
