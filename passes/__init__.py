@@ -24,6 +24,12 @@ def _convert_gmx_to_linalg() -> PassInfo:
     return convert_gmx_to_linalg.PASS
 
 
+def _gmx_check_scatter_indices() -> PassInfo:
+    from .lowering import gmx_check_scatter_indices
+
+    return gmx_check_scatter_indices.PASS
+
+
 def _gmx_canonicalize() -> PassInfo:
     from .raising import gmx_canonicalize
 
@@ -48,6 +54,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
     return {
         "gmx-canonicalize": _gmx_canonicalize,
         "convert-gmx-to-linalg": _convert_gmx_to_linalg,
+        "gmx-check-scatter-indices": _gmx_check_scatter_indices,
         "gmx-stream-row-copies": _gmx_stream_row_copies,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }

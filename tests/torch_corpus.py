@@ -14,14 +14,10 @@ i.e. the number of `gmx.gather_multiaxis` ops the pass must leave.
     assert_bitwise_equal(gmx.runtime.run(text, *args), want)
 
 Element types: f32, f16, bf16, i32, i64, f64 and bool are in the corpus; i8
-and i16 export and run too (checked once, left out for time). f64 *data*
-exports, but the unfused TOSA does not run through gmx.runtime:
-`tosa-to-linalg-pipeline` validates TOSA profiles and rejects f64
-`tosa.reshape` ("not profile-aligned"); those programs set `unfused_error`
-(after the pass they must run). i64 data runs unfused: the one op it rejected,
-`tosa.gather` with (i64, i32) operands, is raised into gmx first by
-`--gmx-lower-to-llvm`. complex64 does not export (TorchToTosa: "tosa-conformant tensor of
-number values"). uint8 exports as signless i8, which gmx.runtime rightly
+and i16 export and run too (checked once, left out for time); each runs
+unfused as well (f64 too: `--gmx-lower-to-llvm` leaves out upstream's TOSA
+profile validation, which rejected f64 `tosa.reshape`). complex64 does not
+export (TorchToTosa: "tosa-conformant tensor of number values"). uint8 exports as signless i8, which gmx.runtime rightly
 refuses for a uint8 array, so it is left out.
 
 Index values: eager torch.gather, index_select, embedding and
@@ -49,9 +45,6 @@ from gmx.tools.experiments.frontends import torch_module, torch_to_tosa
 F32, F16, BF16, F64 = torch.float32, torch.float16, torch.bfloat16, torch.float64
 I32, I64, BOOL = torch.int32, torch.int64, torch.bool
 
-F64_ERROR = "TOSA profile validation rejects f64 tosa.reshape"
-
-
 @dataclass(frozen=True)
 class Program:
     name: str
@@ -61,7 +54,6 @@ class Program:
     # ops the tests otherwise forbid after the pass that belong to the program
     # itself, not to a gather's linearisation: ((op name, at most this many), ...)
     kept: tuple = ()
-    unfused_error: str | None = None  # why the unfused export cannot run in gmx.runtime
 
     def __repr__(self) -> str:
         return f"Program({self.name})"
@@ -126,15 +118,12 @@ def _inputs_maker(name: str, specs: tuple) -> Callable[[], tuple]:
 CORPUS: list = []
 
 
-def add(name, fn, *specs, gathers=1, model=None, kept=None, unfused_error=None):
+def add(name, fn, *specs, gathers=1, model=None, kept=None):
     """Register a program: `fn` is its forward (or `model` its module factory)."""
     assert all(p.name != name for p in CORPUS), name
     factory = model if model is not None else functools.partial(torch_module, fn)
-    dtypes = {s.dtype for s in specs if isinstance(s, Data)}
-    if unfused_error is None and F64 in dtypes:
-        unfused_error = F64_ERROR
     kept = tuple(sorted((kept or {}).items()))
-    CORPUS.append(Program(name, factory, _inputs_maker(name, specs), gathers, kept, unfused_error))
+    CORPUS.append(Program(name, factory, _inputs_maker(name, specs), gathers, kept))
 
 
 # --- torch.gather: every dim of ranks 1-4, negative dims, small indices ------

@@ -150,3 +150,73 @@ func.func @dynamic_embedding(%arg0: tensor<10x8xf32>, %arg1: tensor<2x?xi64>) ->
   %7 = tosa.reshape %6, %2 : (tensor<1x?x8xf32>, !tosa.shape<3>) -> tensor<2x?x8xf32>
   return %7 : tensor<2x?x8xf32>
 }
+
+// -----
+
+// What torch-mlir emits for real models goes down although TOSA's profiles
+// and levels reject it (the pipeline leaves out upstream's tosa-validate):
+// f64 constants and casts (LayerNorm's variance, T5's mask), i64 -> f32
+// casts (rotary position ids, a loss's mean), gathers on i64 data, dynamic
+// dims.
+// CHECK-LABEL: llvm.func @layer_norm_f64(
+// CHECK: llvm.fmul %{{.*}} : f64
+// CHECK-LABEL: llvm.func @position_ids(
+// CHECK: llvm.sitofp %{{.*}} : i64 to f32
+// CHECK-LABEL: llvm.func @i64_data(
+// CHECK: llvm.call @gmx_index_error(
+// CHECK-LABEL: llvm.func @dynamic_add(
+// CHECK: llvm.fadd %{{.*}} : f32
+func.func @layer_norm_f64(%x: tensor<2x4xf32>) -> tensor<2x4xf64> {
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %scale = "tosa.const"() <{values = dense<2.500000e-01> : tensor<1x1xf64>}> : () -> tensor<1x1xf64>
+  %0 = tosa.cast %x : (tensor<2x4xf32>) -> tensor<2x4xf64>
+  %1 = tosa.mul %0, %scale, %shift : (tensor<2x4xf64>, tensor<1x1xf64>, tensor<1xi8>) -> tensor<2x4xf64>
+  return %1 : tensor<2x4xf64>
+}
+func.func @position_ids(%ids: tensor<1x8x1xi64>) -> tensor<1x8x1xf32> {
+  %0 = tosa.cast %ids : (tensor<1x8x1xi64>) -> tensor<1x8x1xf32>
+  return %0 : tensor<1x8x1xf32>
+}
+func.func @i64_data(%v: tensor<1x5x1xi64>, %i: tensor<1x2xi32>) -> tensor<1x2x1xi64> {
+  %0 = tosa.gather %v, %i : (tensor<1x5x1xi64>, tensor<1x2xi32>) -> tensor<1x2x1xi64>
+  return %0 : tensor<1x2x1xi64>
+}
+func.func @dynamic_add(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = tosa.add %x, %y : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// tosa.scatter (topk, sort, index_put, BART's shift_tokens_right) becomes
+// upstream's tosa-to-scf loops; checked, behind gmx-check-scatter-indices'
+// scan (see gmx-check-scatter-indices.mlir), so a bad index is reported
+// and never written; unchecked, the program promises in-range indices.
+// CHECK: module attributes {gmx.error_sites = ["{{.*}}gmx-lower-to-llvm.mlir:[[# @LINE + 11]]:8"]
+// CHECK-LABEL: llvm.func @scatter(
+// CHECK: llvm.call @gmx_index_error(
+// CHECK-LABEL: llvm.func @_mlir_ciface_scatter(
+// UNCHECKED-LABEL: llvm.func @scatter(
+// UNCHECKED-NOT: llvm.call @gmx_index_error
+// UNCHECKED: llvm.load %{{.*}} : !llvm.ptr -> i32
+// UNCHECKED-LABEL: llvm.func @_mlir_ciface_scatter(
+// STAGES: IR Dump After TosaToSCF{{.*}}@scatter
+// STAGES-NOT: tosa.scatter
+func.func @scatter(%v: tensor<1x6x5xi64>, %i: tensor<1x3xi32>, %x: tensor<1x3x5xi64>) -> tensor<1x6x5xi64> {
+  %0 = tosa.scatter %v, %i, %x : (tensor<1x6x5xi64>, tensor<1x3xi32>, tensor<1x3x5xi64>) -> tensor<1x6x5xi64>
+  return %0 : tensor<1x6x5xi64>
+}
+
+// -----
+
+// Exact GELU's math.erf, which LLVM has no intrinsic for, calls libm's
+// erff; math ops that have one (exp here) keep it.
+// CHECK-LABEL: llvm.func @erff(f32) -> f32
+// CHECK-LABEL: llvm.func @gelu(
+// CHECK: llvm.call @erff(%{{.*}}) : (f32) -> f32
+// CHECK: llvm.intr.exp(%{{.*}}) : (f32) -> f32
+func.func @gelu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.erf %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = tosa.exp %0 : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}

@@ -28,3 +28,16 @@ func.func @wrong_args(%x: tensor<4xf32>) -> tensor<4xf32> {
 // RUN: not gmx-run %s -e wrong_args --input %S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
 // UTF8: gmx-run: error: could not read input file '<stdin>': invalid UTF-8 at line 1, column 1 (byte 0xfe)
 // DIRECTORY: gmx-run: error: could not open input '{{.*}}tools': Is a directory
+
+// A scatter index outside [0, K): the same located IndexError, exit 1, and
+// nothing written (gmx-check-scatter-indices).
+// RUN: not gmx-run %s -e bad_scatter 2>&1 | FileCheck %s --check-prefix=SCATTER
+// SCATTER: gmx-run: error: {{.*}}gmx-run-errors.mlir:[[# @LINE + 6]]:8: index 6 is out of bounds for axis 1 with size 6
+// SCATTER-NOT: Traceback
+func.func @bad_scatter() -> tensor<1x6x2xf32> {
+  %v = arith.constant dense<0.0> : tensor<1x6x2xf32>
+  %i = arith.constant dense<[[1, 6]]> : tensor<1x2xi32>
+  %x = arith.constant dense<1.0> : tensor<1x2x2xf32>
+  %0 = tosa.scatter %v, %i, %x : (tensor<1x6x2xf32>, tensor<1x2xi32>, tensor<1x2x2xf32>) -> tensor<1x6x2xf32>
+  return %0 : tensor<1x6x2xf32>
+}

@@ -25,7 +25,7 @@ _NARROWING = ("tosa.cast", "arith.trunci")
 # -- reading the operands ----------------------------------------------------------
 
 
-def _read_through_narrowing(indices: ir.Value) -> tuple[ir.Value, ir.Type | None]:
+def read_through_narrowing(indices: ir.Value) -> tuple[ir.Value, ir.Type | None]:
     """(wide indices, narrow element type) when `indices` is an integer
     truncation (tosa.cast, arith.trunci), possibly under static views, of
     wider integer indices; the view is emitted on the wide tensor (at the
@@ -487,7 +487,7 @@ def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Con
     constants through `constants`); return the value that replaces it."""
     # Indices narrowed by a cast (torch-mlir's i64 -> i32 for tosa.gather)
     # are read wide and truncated where read: no pass over them first.
-    indices, narrow_type = _read_through_narrowing(op.indices)
+    indices, narrow_type = read_through_narrowing(op.indices)
     result_type = ir.RankedTensorType(op.output.type)
     plan = plan_gather(
         static_shape(op.input.type),

@@ -8,6 +8,9 @@ reads out of bounds on a bad index. Unchecked (`checked=false`) they are
 raised the same way and lowered without the check; checked, a tosa.gather
 left unraised (a pattern failure) is a located error, never lowered unchecked.
 
+Every tosa.scatter becomes upstream's tosa-to-scf loops; checked, behind
+gmx-check-scatter-indices, since those loops write unchecked indices.
+
 Every other stage but convert-gmx-to-linalg and gmx-stream-row-copies is upstream. Function
 boundaries bufferize to identity-layout memrefs and results are owned by the caller (the ownership-
 based deallocation pipeline clones what a function does not own), so a
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir
 
-from . import convert_gmx_to_linalg, gmx_stream_row_copies
+from . import convert_gmx_to_linalg, gmx_check_scatter_indices, gmx_stream_row_copies
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..elements import add_element
@@ -31,14 +34,22 @@ from ..registry import PassFailed, PassInfo, PassOption, add_python_pass
 
 # Its gmx stages; every other flag is upstream's.
 _GMX_STAGES = {
-    p.argument: p for p in (gmx_canonicalize.PASS, convert_gmx_to_linalg.PASS, gmx_stream_row_copies.PASS)
+    p.argument: p
+    for p in (
+        gmx_canonicalize.PASS,
+        convert_gmx_to_linalg.PASS,
+        gmx_check_scatter_indices.PASS,
+        gmx_stream_row_copies.PASS,
+    )
 }
 RAISE_TOSA_GATHERS = "gmx-canonicalize{fuse=false}"
 
-# Upstream's tosa-to-linalg-pipeline (addTosaToLinalgPasses, as its
-# PassManager prints it) with `level=none` for its tosa-attach-target: the
-# 8k level check rejects every `?` dim (TOSA 1.0), which torch-mlir emits for
-# dynamic exports and tosa-to-linalg lowers. Profile checks stay.
+# Upstream's tosa-to-linalg-pipeline (`addTosaToLinalgPasses` in
+# mlir/lib/Conversion/TosaToLinalg/TosaToLinalgPass.cpp), pass for pass and
+# nested as there, minus its `tosa-attach-target` and `tosa-validate`: that
+# validation checks TOSA's profiles, not what the lowering can compile, and
+# rejects what torch-mlir really emits (f64 constants in LayerNorm, casts
+# from i64, gathers and scatters on i64 data, dynamic dims beyond a level).
 TOSA_TO_LINALG = (
     "func.func(tosa-optional-decompositions)",
     "func.func(canonicalize)",
@@ -48,12 +59,13 @@ TOSA_TO_LINALG = (
     "func.func(canonicalize)",
     "func.func(tosa-layerwise-constant-fold)",
     "func.func(tosa-make-broadcastable)",
-    "tosa-attach-target{extensions=doubleround level=none profiles=pro_int,pro_fp specification_version=1.0}",
-    "tosa-validate",
     "func.func(tosa-to-linalg)",
 )
 
 STAGES = (
+    # Scatters (and tosa.cond_if, tosa.while_loop) become scf loops, before
+    # tosa-to-linalg, which has no pattern for them.
+    "func.func(tosa-to-scf)",
     *TOSA_TO_LINALG,
     "func.func(tosa-to-tensor)",
     "tosa-to-arith",
@@ -74,6 +86,11 @@ STAGES = (
     "expand-strided-metadata",
     "lower-affine",
     "finalize-memref-to-llvm{use-aligned-alloc}",
+    # Math ops with an LLVM intrinsic become it; the others (math.erf of
+    # exact GELU, which LLVM has no intrinsic for) become calls to libm
+    # (erff), as upstream's sparsifier pipeline orders these two passes.
+    "func.func(convert-math-to-llvm)",
+    "convert-math-to-libm",
     "convert-to-llvm",
     "reconcile-unrealized-casts",
 )
@@ -90,8 +107,10 @@ def loop_level_elements(checked: bool = True) -> list[str]:
 
 
 def _elements(checked: bool) -> list[str]:
-    """Raising tosa.gathers, convert-gmx-to-linalg, then STAGES (gmx and upstream pass flags)."""
-    return [RAISE_TOSA_GATHERS, f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *STAGES]
+    """Raising tosa.gathers, convert-gmx-to-linalg, checked the scatters'
+    guards, then STAGES (gmx and upstream pass flags)."""
+    scatter_checks = [gmx_check_scatter_indices.PASS.argument] if checked else []
+    return [RAISE_TOSA_GATHERS, f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *scatter_checks, *STAGES]
 
 
 def require_no_tosa_gather(module) -> None:

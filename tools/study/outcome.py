@@ -20,7 +20,7 @@ from ..experiments.variants import Study
 from .stages import Lowering, lower
 
 # Stages that must lower for the study to pass; the unfused loop level is
-# upstream's business (f64 TOSA, for one, does not pass its profile checks).
+# upstream's business (the frontend program as emitted, which gmx did not write).
 REQUIRED_STAGES = ("frontend", "fused", "linalg", "loops")
 
 

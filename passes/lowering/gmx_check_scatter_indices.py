@@ -1,0 +1,178 @@
+"""`--gmx-check-scatter-indices`: every `tosa.scatter` writes only when all
+its indices are in range, and reports each bad one to the runtime as a
+checked gather does.
+
+Upstream's tosa-to-scf lowers a scatter to loops that `tensor.insert_slice`
+each input row at its index, unchecked: a bad index writes outside the
+output's buffer. TOSA requires every index in `[0, K)` (K: dim 1 of
+`values_in`), and torch-mlir passes indices through unchanged (a negative
+`index_put` index is not wrapped), so that range is what is checked.
+`--gmx-lower-to-llvm` runs this pass in checked mode, before tosa-to-scf.
+
+Before:
+
+    %r = tosa.scatter %values, %indices, %input
+           : (tensor<1x6x5xf32>, tensor<1x3xi32>, tensor<1x3x5xf32>) -> tensor<1x6x5xf32>
+
+After (names shortened):
+
+    // 1. Are all indices in [0, 6)? A branch-free and-reduction: v <u 6 (i64).
+    %flag = linalg.generic {iterator_types = ["reduction", "reduction"]}
+              ins(%indices : tensor<1x3xi32>) outs(%true : tensor<i1>) {...}
+    %ok = tensor.extract %flag[] : tensor<i1>
+    %r = scf.if %ok -> (tensor<1x6x5xf32>) {
+      // 2. The scatter, as it was.
+      %s = tosa.scatter %values, %indices, %input : ...
+      scf.yield %s : tensor<1x6x5xf32>
+    } else {
+      // 3. Cold path: @gmx_index_error(site, 1, value, 6) for each bad
+      //    index, in index order; nothing is written (`values` returned).
+      ...
+      scf.yield %values : tensor<1x6x5xf32>
+    }
+
+Indices narrowed by a cast (torch-mlir's i64 -> i32) are checked before
+the cast, so an index that the truncation would bring into range is
+reported too. The sites and callbacks are `runtime_abi`'s, shared with
+convert-gmx-to-linalg: the scatter's location joins `gmx.error_sites`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gmx.dialect.locations import location_text
+from gmx.dialect.mlir import func, ir, linalg, scf, tensor
+
+from .folding import Constants, Folded, Folder
+from .gather_builder import read_through_narrowing
+from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
+from ..registry import PassFailed, PassInfo, add_python_pass
+
+SCATTER = "tosa.scatter"
+K_AXIS = 1  # the axis of `values_in` that TOSA's scatter indexes
+
+
+def _scatter_ops(module) -> list[ir.Operation]:
+    ops = []
+
+    def collect(op):
+        if op.name == SCATTER:
+            ops.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(collect)
+    return ops
+
+
+def _in_range(fold: Folder, value: ir.Value, size: Folded) -> Folded:
+    """An index `value` in [0, size), branch-free: value <u size as i64
+    (`size` is i64 already; a negative value is a huge unsigned one)."""
+    return fold.cmp("ult", fold.to_i64(value), size)
+
+
+def _true_flag(fold: Folder) -> ir.Value:
+    """A rank-0 i1 tensor holding true: the init of an and-reduction."""
+    true = fold.value(True)
+    return linalg.fill(true, outs=[tensor.empty([], true.type)])
+
+
+def _and_reduce(
+    indices: ir.Value, init: ir.Value, step: Callable[[Folded, ir.Value], Folded], fold: Folder
+) -> ir.Value:
+    """A rank-0 i1 tensor: `step(acc, value)` folded over every value of
+    `indices` from `init` (one generic, all loops reductions)."""
+    rank = ir.RankedTensorType(indices.type).rank
+    maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, [])]
+    reduction = ir.Attribute.parse("#linalg.iterator_type<reduction>")
+    generic = linalg.GenericOp_(
+        [indices],
+        [init],
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+        ir.ArrayAttr.get([reduction] * rank),
+    )
+    block = generic.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        value, acc = block.arguments
+        linalg.YieldOp([fold.value(step(acc, value))])
+    return generic.results[0]
+
+
+def _report(fold: Folder, site: int, value: ir.Value, size: Folded) -> Folded:
+    """In the cold path's scan: `@gmx_index_error(site, 1, value, size)`
+    when `value` is out of range (`size` as i64); returns whether it is in
+    range."""
+    value = fold.to_i64(value)  # once, for the check and the report
+    ok = _in_range(fold, value, size)
+    if ok is True:
+        return ok
+    i64 = ir.IntegerType.get_signless(64)
+    branch = scf.IfOp(fold.not_(ok))
+    with ir.InsertionPoint(branch.then_block):
+        arguments = [fold.value(a, i64) for a in (site, K_AXIS, value, size)]
+        func.CallOp([], INDEX_ERROR_FN, arguments)
+        scf.YieldOp([])
+    return ok
+
+
+def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
+    """Put `op` (a tosa.scatter) behind the scan of its indices, with the
+    reporting scan on the other branch (IR in the module docstring).
+    Builds at the current insertion point, which must be just before `op`."""
+    values, indices, _ = op.operands
+    scanned, _ = read_through_narrowing(indices)
+    shape = ir.RankedTensorType(values.type).shape
+    static = shape[K_AXIS]
+    size = tensor.dim(values, fold.index(K_AXIS)) if ir.ShapedType.is_dynamic_size(static) else static
+    size = fold.to_i64(size)  # once, outside the scans
+    result = op.results[0]
+    init = _true_flag(fold)
+    flag = _and_reduce(scanned, init, lambda acc, v: fold.and_(acc, _in_range(fold, v, size)), fold)
+    branch = scf.IfOp(tensor.extract(flag, []), [result.type], has_else=True)
+    with ir.InsertionPoint(branch.else_block):
+        _and_reduce(scanned, init, lambda acc, v: fold.and_(acc, _report(fold, site, v, size)), fold)
+        unchanged = values if values.type == result.type else tensor.cast(result.type, values)
+        scf.YieldOp([unchanged])
+    result.replace_all_uses_with(branch.results[0])
+    with ir.InsertionPoint(branch.then_block):
+        yield_op = scf.YieldOp([result])
+    op.move_before(yield_op.operation)
+
+
+def _is_ranked(op: ir.Operation) -> bool:
+    return all(isinstance(v.type, ir.RankedTensorType) for v in [*op.operands, *op.results])
+
+
+def require_ranked(scatters: list[ir.Operation]) -> None:
+    """Each scatter on an unranked tensor is a located error (PassFailed):
+    without K and the indices' rank there is nothing to check against."""
+    unranked = [op for op in scatters if not _is_ranked(op)]
+    for op in unranked:
+        op.location.emit_error("tosa.scatter on an unranked tensor cannot be bounds-checked")
+    if unranked:
+        raise PassFailed(f"{len(unranked)} unranked tosa.scatter")
+
+
+def check_scatter_indices(module) -> None:
+    """Guard every tosa.scatter in `module` (see the module docstring)."""
+    sites = error_sites(module)
+    constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
+    scatters = _scatter_ops(module)
+    require_ranked(scatters)
+    for op in scatters:
+        entry = Constants.entry_block(op)
+        fold = Folder(constants.setdefault(entry, Constants(entry)))
+        with ir.InsertionPoint(op), op.location:
+            guard_scatter(op, len(sites), fold)
+        sites.append(location_text(op.location))
+    if scatters:
+        set_error_sites(module, sites)
+        declare_error_callbacks(module)
+
+
+PASS = PassInfo(
+    argument="gmx-check-scatter-indices",
+    description="Put every tosa.scatter behind a scan of its indices that reports each one "
+    "outside [0, K) to the runtime (the scatter then writes nothing)",
+    build=lambda pm, options: add_python_pass(pm, check_scatter_indices, PASS),
+)
