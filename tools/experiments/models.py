@@ -49,7 +49,6 @@ CHECKS = ("export", "fused", "runs")
 VOCAB, HIDDEN, HEADS, SEQ, BATCH = 64, 16, 2, 8, 2
 MODEL_TOLERANCE = 1e-4  # float math of a whole model: attention, norms, GELU
 
-LOWERING = "issue 13 item 1: --gmx-lower-to-llvm rejects"
 FUSION = "issue 13 item 2: fusion stops short"
 
 
@@ -493,79 +492,72 @@ T = MODEL_TOLERANCE
 POSITIONS = "positions at arange(T) are a slice of their table"
 MASK = "the causal mask's 4 gathers (create_causal_mask) are on constants and fold away"
 TOPK = "torch.topk's lowering gathers {} times (a sorting network), each a gmx op"
-F64 = f"{LOWERING} f64 tosa.const (profile validation)"
-I64_CAST = f"{LOWERING} tosa.cast i64 -> f32 (profile validation)"
-SCATTER = f"{LOWERING} tosa.scatter (no lowering)"
 
 # Hugging Face models
 _add("gpt2_lm", "GPT-2", "GPT2LMHeadModel logits", _hf("GPT2LMHeadModel", "GPT2Config", _logits, **GPT2),
-     6, 1, f"{POSITIONS}; {MASK}", T, blocked={"runs": F64})
+     6, 1, f"{POSITIONS}; {MASK}", T)
 _add("gpt2_pooled", "GPT-2", "GPT2ForSequenceClassification: logits pooled at the last non-pad token",
      _hf("GPT2ForSequenceClassification", "GPT2Config", _logits, num_labels=3, **GPT2),
      7, 2, f"{POSITIONS}; {MASK}", T,
-     blocked={"fused": f"{FUSION}: the pooled gather's input is the reshaped (B*T, 3) matmul result", "runs": F64})
+     blocked={"fused": f"{FUSION}: the pooled gather's input is the reshaped (B*T, 3) matmul result"})
 _add("bert_mlm", "BERT", "BertForMaskedLM logits", _hf("BertForMaskedLM", "BertConfig", _logits_no_cache_arg, **ENCODER),
      4, 3, "the position_ids buffer[:, :T] is arange(T): a slice", T,
      blocked={"fused": f"{FUSION}: constant data (the token_type_ids buffer gathered at position_ids), "
-                       "constant position_ids not seen as a slice", "runs": F64})
+                       "constant position_ids not seen as a slice"})
 _add("distilbert_mlm", "DistilBERT", "DistilBertForMaskedLM logits",
      _hf("DistilBertForMaskedLM", "DistilBertConfig", _logits_no_cache_arg, vocab_size=VOCAB, dim=HIDDEN, n_layers=1,
          n_heads=HEADS, hidden_dim=32, max_position_embeddings=32, attn_implementation="eager"),
      2, 1, "the position_ids buffer[:, :T] is arange(T): a slice", T,
-     blocked={"fused": f"{FUSION}: constant position_ids not seen as a slice", "runs": F64})
+     blocked={"fused": f"{FUSION}: constant position_ids not seen as a slice"})
 _add("roberta_mlm", "RoBERTa", "RobertaForMaskedLM logits (position ids from the padding mask's cumsum)",
      _hf("RobertaForMaskedLM", "RobertaConfig", _logits_no_cache_arg, **{**ENCODER, "max_position_embeddings": 40}),
      4, 4, "", T, kept={"tosa.mul": 1},  # cumsum(mask) * mask
-     blocked={"fused": f"{FUSION}: constant data (the token_type_ids buffer gathered at position_ids)", "runs": F64})
+     blocked={"fused": f"{FUSION}: constant data (the token_type_ids buffer gathered at position_ids)"})
 _add("t5_encoder", "T5", "T5EncoderModel hidden states (relative position buckets)",
      _hf("T5EncoderModel", "T5Config", _hidden, vocab_size=VOCAB, d_model=HIDDEN, d_kv=8, d_ff=32, num_layers=1,
          num_heads=HEADS, relative_attention_num_buckets=8),
      2, 2, "", T, kept={"tosa.mul": 1},  # (relative_position > 0) * num_buckets
-     blocked={"runs": F64})
+     )
 _add("llama_lm", "Llama", "LlamaForCausalLM logits (rotary position ids)",
-     _hf("LlamaForCausalLM", "LlamaConfig", _logits, **DECODER), 5, 1, MASK, T, blocked={"runs": I64_CAST})
+     _hf("LlamaForCausalLM", "LlamaConfig", _logits, **DECODER), 5, 1, MASK, T)
 _add("qwen2_lm", "Qwen2", "Qwen2ForCausalLM logits", _hf("Qwen2ForCausalLM", "Qwen2Config", _logits, **DECODER),
-     5, 1, MASK, T, blocked={"runs": I64_CAST})
+     5, 1, MASK, T)
 _add("mistral_lm", "Mistral", "MistralForCausalLM logits",
-     _hf("MistralForCausalLM", "MistralConfig", _logits, **DECODER), 5, 1, MASK, T, blocked={"runs": I64_CAST})
+     _hf("MistralForCausalLM", "MistralConfig", _logits, **DECODER), 5, 1, MASK, T)
 _add("mixtral_lm", "Mixtral",
      "MixtralForCausalLM logits, experts_implementation='batched_mm' (the default is data-dependent; "
      "grouped_mm calls torch.histc, which torch-mlir cannot lower): expert weights gathered by routed expert",
      _hf("MixtralForCausalLM", "MixtralConfig", _logits, num_local_experts=4, num_experts_per_tok=2,
          experts_implementation="batched_mm", **DECODER),
      13, 9, f"{MASK}; {TOPK.format(6)}", T, kept={"tosa.concat": 2},  # topk's index pieces
-     blocked={"runs": I64_CAST})
+     )
 _add("clip_text_pooled", "CLIP", "CLIPTextModel pooled output at each sequence's argmax (eos) token",
      _hf("CLIPTextModel", "CLIPTextConfig", _pooled, **ENCODER),
      3, 2, "the position_ids buffer[:, :T] is arange(T): a slice", T,
-     blocked={"fused": f"{FUSION}: constant position_ids not seen as a slice", "runs": F64})
+     blocked={"fused": f"{FUSION}: constant position_ids not seen as a slice"})
 _add("bart", "BART", "BartModel decoder hidden states (decoder ids by shift_tokens_right)",
      _hf("BartModel", "BartConfig", _hidden_no_cache, **BART),
      4, 2, "encoder and decoder positions, arange(T) + 2, are slices of their table", T,
-     blocked={"fused": f"{FUSION}: broadcast tile of the constant positions, the decoder ids' reshape",
-              "runs": f"{F64}, {SCATTER} (shift_tokens_right)"})
+     blocked={"fused": f"{FUSION}: broadcast tile of the constant positions, the decoder ids' reshape"})
 
 # programs users write around models
 _add("cross_entropy", "losses", "F.cross_entropy(logits, target): gather of the target logit",
-     _torch_program(_cross_entropy, _inputs(_data(6, 10), _index(6, high=10))), 1, 1, tolerance=1e-5,
-     blocked={"runs": I64_CAST})
+     _torch_program(_cross_entropy, _inputs(_data(6, 10), _index(6, high=10))), 1, 1, tolerance=1e-5)
 _add("nll_loss", "losses", "F.nll_loss(log_softmax(logits), target, reduction='none')",
      _torch_program(_nll, _inputs(_data(6, 10), _index(6, high=10))), 1, 1, tolerance=1e-5)
 _add("label_smoothing", "losses", "F.cross_entropy(..., label_smoothing=0.1)",
-     _torch_program(_label_smoothing, _inputs(_data(6, 10), _index(6, high=10))), 1, 1, tolerance=1e-5,
-     blocked={"runs": I64_CAST})
+     _torch_program(_label_smoothing, _inputs(_data(6, 10), _index(6, high=10))), 1, 1, tolerance=1e-5)
 _add("moe_routing", "MoE", "softmax, top-2 experts, expert weights gathered, tokens index_select'ed",
      _torch_program(_moe_routing, _inputs(_data(6, 4)), router=_linear(4, 3), experts=_weights(3, 4, 4)),
      8, 8, TOPK.format(6), tolerance=1e-5, kept={"tosa.concat": 1},  # topk's index pieces
-     blocked={"runs": SCATTER})
+     )
 _add("beam_search_step", "decoding", "cache.index_select(0, arange(B) * beams + beam)",
      _torch_program(_beam_step, _inputs(_data(6, 5), _index(2, 3, high=3))), 1, 1, kept={"tosa.mul": 1},
      blocked={"fused": f"{FUSION}: the user's index arithmetic is taken for a linearisation, the cache stays reshaped"})
 _add("kv_cache_read", "decoding", "cache.index_select(2, positions) on a (B, H, S, D) cache",
      _torch_program(_kv_cache_read, _inputs(_data(2, 2, 8, 4), _index(3, high=8))), 1, 1)
 _add("top_k_sampling", "decoding", "topk, Gumbel argmax on given noise, gather of the chosen id",
-     _torch_program(_top_k_sampling, _inputs(_data(3, 12), _uniform(3, 5))), 16, 16, TOPK.format(15),
-     blocked={"runs": SCATTER})
+     _torch_program(_top_k_sampling, _inputs(_data(3, 12), _uniform(3, 5))), 16, 16, TOPK.format(15))
 _add("gnn_messages", "GNN", "edge messages from node features by src/dst index_select, then a matmul",
      _torch_program(_gnn_messages, _inputs(_data(5, 4), _index(7, high=5), _index(7, high=5)), w=_weights(8, 3)),
      2, 2, tolerance=1e-5)
@@ -576,7 +568,7 @@ _add("gnn_aggregate", "GNN", "messages scatter-added onto their destination node
 _add("token_pruning", "pruning", "topk of token scores, torch.gather of the kept tokens",
      _torch_program(_token_pruning, _inputs(_data(2, 8, 4), _data(2, 8))), 17, 17, TOPK.format(16),
      kept={"tosa.concat": 1},  # topk's index pieces
-     blocked={"runs": SCATTER})
+     )
 _add("embedding_bag", "embedding", "weighted sum of each bag's nn.Embedding rows",
      _torch_program(_embedding_bag, _inputs(_index(3, 4, high=20), _data(3, 4)), table=_embedding(20, 6)),
      1, 1, tolerance=1e-5)
