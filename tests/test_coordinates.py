@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from gmx.passes.raising.coordinates import linearised_sizes
+from gmx.passes.raising.coordinates import linearised_sizes, row_major_iota_sizes
 
 
 @pytest.mark.parametrize(
@@ -25,3 +26,18 @@ from gmx.passes.raising.coordinates import linearised_sizes
 )
 def test_linearised_sizes(strides, total, sizes):
     assert linearised_sizes(strides, total) == sizes
+
+
+@pytest.mark.parametrize(
+    "array, sizes",
+    [
+        (np.array([[0, 1], [2, 3]]), [2, 2]),  # batch 4 split 2 x 2 by a merge of the result
+        (np.arange(12).reshape(1, 3, 1, 4), [3, 4]),  # unit dims are broadcast dims
+        (np.array([[0, 2], [1, 3]]), None),  # column-major
+        (np.array([[1, 0], [3, 2]]), None),  # not an iota
+        (np.arange(4).reshape(1, 4), None),  # one dim: a plain iota (`Iota`)
+        (np.array([[0, 1], [2, 4]]), None),
+    ],
+)
+def test_row_major_iota_sizes(array, sizes):
+    assert row_major_iota_sizes(array) == sizes

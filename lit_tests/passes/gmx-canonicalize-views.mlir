@@ -1,8 +1,9 @@
 // --gmx-canonicalize where the data is gathered through a view the frontend
 // no longer shows: split-linearised-index (the dims a linearisation's strides
-// address: data reshaped before indexing, unit dims) and fold-constant-input
-// (constant data already flattened). One positive and one negative case each,
-// as in gmx-canonicalize.mlir.
+// address: data reshaped before indexing, unit dims), fold-constant-input
+// (constant data already flattened), and raise-linearised-indices splitting
+// a batch dim that a reshape of the result splits. One positive and one
+// negative case each, as in gmx-canonicalize.mlir.
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize | FileCheck %s
 // Idempotent: a second run changes nothing.
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize --gmx-canonicalize | FileCheck %s
@@ -208,4 +209,131 @@ func.func @constant_shared(%i: tensor<3xi32>) -> (tensor<3xf32>, tensor<1x6x1xf3
   %g = tosa.gather %w, %i2 : (tensor<1x6x1xf32>, tensor<1x3xi32>) -> tensor<1x3x1xf32>
   %r = tosa.reshape %g, %s3 : (tensor<1x3x1xf32>, !tosa.shape<1>) -> tensor<3xf32>
   return %r, %w : tensor<3xf32>, tensor<1x6x1xf32>
+}
+
+// -----
+// raise-linearised-indices: x[:, i].reshape(2, -1) on x of 4x5x8, as
+// torch-mlir emits it: the reshape of the result splits the batch, so batch
+// row 2 * o0 + o1 is a constant over two output dims; read as row (o0, o1)
+// of x viewed as 2x2x5x8, it is two non-axis dims, not a second axis.
+// CHECK-LABEL: func.func @batch_split_by_merge
+// CHECK-NOT: tensor.concat
+// CHECK: %[[X:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2], [3]] output_shape [2, 2, 5, 8] : tensor<4x5x8xf32> into tensor<2x2x5x8xf32>
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%[[X]], %{{.*}}) {axes = array<i64: 2>} : (tensor<2x2x5x8xf32>, tensor<1x1x6x1xi32>) -> tensor<2x2x6x8xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0], [1, 2, 3]] : tensor<2x2x6x8xf32> into tensor<2x96xf32>
+// CHECK-NEXT: return %[[R]]
+// TENSOR-LABEL: func.func @batch_split_by_merge
+// TENSOR-NOT: tensor.concat
+// TENSOR: "gmx.gather_multiaxis"({{.*}}) {axes = array<i64: 2>} : (tensor<2x2x5x8xf32>, tensor<1x1x6x1xi32>) -> tensor<2x2x6x8xf32>
+func.func @batch_split_by_merge(%arg0: tensor<4x5x8xf32>, %arg1: tensor<6xi64>) -> tensor<2x96xf32> {
+  %0 = tosa.const_shape  {values = dense<[6, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %1 = tosa.const_shape  {values = dense<[4, 1, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %2 = tosa.const_shape  {values = dense<[1, 6, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %3 = tosa.const_shape  {values = dense<[1, 1, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %4 = tosa.const_shape  {values = dense<[1, 6, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %5 = tosa.const_shape  {values = dense<[4, 1, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %6 = tosa.const_shape  {values = dense<[4, 6, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %7 = tosa.const_shape  {values = dense<[1, 160, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %8 = tosa.const_shape  {values = dense<[192, 3]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %9 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %10 = tosa.const_shape  {values = dense<[1, 192]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %11 = tosa.const_shape  {values = dense<[2, 96]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %cst = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>
+  %12 = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %13 = "tosa.const"() <{values = dense<4> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %14 = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %15 = "tosa.const"() <{values = dense<5> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %16 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %17 = "tosa.const"() <{values = dense<8> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %18 = "tosa.const"() <{values = dense<[[40, 8, 1]]> : tensor<1x3xi32>}> : () -> tensor<1x3xi32>
+  %cst_0 = arith.constant dense<[[[0]], [[1]], [[2]], [[3]]]> : tensor<4x1x1xi64>
+  %19 = tosa.reshape %arg1, %0 : (tensor<6xi64>, !tosa.shape<2>) -> tensor<6x1xi64>
+  %20 = tosa.cast %cst_0 : (tensor<4x1x1xi64>) -> tensor<4x1x1xi32>
+  %21 = tosa.add %20, %13 : (tensor<4x1x1xi32>, tensor<1x1x1xi32>) -> tensor<4x1x1xi32>
+  %22 = tosa.greater %12, %20 : (tensor<1x1x1xi32>, tensor<4x1x1xi32>) -> tensor<4x1x1xi1>
+  %23 = tosa.select %22, %21, %20 : (tensor<4x1x1xi1>, tensor<4x1x1xi32>, tensor<4x1x1xi32>) -> tensor<4x1x1xi32>
+  %24 = tosa.reshape %23, %1 : (tensor<4x1x1xi32>, !tosa.shape<4>) -> tensor<4x1x1x1xi32>
+  %25 = tosa.cast %19 : (tensor<6x1xi64>) -> tensor<6x1xi32>
+  %26 = tosa.add %25, %15 : (tensor<6x1xi32>, tensor<1x1xi32>) -> tensor<6x1xi32>
+  %27 = tosa.greater %14, %25 : (tensor<1x1xi32>, tensor<6x1xi32>) -> tensor<6x1xi1>
+  %28 = tosa.select %27, %26, %25 : (tensor<6x1xi1>, tensor<6x1xi32>, tensor<6x1xi32>) -> tensor<6x1xi32>
+  %29 = tosa.cast %cst : (tensor<8xi64>) -> tensor<8xi32>
+  %30 = tosa.add %29, %17 : (tensor<8xi32>, tensor<1xi32>) -> tensor<8xi32>
+  %31 = tosa.greater %16, %29 : (tensor<1xi32>, tensor<8xi32>) -> tensor<8xi1>
+  %32 = tosa.select %31, %30, %29 : (tensor<8xi1>, tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  %33 = tosa.reshape %28, %2 : (tensor<6x1xi32>, !tosa.shape<4>) -> tensor<1x6x1x1xi32>
+  %34 = tosa.reshape %32, %3 : (tensor<8xi32>, !tosa.shape<4>) -> tensor<1x1x8x1xi32>
+  %35 = tosa.tile %24, %4 : (tensor<4x1x1x1xi32>, !tosa.shape<4>) -> tensor<4x6x8x1xi32>
+  %36 = tosa.tile %33, %5 : (tensor<1x6x1x1xi32>, !tosa.shape<4>) -> tensor<4x6x8x1xi32>
+  %37 = tosa.tile %34, %6 : (tensor<1x1x8x1xi32>, !tosa.shape<4>) -> tensor<4x6x8x1xi32>
+  %38 = tosa.concat %35, %36, %37 {axis = 3 : i32} : (tensor<4x6x8x1xi32>, tensor<4x6x8x1xi32>, tensor<4x6x8x1xi32>) -> tensor<4x6x8x3xi32>
+  %39 = tosa.reshape %arg0, %7 : (tensor<4x5x8xf32>, !tosa.shape<3>) -> tensor<1x160x1xf32>
+  %40 = tosa.reshape %38, %8 : (tensor<4x6x8x3xi32>, !tosa.shape<2>) -> tensor<192x3xi32>
+  %41 = tosa.mul %40, %18, %9 : (tensor<192x3xi32>, tensor<1x3xi32>, tensor<1xi8>) -> tensor<192x3xi32>
+  %42 = tosa.reduce_sum %41 {axis = 1 : i32} : (tensor<192x3xi32>) -> tensor<192x1xi32>
+  %43 = tosa.reshape %42, %10 : (tensor<192x1xi32>, !tosa.shape<2>) -> tensor<1x192xi32>
+  %44 = tosa.gather %39, %43 : (tensor<1x160x1xf32>, tensor<1x192xi32>) -> tensor<1x192x1xf32>
+  %45 = tosa.reshape %44, %11 : (tensor<1x192x1xf32>, !tosa.shape<2>) -> tensor<2x96xf32>
+  return %45 : tensor<2x96xf32>
+}
+
+// -----
+// raise-linearised-indices, negative: batch rows [1, 0, 3, 2] do not count
+// through the split batch in row-major order: they stay a constant index
+// (a second axis).
+// CHECK-LABEL: func.func @batch_permuted
+// CHECK: tensor.concat
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}) {axes = array<i64: 1, 2>} : (tensor<1x4x5x8xf32>, tensor<2x2x6x2xi32>) -> tensor<2x2x6x8xf32>
+// TENSOR-LABEL: func.func @batch_permuted
+// TENSOR: "gmx.gather_multiaxis"(%{{.*}}) {axes = array<i64: 1, 2>} : (tensor<1x4x5x8xf32>, tensor<2x2x6x2xi32>) -> tensor<2x2x6x8xf32>
+func.func @batch_permuted(%arg0: tensor<4x5x8xf32>, %arg1: tensor<6xi64>) -> tensor<2x96xf32> {
+  %0 = tosa.const_shape  {values = dense<[6, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %1 = tosa.const_shape  {values = dense<[4, 1, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %2 = tosa.const_shape  {values = dense<[1, 6, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %3 = tosa.const_shape  {values = dense<[1, 1, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %4 = tosa.const_shape  {values = dense<[1, 6, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %5 = tosa.const_shape  {values = dense<[4, 1, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %6 = tosa.const_shape  {values = dense<[4, 6, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %7 = tosa.const_shape  {values = dense<[1, 160, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %8 = tosa.const_shape  {values = dense<[192, 3]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %9 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %10 = tosa.const_shape  {values = dense<[1, 192]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %11 = tosa.const_shape  {values = dense<[2, 96]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %cst = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>
+  %12 = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %13 = "tosa.const"() <{values = dense<4> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %14 = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %15 = "tosa.const"() <{values = dense<5> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %16 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %17 = "tosa.const"() <{values = dense<8> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %18 = "tosa.const"() <{values = dense<[[40, 8, 1]]> : tensor<1x3xi32>}> : () -> tensor<1x3xi32>
+  %cst_0 = arith.constant dense<[[[1]], [[0]], [[3]], [[2]]]> : tensor<4x1x1xi64>
+  %19 = tosa.reshape %arg1, %0 : (tensor<6xi64>, !tosa.shape<2>) -> tensor<6x1xi64>
+  %20 = tosa.cast %cst_0 : (tensor<4x1x1xi64>) -> tensor<4x1x1xi32>
+  %21 = tosa.add %20, %13 : (tensor<4x1x1xi32>, tensor<1x1x1xi32>) -> tensor<4x1x1xi32>
+  %22 = tosa.greater %12, %20 : (tensor<1x1x1xi32>, tensor<4x1x1xi32>) -> tensor<4x1x1xi1>
+  %23 = tosa.select %22, %21, %20 : (tensor<4x1x1xi1>, tensor<4x1x1xi32>, tensor<4x1x1xi32>) -> tensor<4x1x1xi32>
+  %24 = tosa.reshape %23, %1 : (tensor<4x1x1xi32>, !tosa.shape<4>) -> tensor<4x1x1x1xi32>
+  %25 = tosa.cast %19 : (tensor<6x1xi64>) -> tensor<6x1xi32>
+  %26 = tosa.add %25, %15 : (tensor<6x1xi32>, tensor<1x1xi32>) -> tensor<6x1xi32>
+  %27 = tosa.greater %14, %25 : (tensor<1x1xi32>, tensor<6x1xi32>) -> tensor<6x1xi1>
+  %28 = tosa.select %27, %26, %25 : (tensor<6x1xi1>, tensor<6x1xi32>, tensor<6x1xi32>) -> tensor<6x1xi32>
+  %29 = tosa.cast %cst : (tensor<8xi64>) -> tensor<8xi32>
+  %30 = tosa.add %29, %17 : (tensor<8xi32>, tensor<1xi32>) -> tensor<8xi32>
+  %31 = tosa.greater %16, %29 : (tensor<1xi32>, tensor<8xi32>) -> tensor<8xi1>
+  %32 = tosa.select %31, %30, %29 : (tensor<8xi1>, tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  %33 = tosa.reshape %28, %2 : (tensor<6x1xi32>, !tosa.shape<4>) -> tensor<1x6x1x1xi32>
+  %34 = tosa.reshape %32, %3 : (tensor<8xi32>, !tosa.shape<4>) -> tensor<1x1x8x1xi32>
+  %35 = tosa.tile %24, %4 : (tensor<4x1x1x1xi32>, !tosa.shape<4>) -> tensor<4x6x8x1xi32>
+  %36 = tosa.tile %33, %5 : (tensor<1x6x1x1xi32>, !tosa.shape<4>) -> tensor<4x6x8x1xi32>
+  %37 = tosa.tile %34, %6 : (tensor<1x1x8x1xi32>, !tosa.shape<4>) -> tensor<4x6x8x1xi32>
+  %38 = tosa.concat %35, %36, %37 {axis = 3 : i32} : (tensor<4x6x8x1xi32>, tensor<4x6x8x1xi32>, tensor<4x6x8x1xi32>) -> tensor<4x6x8x3xi32>
+  %39 = tosa.reshape %arg0, %7 : (tensor<4x5x8xf32>, !tosa.shape<3>) -> tensor<1x160x1xf32>
+  %40 = tosa.reshape %38, %8 : (tensor<4x6x8x3xi32>, !tosa.shape<2>) -> tensor<192x3xi32>
+  %41 = tosa.mul %40, %18, %9 : (tensor<192x3xi32>, tensor<1x3xi32>, tensor<1xi8>) -> tensor<192x3xi32>
+  %42 = tosa.reduce_sum %41 {axis = 1 : i32} : (tensor<192x3xi32>) -> tensor<192x1xi32>
+  %43 = tosa.reshape %42, %10 : (tensor<192x1xi32>, !tosa.shape<2>) -> tensor<1x192xi32>
+  %44 = tosa.gather %39, %43 : (tensor<1x160x1xf32>, tensor<1x192xi32>) -> tensor<1x192x1xf32>
+  %45 = tosa.reshape %44, %11 : (tensor<1x192x1xf32>, !tosa.shape<2>) -> tensor<2x96xf32>
+  return %45 : tensor<2x96xf32>
 }

@@ -183,6 +183,19 @@ def _classify_constant(work: Work, index: int, array: np.ndarray, size: int):
     return replace(coord, shape=tuple(shape), array=compact.reshape(shape))
 
 
+def row_major_iota_sizes(array: np.ndarray) -> list[int] | None:
+    """The sizes of the dims of `array` that are not 1, when `array` counts
+    0, 1, 2, ... over them in row-major order (an iota of several output
+    dims: the dim it indexes is their merge); None otherwise.
+
+        row_major_iota_sizes(np.array([[0, 1], [2, 3]])) == [2, 2]
+    """
+    sizes = [s for s in array.shape if s != 1]
+    if len(sizes) < 2 or not np.array_equal(array.reshape(-1), np.arange(array.size)):
+        return None
+    return sizes
+
+
 def peel(work: Work, index: int, size: int):
     """Pending coordinate `index` (of an input dim of `size`) as Iota, Zero or the
     smallest Indexed it comes from; the output space may be refined."""

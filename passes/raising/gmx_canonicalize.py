@@ -45,12 +45,14 @@ import math
 import sys
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from gmx.dialect.gmx import OP_NAME, gather_multiaxis, infer_result_type, mlir_shape, static_shape
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, ir, rewrite, tensor
 from gmx.dialect.shapes import GatherShapeError
 
-from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel
+from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel, row_major_iota_sizes
 from .index_values import constant_value, evaluation_cache
 from .gather_spec import (
     GatherSpec,
@@ -273,10 +275,51 @@ def raise_linearised_indices(op, rewriter):
     becomes
         %g = "gmx.gather_multiaxis"(%x, %i : tensor<1x6x1xi32>) {axes = array<i64: 1>} : (tensor<2x5x8xf32>, ...) -> tensor<2x6x8xf32>
         %r = tensor.collapse_shape %g [[0], [1, 2]] : tensor<2x6x8xf32> into tensor<2x48xf32>
+
+    Where that reshape splits the batch instead (`x[:, i].reshape(2, -1)` on
+    4x5x8: output 2x2x6x8), the batch coordinate counts through two output
+    dims; the batch dim is split the same way (`_split_iota_dims`):
+
+        %g = "gmx.gather_multiaxis"(%v : tensor<1x160x1xf32>, reshape(%f) : tensor<1x2x96xi32>) -> tensor<1x2x96xf32>
+    becomes
+        %e = tensor.expand_shape %x [[0, 1], [2], [3]] : tensor<4x5x8xf32> into tensor<2x2x5x8xf32>
+        %g = "gmx.gather_multiaxis"(%e, %i : tensor<1x1x6x1xi32>) {axes = array<i64: 2>} -> tensor<2x2x6x8xf32>
+        %r = tensor.collapse_shape %g [[0], [1, 2, 3]] : tensor<2x2x6x8xf32> into tensor<2x96xf32>
     """
     spec = _unflatten_input(spec_of_gmx(op), linear=True)
-    spec = _peel_all(spec)
+    spec = _split_iota_dims(_peel_all(spec))
     return _rewrite(op, spec, rewriter, current_form(op), 0)
+
+
+def _split_iota_dims(spec: GatherSpec) -> GatherSpec:
+    """Each constant coordinate that counts through several output dims over
+    its whole input dim (`row_major_iota_sizes`) becomes an iota per output
+    dim, the input dim split into theirs (a view): with a reshape of the
+    result that splits the batch (`x[:, i].reshape(2, -1)` on 4x5x8), batch
+    row `2 * o0 + o1` is row (o0, o1) of x viewed as 2x2x5x8, a non-axis
+    dim of gmx rather than a second axis with a constant index."""
+    shape, coords = [], []
+    for size, coord in zip(spec.input_shape, spec.coords):
+        sizes = _iota_split(coord)
+        if sizes is None or int(math.prod(sizes)) != size:
+            shape.append(size)
+            coords.append(coord)
+            continue
+        shape.extend(sizes)
+        coords.extend(Iota(b) for b, s in enumerate(coord.shape) if s != 1)
+    if len(shape) == len(spec.input_shape):
+        return spec
+    return replace(spec, coords=coords, view=shape)
+
+
+def _iota_split(coord) -> list[int] | None:
+    """`row_major_iota_sizes` of a constant single coordinate, or None."""
+    if not isinstance(coord, Indexed) or coord.tuple_size != 1 or coord.maps:
+        return None
+    array = coord.array if coord.array is not None else constant_value(coord.value)
+    if array is None or array.size != int(math.prod(coord.shape)):
+        return None
+    return row_major_iota_sizes(np.asarray(array).reshape(coord.shape))
 
 
 def split_linearised_index(op, rewriter):
@@ -320,7 +363,7 @@ def split_linearised_index(op, rewriter):
     shape, coords = _without_unread_unit_dims(spec.input_shape[:d] + sizes + spec.input_shape[d + 1:], coords)
     x0 = strip_views(spec.input)[0]
     new = replace(work.spec, input=x0, coords=coords, view=None if shape == static_dims(x0) else shape)
-    return _rewrite(op, new, rewriter, current_form(op), 0)
+    return _rewrite(op, _split_iota_dims(new), rewriter, current_form(op), 0)
 
 
 def _without_unread_unit_dims(shape: list[int], coords: list) -> tuple[list[int], list]:
