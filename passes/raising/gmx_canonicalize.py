@@ -322,6 +322,9 @@ def _iota_split(coord) -> list[int] | None:
     return row_major_iota_sizes(np.asarray(array).reshape(coord.shape))
 
 
+# --- split-linearised-index ------------------------------------------------------------------
+
+
 def split_linearised_index(op, rewriter):
     """A gathered dim read by torch-mlir's linearised coordinate tuples is split
     into the dims their strides imply; the gmx op reads the input as that view.
