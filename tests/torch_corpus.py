@@ -325,6 +325,37 @@ add("merge_two_indices_contig", lambda x, i, j: x[:, i, j].flatten(), data(2, 4,
 # an iota (batch) dim split by the merge: 4 x (6 x 8) read as 2 x 96
 add("merge_split_batch", lambda x, i: x[:, i].reshape(2, -1), data(4, 5, 8), index(6, size=5, negative=True))
 
+
+# --- data reshaped before indexing, unit dims, constant data (issue 13, item 2) ---
+# torch-mlir composes a reshape of the data with its own flattening (or folds
+# it into a constant), so the linearisation's strides address dims the
+# flattened input's source lacks; unit dims make two strides equal.
+
+add("view_arange_rows", lambda x, j: x.reshape(3, 8, 4)[torch.arange(3), j], data(24, 4),
+    index(3, size=8, negative=True))
+add("view_mid", lambda x, j: x.reshape(3, 8, 4)[:, j], data(24, 4), index(5, size=8, negative=True))
+add("view_two_indices", lambda x, i, j: x.reshape(3, 8, 4)[i, j], data(24, 4),
+    index(5, size=3, negative=True), index(5, size=8, negative=True))
+# the index reads a merged dim of the view (16 = 4 x 4): the view stays the gmx input
+add("view_merged_dim", lambda x, j: x.reshape(6, 16)[:, j], data(3, 2, 4, 4), index(5, size=16, negative=True))
+# GPT-2's pooled logits: (B*T, V) out of a matmul, read at each row's last token
+# (integer-valued data, so that the matmul is exact in any order)
+add("view_pooled_logits", lambda h, w, last: (h.float() @ w.float()).reshape(2, 5, 7)[torch.arange(2), last],
+    data(10, 3, dtype=I32), data(3, 7, dtype=I32), index(2, size=5))
+# unit dims: strides [.., s, s, ..] (torch.gather along or beside a unit dim)
+add("unit_gather_d0", lambda x, i: torch.gather(x, 0, i), data(10, 1), index(7, 1, size=10))
+add("unit_gather_ce", lambda x, i: torch.gather(x, 1, i), data(4, 6, 1), index(4, 1, 1, size=6))
+add("unit_gather_along_unit", lambda x, i: torch.gather(x, 1, i), data(4, 1, 5), index(4, 3, 5, size=1))
+add("unit_gather_mid_d0", lambda x, i: torch.gather(x, 0, i), data(4, 1, 5), index(3, 1, 5, size=4))
+add("unit_adv_noncontig", lambda x, i, j: x[i, :, j], data(4, 1, 6),
+    index(3, size=4, negative=True), index(3, size=6, negative=True))
+add("unit_adv_contig", lambda x, i, j: x[i, j], data(4, 1, 6),
+    index(3, size=4, negative=True), index(3, size=1, negative=True))
+# constant data: a frozen weight (torch-mlir folds the flattening into the constant)
+_WEIGHT = torch.randn(10, 4, generator=torch.Generator().manual_seed(13))
+add("const_weight_gather", lambda i: torch.gather(_WEIGHT, 1, i), index(10, 2, size=4))
+add("const_weight_view", lambda i: _WEIGHT.reshape(5, 2, 4)[torch.arange(5), i], index(5, size=2, negative=True))
+
 BY_NAME: dict = {p.name: p for p in CORPUS}
 
 

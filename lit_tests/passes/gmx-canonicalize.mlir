@@ -105,7 +105,8 @@ func.func @linearised(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>) -> tensor<2x2x
 }
 
 // -----
-// raise-linearised-indices, negative: strides [2, 1] are not those of 2x3.
+// raise-linearised-indices, negative: strides [4, 1] are not those of 2x3 (and
+// split-linearised-index: they address no dims of 6 elements).
 // CHECK-LABEL: func.func @wrong_strides
 // TENSOR-LABEL: func.func @wrong_strides
 // TENSOR: tensor.insert_slice
@@ -116,7 +117,7 @@ func.func @linearised(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>) -> tensor<2x2x
 // CHECK: "gmx.gather_multiaxis"({{.*}}) {axes = array<i64: 1>} : (tensor<1x6x1xf32>, tensor<1x2x2xi32>) -> tensor<1x2x2xf32>
 func.func @wrong_strides(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>) -> tensor<2x2xf32> {
   %iota = "tosa.const"() <{values = dense<[[[0], [0]], [[1], [1]]]> : tensor<2x2x1xi32>}> : () -> tensor<2x2x1xi32>
-  %strides = "tosa.const"() <{values = dense<[[2, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %strides = "tosa.const"() <{values = dense<[[4, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
   %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
   %s221 = tosa.const_shape {values = dense<[2, 2, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
   %s161 = tosa.const_shape {values = dense<[1, 6, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>

@@ -183,6 +183,19 @@ def _classify_constant(work: Work, index: int, array: np.ndarray, size: int):
     return replace(coord, shape=tuple(shape), array=compact.reshape(shape))
 
 
+def row_major_iota_sizes(array: np.ndarray) -> list[int] | None:
+    """The sizes of the dims of `array` that are not 1, when `array` counts
+    0, 1, 2, ... over them in row-major order (an iota of several output
+    dims: the dim it indexes is their merge); None otherwise.
+
+        row_major_iota_sizes(np.array([[0, 1], [2, 3]])) == [2, 2]
+    """
+    sizes = [s for s in array.shape if s != 1]
+    if len(sizes) < 2 or not np.array_equal(array.reshape(-1), np.arange(array.size)):
+        return None
+    return sizes
+
+
 def peel(work: Work, index: int, size: int):
     """Pending coordinate `index` (of an input dim of `size`) as Iota, Zero or the
     smallest Indexed it comes from; the output space may be refined."""
@@ -252,7 +265,8 @@ def _concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
 
 
 def _reduced_concat_terms(coord: Indexed) -> list[tuple[Indexed, int]] | None:
-    """reduce_sum(mul(view(concat(parts)), strides), last) as (coordinate, stride) terms."""
+    """reduce_sum(mul(view(concat(parts)), strides), last) as (coordinate, stride)
+    terms in concat order; without the mul, every stride is 1."""
     value = coord.value
     if op_name(value) != "tosa.reduce_sum":
         return None
@@ -260,13 +274,14 @@ def _reduced_concat_terms(coord: Indexed) -> list[tuple[Indexed, int]] | None:
     shape = static_shape_of(summed)
     if ir.IntegerAttr(defining_op(value).attributes["axis"]).value != len(shape) - 1:
         return None
-    if op_name(summed) != "tosa.mul" or splat_value(defining_op(summed).operands[2]) != 0:
-        return None
-    a, b = defining_op(summed).operands[0], defining_op(summed).operands[1]
-    strides, tuples = constant_value(b), a
-    if strides is None:
-        strides, tuples = constant_value(a), b
     n = shape[-1]
+    if op_name(summed) == "tosa.mul" and splat_value(defining_op(summed).operands[2]) == 0:
+        a, b = defining_op(summed).operands[0], defining_op(summed).operands[1]
+        strides, tuples = constant_value(b), a
+        if strides is None:
+            strides, tuples = constant_value(a), b
+    else:  # every stride 1 (unit dims after the first): torch-mlir leaves the mul out
+        strides, tuples = np.ones(n, np.int64), summed
     if strides is None or strides.size != n:
         return None
     while (source := view_source(tuples)) is not None and static_shape_of(source)[-1] == n:
@@ -318,6 +333,52 @@ def linear_terms(work: Work, index: int) -> list[tuple[int, int]]:
                 if factor is not None and static_shape_of(op.operands[this]) == static_shape_of(coord.value):
                     return _expand_terms(work, [(replace(coord, value=op.operands[this]), factor)])
     return [(index, 1)]
+
+
+def concat_linearisation(work: Work, index: int) -> list[tuple[int, int]] | None:
+    """Pending coordinate `index` as torch-mlir's linearisation of coordinate
+    tuples, `reduce_sum(mul(concat(c_0, ..., c_k), strides))` (the mul left
+    out where every stride is 1), through views and casts of the sum: one
+    (pending index, stride) per coordinate, in concat order, which is the
+    order of the dims they address; None for any other index. The parts are
+    appended to `work` as they are, not split further.
+    """
+    strip_layout(work, index)
+    coord = work.pending[index]
+    while coord.tuple_size == 1 and op_name(coord.value) in ("tosa.cast", "arith.extsi", "arith.trunci"):
+        source = defining_op(coord.value).operands[0]
+        if not (_is_sum(source) or _widening(source, coord.value)):
+            return None
+        work.pending[index] = replace(coord, value=source)
+        strip_layout(work, index)
+        coord = work.pending[index]
+    terms = _reduced_concat_terms(coord) if coord.tuple_size == 1 else None
+    if terms is None:
+        return None
+    first = len(work.pending)
+    work.pending.extend(term for term, _ in terms)
+    return [(first + j, stride) for j, (_, stride) in enumerate(terms)]
+
+
+def linearised_sizes(strides: list[int], total: int) -> list[int] | None:
+    """The sizes of the dims that a row-major linearisation with `strides`
+    (in dim order) addresses in a dim of `total` elements:
+    `[total / s_0, s_0 / s_1, ..., s_(k-1) / s_k]`, a unit dim where two
+    strides are equal; None unless `s_k` is 1 and each stride divides the
+    one before (and `total`).
+
+        linearised_sizes([8, 1], 24) == [3, 8]
+        linearised_sizes([6, 1, 1], 24) == [4, 6, 1]
+    """
+    if not strides or strides[-1] != 1 or any(s <= 0 for s in strides):
+        return None
+    sizes, before = [], total
+    for stride in strides:
+        if before % stride:
+            return None
+        sizes.append(before // stride)
+        before = stride
+    return sizes
 
 
 def _is_sum(value: ir.Value) -> bool:

@@ -30,7 +30,7 @@ from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
 from .index_values import integer_width, splat_value
-from ..views import defining_op, emit_view, merge_groups, static_shape_of, strip_views, tensor_type
+from ..views import defining_op, emit_view, merge_groups, op_name, static_shape_of, strip_views, tensor_type
 
 
 class NoMatch(Exception):
@@ -73,10 +73,13 @@ class GatherSpec:
     out_shape: list
     coords: list
     result_shape: list = field(default_factory=list)
+    # The input read as this shape (a reshape of `input` that `synthesize`
+    # emits), or None: its own shape.
+    view: list | None = None
 
     @property
     def input_shape(self) -> list[int]:
-        return static_shape_of(self.input)
+        return list(self.view) if self.view is not None else static_shape_of(self.input)
 
 
 def require(condition: bool, why: str) -> None:
@@ -182,10 +185,50 @@ def _slice_input(spec: GatherSpec) -> tuple[ir.Value, list[int]]:
     if sizes == spec.input_shape:
         return spec.input, sizes
     element = ir.RankedTensorType(spec.input.type).element_type
+    source = spec.input if spec.view is None else emit_constant_view(spec.input, spec.view)
     sliced = tensor.extract_slice(
-        tensor_type(sizes, element), spec.input, [], [], [], [0] * len(sizes), sizes, [1] * len(sizes)
+        tensor_type(sizes, element), source, [], [], [], [0] * len(sizes), sizes, [1] * len(sizes)
     )
     return sliced, sizes
+
+
+def emit_constant_view(value: ir.Value, shape: Sequence[int]) -> ir.Value:
+    """`emit_view`, except that a view of a `foldable_constant` is a new
+    constant of `shape` (the same op: `tosa.const` or `arith.constant`), so
+    that a gather reads its constant data in the shape it gathers from."""
+    source = strip_views(value)[0]
+    folded = foldable_constant(source)
+    if folded is None or static_shape_of(source) == list(shape):
+        return emit_view(value, shape)
+    attribute, data = folded
+    new_type = tensor_type(shape, attribute.type.element_type)
+    if data is None:
+        reshaped = ir.DenseElementsAttr.get_splat(new_type, attribute.get_splat_value())
+    else:
+        reshaped = ir.DenseElementsAttr.get(data, type=attribute.type.element_type, shape=list(shape))
+    if op_name(source) == "tosa.const":
+        return tosa.const(reshaped)
+    return arith.constant(new_type, reshaped)
+
+
+def foldable_constant(value: ir.Value) -> tuple[object, np.ndarray | None] | None:
+    """(attribute, its elements; None for a splat) of the `tosa.const` /
+    `arith.constant` producing `value`, where a reshape of it may become a new
+    constant: dense (no `dense_resource`), readable (not bf16, which the
+    bindings cannot read back) and used once (as upstream's reshape folders:
+    a constant with other users would be duplicated). None otherwise."""
+    op = defining_op(value)
+    if op is None or op.name not in ("tosa.const", "arith.constant") or len(list(value.uses)) != 1:
+        return None
+    attribute = op.attributes["values" if op.name == "tosa.const" else "value"]
+    if not isinstance(attribute, ir.DenseElementsAttr):
+        return None  # a resource, or a scalar
+    if attribute.is_splat:
+        return attribute, None
+    try:
+        return attribute, np.asarray(memoryview(attribute))
+    except (RuntimeError, ValueError, TypeError):  # no buffer for this element type
+        return None
 
 
 def _gmx_shape(shape_by_output: Sequence[int], layout: Layout) -> list[int]:
@@ -298,7 +341,7 @@ def synthesize(spec: GatherSpec) -> ir.Value:
         require(plan.gmx_out == [sliced_shape[d] if d is not None else 1 for d in plan.layout.input_dims],
                 "the identity gather is not a view of its input")
         return emit_view(x, spec.result_shape)
-    gmx_input = emit_view(x, plan.gmx_input)
+    gmx_input = emit_constant_view(x, plan.gmx_input)
     indices = _indices(plan.indexed, plan.layout, plan.logical)
     out = gather_multiaxis(gmx_input, indices, plan.axes)
     return emit_view(out, spec.result_shape)
@@ -320,7 +363,7 @@ class Plan:
         if len(self.indexed) == 1 and self.indexed[0].tuple_size == 1 and self.indexed[0].array is None or _shared_tuple(self.indexed):
             indices_root = strip_views(self.indexed[0].value)[0]
         else:
-            indices_root = None  # a new tuple tensor: always different
+            indices_root = ("a new tuple tensor",)  # always different (not None: a Value refuses `== None`)
         k = len(self.indexed)
         folded = self.logical[:-1] + [self.logical[-1] * k]
         return (strip_views(spec.input)[0], tuple(self.gmx_input), indices_root, tuple(folded),

@@ -14,6 +14,9 @@ positive and a negative case for each):
     raise-tosa-gather         tosa.gather            -> gmx, axes = [1]
     fold-input-reshape        gmx(reshape(x))        -> gmx(x), rank and axes adjusted
     raise-linearised-indices  gmx(reshape(x), sum(c_i * stride_i)) -> gmx(x, c...), true axes
+    split-linearised-index    gmx(v, sum(concat(c...) * strides)) -> gmx(view(v), c...): the dims
+                              the strides imply (a reshape before indexing, unit dims)
+    fold-constant-input       gmx(const)             -> gmx(const without the unit dims it does not gather)
     fold-input-transpose      gmx(transpose(x))      -> gmx(x), axes permuted
     fold-input-broadcast      gmx(tile(x))           -> gmx(x) broadcasting its unit dims
     fold-value-casts          cast(gmx(cast(x)))     -> gmx(x) when the casts round-trip
@@ -46,13 +49,15 @@ import math
 import sys
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from gmx.dialect.gmx import OP_NAME, gather_multiaxis, infer_result_type, mlir_shape, static_shape
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, ir, rewrite, tensor
 from gmx.dialect.shapes import GatherShapeError
 
 from . import dynamic_gathers
-from .coordinates import Work, linear_terms, peel
+from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel, row_major_iota_sizes
 from .index_values import constant_value, evaluation_cache
 from .gather_spec import (
     GatherSpec,
@@ -61,6 +66,7 @@ from .gather_spec import (
     NoMatch,
     Zero,
     current_form,
+    foldable_constant,
     plan_of,
     refine_output,
     require,
@@ -274,10 +280,130 @@ def raise_linearised_indices(op, rewriter):
     becomes
         %g = "gmx.gather_multiaxis"(%x, %i : tensor<1x6x1xi32>) {axes = array<i64: 1>} : (tensor<2x5x8xf32>, ...) -> tensor<2x6x8xf32>
         %r = tensor.collapse_shape %g [[0], [1, 2]] : tensor<2x6x8xf32> into tensor<2x48xf32>
+
+    Where that reshape splits the batch instead (`x[:, i].reshape(2, -1)` on
+    4x5x8: output 2x2x6x8), the batch coordinate counts through two output
+    dims; the batch dim is split the same way (`_split_iota_dims`):
+
+        %g = "gmx.gather_multiaxis"(%v : tensor<1x160x1xf32>, reshape(%f) : tensor<1x2x96xi32>) -> tensor<1x2x96xf32>
+    becomes
+        %e = tensor.expand_shape %x [[0, 1], [2], [3]] : tensor<4x5x8xf32> into tensor<2x2x5x8xf32>
+        %g = "gmx.gather_multiaxis"(%e, %i : tensor<1x1x6x1xi32>) {axes = array<i64: 2>} -> tensor<2x2x6x8xf32>
+        %r = tensor.collapse_shape %g [[0], [1, 2, 3]] : tensor<2x2x6x8xf32> into tensor<2x96xf32>
     """
     spec = _unflatten_input(spec_of_gmx(op), linear=True)
-    spec = _peel_all(spec)
+    spec = _split_iota_dims(_peel_all(spec))
     return _rewrite(op, spec, rewriter, current_form(op), 0)
+
+
+def _split_iota_dims(spec: GatherSpec) -> GatherSpec:
+    """Each constant coordinate that counts through several output dims over
+    its whole input dim (`row_major_iota_sizes`) becomes an iota per output
+    dim, the input dim split into theirs (a view): with a reshape of the
+    result that splits the batch (`x[:, i].reshape(2, -1)` on 4x5x8), batch
+    row `2 * o0 + o1` is row (o0, o1) of x viewed as 2x2x5x8, a non-axis
+    dim of gmx rather than a second axis with a constant index."""
+    shape, coords = [], []
+    for size, coord in zip(spec.input_shape, spec.coords):
+        sizes = _iota_split(coord)
+        if sizes is None or int(math.prod(sizes)) != size:
+            shape.append(size)
+            coords.append(coord)
+            continue
+        shape.extend(sizes)
+        coords.extend(Iota(b) for b, s in enumerate(coord.shape) if s != 1)
+    if len(shape) == len(spec.input_shape):
+        return spec
+    return replace(spec, coords=coords, view=shape)
+
+
+def _iota_split(coord) -> list[int] | None:
+    """`row_major_iota_sizes` of a constant single coordinate, or None."""
+    if not isinstance(coord, Indexed) or coord.tuple_size != 1 or coord.maps:
+        return None
+    array = coord.array if coord.array is not None else constant_value(coord.value)
+    if array is None or array.size != int(math.prod(coord.shape)):
+        return None
+    return row_major_iota_sizes(np.asarray(array).reshape(coord.shape))
+
+
+# --- split-linearised-index ------------------------------------------------------------------
+
+
+def split_linearised_index(op, rewriter):
+    """A gathered dim read by torch-mlir's linearised coordinate tuples is split
+    into the dims their strides imply; the gmx op reads the input as that view.
+
+    raise-linearised-indices needs the dims that the strides address to be
+    the dims of the input's source. They are not when the program reshaped
+    the data before indexing it (torch-mlir composes that reshape with its
+    own flattening, or folds it into a constant), and not where a unit dim
+    makes two strides equal. The strides, in the concat's (= the dims')
+    order, still say which dims the coordinates address (`linearised_sizes`):
+
+        %v = tosa.reshape %x : tensor<24x4xf32> -> tensor<1x24x4xf32>      (x.reshape(3, 8, 4))
+        %c = tosa.concat %i, %j {axis = 1}                                  (tensor<3x2xi32>)
+        %f = tosa.reduce_sum(tosa.mul(%c, [[8, 1]])) {axis = 1}
+        %g = "gmx.gather_multiaxis"(%v, reshape(%f) : tensor<1x3x1xi32>) {axes = array<i64: 1>}
+    becomes
+        %e = tensor.expand_shape %x [[0, 1], [2]] : tensor<24x4xf32> into tensor<3x8x4xf32>
+        %g = "gmx.gather_multiaxis"(%e, %ij : tensor<3x1x2xi32>) {axes = array<i64: 0, 1>} -> tensor<3x1x4xf32>
+    (an `%i` that is `arange(3)` becomes a non-axis dim: `axes = [1]`). A
+    view the input's source is a merge of folds into the gmx op afterwards
+    (fold-input-reshape); one of a constant is a new constant of the view's
+    shape. Unit dims whose coordinate is 0 are left out of the view
+    (`torch.gather(x, 1, i)` on `x : tensor<4x6x1xf32>`, strides [6, 1, 1]).
+    Only this spelling: user arithmetic (`add`/`mul` of an index) says nothing
+    about the dims of the data.
+    """
+    spec = spec_of_gmx(op)
+    linear = [d for d, c in enumerate(spec.coords) if isinstance(c, Indexed) and c.tuple_size == 1]
+    require(len(linear) == 1, "not one single-coordinate axis")
+    d = linear[0]
+    work = Work(spec, [spec.coords[d]])
+    parts = concat_linearisation(work, 0)
+    require(parts is not None, "the index is no linearisation of coordinate tuples")
+    sizes = linearised_sizes([stride for _, stride in parts], spec.input_shape[d])
+    require(sizes is not None and len(sizes) > 1, f"strides {[s for _, s in parts]} address no dims of {spec.input_shape[d]}")
+    for (index, _), size in zip(parts, sizes):
+        work.pending[index] = peel(work, index, size)
+    coords = work.spec.coords[:d] + [work.pending[index] for index, _ in parts] + work.spec.coords[d + 1:]
+    shape, coords = _without_unread_unit_dims(spec.input_shape[:d] + sizes + spec.input_shape[d + 1:], coords)
+    x0 = strip_views(spec.input)[0]
+    new = replace(work.spec, input=x0, coords=coords, view=None if shape == static_dims(x0) else shape)
+    return _rewrite(op, _split_iota_dims(new), rewriter, current_form(op), 0)
+
+
+def _without_unread_unit_dims(shape: list[int], coords: list) -> tuple[list[int], list]:
+    """`shape` and its `coords` without the unit dims whose coordinate is 0:
+    a view the gather reads the same elements of."""
+    kept = [k for k, (size, coord) in enumerate(zip(shape, coords)) if size != 1 or not isinstance(coord, Zero)]
+    return [shape[k] for k in kept], [coords[k] for k in kept]
+
+
+# --- fold-constant-input --------------------------------------------------------------------
+
+
+def fold_constant_input(op, rewriter):
+    """A constant input loses the unit dims it is not gathered along: the gmx op
+    reads a constant of the shape it needs, as it would read the source of a
+    reshape (fold-input-reshape). torch-mlir's ONNX importer has already
+    folded the data's flattening reshape into the constant, so there is no
+    reshape to look through (ONNX Gather on an initializer):
+
+        %w = "tosa.const"() <{values = dense<[[[0.0], [1.0], ..., [5.0]]]> : tensor<1x6x1xf32>}>
+        %g = "gmx.gather_multiaxis"(%w, %i) {axes = array<i64: 1>} : (tensor<1x6x1xf32>, tensor<1x1x3xi32>) -> tensor<1x1x3xf32>
+    becomes
+        %w = "tosa.const"() <{values = dense<[0.0, 1.0, ..., 5.0]> : tensor<6xf32>}>
+        %g = "gmx.gather_multiaxis"(%w, %i) {axes = array<i64: 0>} : (tensor<6xf32>, tensor<3xi32>) -> tensor<3xf32>
+        (+ one reshape back to 1x1x3 until fold-result-reshape removes it)
+    A split of the constant's dims comes from split-linearised-index.
+    """
+    spec = spec_of_gmx(op)
+    require(foldable_constant(spec.input) is not None, "input is not a constant that folds a reshape")
+    shape, coords = _without_unread_unit_dims(spec.input_shape, spec.coords)
+    require(len(shape) < len(spec.input_shape), "no unit dim to drop")
+    return _rewrite(op, replace(spec, coords=coords, view=shape), rewriter, current_form(op), 0)
 
 
 # --- fold-input-transpose ------------------------------------------------------------------
@@ -459,6 +585,8 @@ PATTERNS = (
     ("tosa.gather", raise_tosa_gather),
     (OP_NAME, fold_input_reshape),
     (OP_NAME, raise_linearised_indices),
+    (OP_NAME, split_linearised_index),
+    (OP_NAME, fold_constant_input),
     (OP_NAME, fold_input_transpose),
     (OP_NAME, fold_input_broadcast),
     ("tosa.cast", fold_value_casts),
