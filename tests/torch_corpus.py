@@ -336,6 +336,21 @@ add("merge_two_indices_contig", lambda x, i, j: x[:, i, j].flatten(), data(2, 4,
 # an iota (batch) dim split by the merge: 4 x (6 x 8) read as 2 x 96
 add("merge_split_batch", lambda x, i: x[:, i].reshape(2, -1), data(4, 5, 8), index(6, size=5, negative=True))
 
+# --- the user's own index arithmetic (issue 13, item 2) -------------------------
+# Arithmetic the user wrote on an index is the index, not a linearisation:
+# it stays in front of one gmx op on the unflattened data (kept: its mul).
+
+add("user_isel_sum", lambda x, i, j: x.index_select(0, i + j), data(10, 4), index(3, size=5), index(3, size=5))
+add("user_isel_scaled", lambda x, i: x.index_select(0, i * 3), data(10, 4), index(3, size=4), kept={"tosa.mul": 1})
+add("user_beam_step", lambda x, beam: x.index_select(0, torch.arange(2) * 3 + beam), data(6, 4), index(2, size=3),
+    kept={"tosa.mul": 1})
+# i * 4 + j on y.reshape(-1) with j up to 7: valid flat indices, no columns of
+# y; the gather stays on the flattened y (read as y[i, j] it would fail)
+add("user_linear_on_reshape", lambda y, i, j: y.reshape(-1).index_select(0, i * 4 + j), data(3, 4),
+    index(2, size=2), index(2, size=4, wraps=2), kept={"tosa.mul": 1})
+add("user_linear_on_1d", lambda x, i, j: x[i * 4 + j], data(12), index(2, size=2), index(2, size=4, wraps=2),
+    kept={"tosa.mul": 1})
+
 BY_NAME: dict = {p.name: p for p in CORPUS}
 
 

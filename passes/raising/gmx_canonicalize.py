@@ -217,7 +217,7 @@ def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: lis
     require(coord.tuple_size == 1, "the linear index is a coordinate of tuples")
     strides = [int(math.prod(sizes[i + 1:])) for i in range(len(sizes))]
     work = Work(spec, [coord])
-    terms = linear_terms(work, 0)
+    terms = linear_terms(work, 0, dict(zip(strides, sizes)))
     by_stride = {}
     for index, coefficient in terms:
         require(coefficient not in by_stride, "two terms share a stride")
@@ -260,6 +260,16 @@ def raise_linearised_indices(op, rewriter):
         (+ one reshape back to 1x72x1 until `fold-result-reshape` removes it)
     Terms may also be written `add(mul(c0, s0), c1)` (ONNX GatherND); the
     coefficients must be exactly the row-major strides of the merged dims.
+    Such a sum is taken apart only where it is exact (`coordinates.exact_split`):
+    arithmetic the user wrote on an index is the index, not coordinates:
+
+        x.index_select(0, i + j) on x : tensor<10x4xf32>
+        %f = reduce_sum(mul(concat(tile(add(%i, %j)), %iota), [[4, 1]]))
+        %g = "gmx.gather_multiaxis"(%v : tensor<1x40x1xf32>, reshape(%f)) {axes = array<i64: 1>}
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, reshape(add(%i, %j)) : tensor<3x1xi32>) {axes = array<i64: 0>} -> tensor<3x4xf32>
+    and `y.reshape(-1).index_select(0, i * 4 + j)` stays a gather on the
+    flattened y (j = 5 is a valid flat index, no column of y).
     A reshape of the result that merges the gathered dim (`x[:, i].reshape(2, 48)`,
     `flatten(1)`, ONNX `Reshape(batch, -1)`) has usually been folded into the
     output first; reading the terms refines it back:
