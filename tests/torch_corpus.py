@@ -336,7 +336,7 @@ add("merge_two_indices_contig", lambda x, i, j: x[:, i, j].flatten(), data(2, 4,
 # an iota (batch) dim split by the merge: 4 x (6 x 8) read as 2 x 96
 add("merge_split_batch", lambda x, i: x[:, i].reshape(2, -1), data(4, 5, 8), index(6, size=5, negative=True))
 
-# --- the user's own index arithmetic (issue 13, item 2) -------------------------
+# --- the user's own index arithmetic, broadcast indices (issue 13, item 2) -----
 # Arithmetic the user wrote on an index is the index, not a linearisation:
 # it stays in front of one gmx op on the unflattened data (kept: its mul).
 
@@ -350,6 +350,13 @@ add("user_linear_on_reshape", lambda y, i, j: y.reshape(-1).index_select(0, i * 
     index(2, size=2), index(2, size=4, wraps=2), kept={"tosa.mul": 1})
 add("user_linear_on_1d", lambda x, i, j: x[i * 4 + j], data(12), index(2, size=2), index(2, size=4, wraps=2),
     kept={"tosa.mul": 1})
+# a broadcast (expand / repeat) of a constant index: one folded constant index
+add("bcast_arange_expand", lambda w: w[torch.arange(8).expand(2, 8)], data(10, 4))
+add("bcast_arange_repeat", lambda w: w[torch.arange(4).repeat(2, 1)], data(10, 4))
+add("bcast_arange_expand_mid", lambda x: x[:, torch.arange(3).expand(2, 3)], data(4, 5, 6))
+add("bcast_const_expand", lambda w: w[torch.tensor([3, 1, 4]).expand(2, 3)], data(10, 4))
+add("bcast_index_expand", lambda w, i: w[i.expand(2, 3)], data(10, 4), index(3, size=10, negative=True))
+add("bcast_index_repeat", lambda w, i: w[i.repeat(2, 1)], data(10, 4), index(3, size=10, negative=True))
 
 BY_NAME: dict = {p.name: p for p in CORPUS}
 

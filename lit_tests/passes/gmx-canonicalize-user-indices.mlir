@@ -1,6 +1,7 @@
 // --gmx-canonicalize on index values the user computed: index arithmetic
 // the user wrote is the index, not a linearisation to undo
-// (raise-linearised-indices).
+// (raise-linearised-indices), and a broadcast of a constant index is
+// folded into the gmx op's constant indices (simplify-indices).
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize | FileCheck %s
 // Idempotent: a second run changes nothing.
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize --gmx-canonicalize | FileCheck %s
@@ -52,6 +53,9 @@ func.func @user_sum_index(%x: tensor<10x4xf32>, %i: tensor<3xi32>, %j: tensor<3x
 // CHECK-LABEL: func.func @user_linear_index_known_column
 // CHECK-NOT: tosa.mul
 // CHECK-NOT: tosa.add
+// CHECK: %[[C:.*]] = arith.constant dense<{{\[}}{{\[}}[1], [3]]]> : tensor<1x2x1xi32>
+// CHECK: %[[I:.*]] = tensor.expand_shape %arg1
+// CHECK: %[[T:.*]] = tensor.concat dim(2) %[[I]], %[[C]]
 // CHECK: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0, 1>} : (tensor<3x4xf32>, tensor<1x4xi32>) -> tensor<1x2xf32>
 // TENSOR-LABEL: func.func @user_linear_index_known_column
 // TENSOR-NOT: tosa.mul
@@ -116,4 +120,88 @@ func.func @user_linear_index_1d(%x: tensor<12xf32>, %i: tensor<1x2xi32>, %j: ten
   %g = tosa.gather %values, %flat : (tensor<1x12x1xf32>, tensor<1x2xi32>) -> tensor<1x2x1xf32>
   %r = tosa.reshape %g, %s2 : (tensor<1x2x1xf32>, !tosa.shape<1>) -> tensor<2xf32>
   return %r : tensor<2xf32>
+}
+
+// -----
+// simplify-indices: w[torch.arange(4).expand(2, 4)] as TorchToTosa emits it
+// (a tile of the arange, negative-index normalisation, one tosa.gather).
+// The index is an iota, but only its broadcast produces the output's 2: it
+// stays the index, folded into one constant; no tile, cast or select left.
+// CHECK-LABEL: func.func @broadcast_iota_index
+// CHECK: %[[C:.*]] = arith.constant dense<{{\[}}{{\[}}[0], [1], [2], [3]], {{\[}}[0], [1], [2], [3]]]> : tensor<2x4x1xi32>
+// CHECK-NOT: tosa.tile
+// CHECK-NOT: tosa.select
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%{{.*}}, %[[C]]) {axes = array<i64: 1>} : (tensor<1x5x3xf32>, tensor<2x4x1xi32>) -> tensor<2x4x3xf32>
+// CHECK-NEXT: return %[[G]]
+// TENSOR-LABEL: func.func @broadcast_iota_index
+// TENSOR-NOT: tosa.tile
+// TENSOR: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 1>} : (tensor<1x5x3xf32>, tensor<2x4x1xi32>) -> tensor<2x4x3xf32>
+func.func @broadcast_iota_index(%w: tensor<5x3xf32>) -> tensor<2x4x3xf32> {
+  %m21 = tosa.const_shape {values = dense<[2, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s153 = tosa.const_shape {values = dense<[1, 5, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s18 = tosa.const_shape {values = dense<[1, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s243 = tosa.const_shape {values = dense<[2, 4, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %arange = "tosa.const"() <{values = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> : () -> tensor<1x4xi64>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %five = "tosa.const"() <{values = dense<5> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %t = tosa.tile %arange, %m21 : (tensor<1x4xi64>, !tosa.shape<2>) -> tensor<2x4xi64>
+  %c = tosa.cast %t : (tensor<2x4xi64>) -> tensor<2x4xi32>
+  %wrapped = tosa.add %c, %five : (tensor<2x4xi32>, tensor<1x1xi32>) -> tensor<2x4xi32>
+  %negative = tosa.greater %zero, %c : (tensor<1x1xi32>, tensor<2x4xi32>) -> tensor<2x4xi1>
+  %n = tosa.select %negative, %wrapped, %c : (tensor<2x4xi1>, tensor<2x4xi32>, tensor<2x4xi32>) -> tensor<2x4xi32>
+  %values = tosa.reshape %w, %s153 : (tensor<5x3xf32>, !tosa.shape<3>) -> tensor<1x5x3xf32>
+  %flat = tosa.reshape %n, %s18 : (tensor<2x4xi32>, !tosa.shape<2>) -> tensor<1x8xi32>
+  %g = tosa.gather %values, %flat : (tensor<1x5x3xf32>, tensor<1x8xi32>) -> tensor<1x8x3xf32>
+  %r = tosa.reshape %g, %s243 : (tensor<1x8x3xf32>, !tosa.shape<3>) -> tensor<2x4x3xf32>
+  return %r : tensor<2x4x3xf32>
+}
+
+// -----
+// simplify-indices: the same broadcast of a constant that is no iota
+// (w[torch.tensor([4, 0, 2]).expand(2, 3)]) is one folded constant too,
+// not a broadcast of the constant at run time.
+// CHECK-LABEL: func.func @broadcast_constant_index
+// CHECK: %[[C:.*]] = arith.constant dense<{{\[}}{{\[}}[4], [0], [2]], {{\[}}[4], [0], [2]]]> : tensor<2x3x1xi32>
+// CHECK-NOT: linalg.broadcast
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %[[C]]) {axes = array<i64: 1>} : (tensor<1x5x3xf32>, tensor<2x3x1xi32>) -> tensor<2x3x3xf32>
+// TENSOR-LABEL: func.func @broadcast_constant_index
+// TENSOR-NOT: linalg.broadcast
+// TENSOR: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 1>} : (tensor<1x5x3xf32>, tensor<2x3x1xi32>) -> tensor<2x3x3xf32>
+func.func @broadcast_constant_index(%w: tensor<5x3xf32>) -> tensor<2x3x3xf32> {
+  %m21 = tosa.const_shape {values = dense<[2, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s153 = tosa.const_shape {values = dense<[1, 5, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s16 = tosa.const_shape {values = dense<[1, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s233 = tosa.const_shape {values = dense<[2, 3, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %k = "tosa.const"() <{values = dense<[[4, 0, 2]]> : tensor<1x3xi64>}> : () -> tensor<1x3xi64>
+  %t = tosa.tile %k, %m21 : (tensor<1x3xi64>, !tosa.shape<2>) -> tensor<2x3xi64>
+  %c = tosa.cast %t : (tensor<2x3xi64>) -> tensor<2x3xi32>
+  %values = tosa.reshape %w, %s153 : (tensor<5x3xf32>, !tosa.shape<3>) -> tensor<1x5x3xf32>
+  %flat = tosa.reshape %c, %s16 : (tensor<2x3xi32>, !tosa.shape<2>) -> tensor<1x6xi32>
+  %g = tosa.gather %values, %flat : (tensor<1x5x3xf32>, tensor<1x6xi32>) -> tensor<1x6x3xf32>
+  %r = tosa.reshape %g, %s233 : (tensor<1x6x3xf32>, !tosa.shape<3>) -> tensor<2x3x3xf32>
+  return %r : tensor<2x3x3xf32>
+}
+
+// -----
+// simplify-indices, negative: a broadcast of the user's own index has no
+// values to fold: the small index is broadcast at run time, as gmx needs it
+// to produce the output's 2 (no tosa.tile left either way).
+// CHECK-LABEL: func.func @broadcast_computed_index
+// CHECK-NOT: arith.constant dense
+// CHECK: %[[B:.*]] = linalg.broadcast
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %[[B]]) {axes = array<i64: 1>} : (tensor<1x5x3xf32>, tensor<2x3x1xi32>) -> tensor<2x3x3xf32>
+// TENSOR-LABEL: func.func @broadcast_computed_index
+// TENSOR: linalg.broadcast
+// TENSOR: "gmx.gather_multiaxis"
+func.func @broadcast_computed_index(%w: tensor<5x3xf32>, %i: tensor<1x3xi32>) -> tensor<2x3x3xf32> {
+  %m21 = tosa.const_shape {values = dense<[2, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s153 = tosa.const_shape {values = dense<[1, 5, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s16 = tosa.const_shape {values = dense<[1, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s233 = tosa.const_shape {values = dense<[2, 3, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t = tosa.tile %i, %m21 : (tensor<1x3xi32>, !tosa.shape<2>) -> tensor<2x3xi32>
+  %values = tosa.reshape %w, %s153 : (tensor<5x3xf32>, !tosa.shape<3>) -> tensor<1x5x3xf32>
+  %flat = tosa.reshape %t, %s16 : (tensor<2x3xi32>, !tosa.shape<2>) -> tensor<1x6xi32>
+  %g = tosa.gather %values, %flat : (tensor<1x5x3xf32>, tensor<1x6xi32>) -> tensor<1x6x3xf32>
+  %r = tosa.reshape %g, %s233 : (tensor<1x6x3xf32>, !tosa.shape<3>) -> tensor<2x3x3xf32>
+  return %r : tensor<2x3x3xf32>
 }

@@ -21,7 +21,8 @@ positive and a negative case for each):
     simplify-indices          gmx(f(i))              -> gmx(i): views, broadcasting tiles, casts
                               and negative-index normalisation absorbed; iota
                               constants become non-axis dims; an identity
-                              gather becomes its input
+                              gather becomes its input; a broadcast constant
+                              index is folded
 
 Every pattern reads its IR into a `GatherSpec`, transforms it and lets
 `gather_spec.synthesize` emit the result; a pattern that cannot express the
@@ -41,6 +42,8 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, replace
+
+import numpy as np
 
 from gmx.dialect.gmx import OP_NAME, gather_multiaxis, infer_result_type, mlir_shape, static_shape
 from gmx.dialect.locations import location_text
@@ -281,7 +284,7 @@ def raise_linearised_indices(op, rewriter):
         %r = tensor.collapse_shape %g [[0], [1, 2]] : tensor<2x6x8xf32> into tensor<2x48xf32>
     """
     spec = _unflatten_input(spec_of_gmx(op), linear=True)
-    spec = _peel_all(spec)
+    spec = _keep_broadcast_index(_peel_all(spec), op.operands[1])
     return _rewrite(op, spec, rewriter, current_form(op), 0)
 
 
@@ -441,6 +444,67 @@ def _peel_all(spec: GatherSpec) -> GatherSpec:
     return spec
 
 
+def broadcast_dims(coords: list, out_shape: list[int]) -> list[int]:
+    """Output dims (of size > 1) that no coordinate produces: neither an iota
+    runs along them nor an index tensor spans them (a broadcast)."""
+    spanned = {c.dim for c in coords if isinstance(c, Iota)}
+    spanned |= {b for c in coords if isinstance(c, Indexed) for b, s in enumerate(c.shape) if s != 1}
+    return [b for b, size in enumerate(out_shape) if size != 1 and b not in spanned]
+
+
+def broadcast_index_candidates(coords: list, out_shape: list[int], input_shape: list[int]) -> list[int]:
+    """Input dims whose constant coordinate (an iota, or a zero on a dim
+    larger than 1) may become the index that produces `broadcast_dims`, the
+    likeliest first: `expand` and `repeat` add leading dims, so the index's
+    own dims follow the broadcast ones; the iota nearest after them, then
+    the smallest, then zeros."""
+    last = max(broadcast_dims(coords, out_shape), default=-1)
+
+    def rank(d: int) -> tuple:
+        coord = coords[d]
+        if isinstance(coord, Zero):
+            return (2, 0, 0)
+        after = coord.dim > last
+        return (0 if after else 1, coord.dim - last if after else 0, out_shape[coord.dim])
+
+    dims = [d for d, c in enumerate(coords) if isinstance(c, Iota) or (isinstance(c, Zero) and input_shape[d] > 1)]
+    return sorted(dims, key=rank)
+
+
+def _keep_broadcast_index(spec: GatherSpec, element_source: ir.Value) -> GatherSpec:
+    """When the output has dims only a broadcast of a constant index produced,
+    one constant coordinate stays a constant index (of `element_source`'s
+    element type), which `synthesize` folds over those dims.
+
+    `w[torch.arange(8).expand(2, 8)]`: the index peels to an iota along the
+    8, and nothing would produce the 2 (a gmx op broadcasts its output only
+    along its indices); the iota stays the index, a folded 2x8 constant:
+
+        %t = tosa.tile %arange, %m : (tensor<1x8xi64>, !tosa.shape<2>) -> tensor<2x8xi64>
+        %g = "gmx.gather_multiaxis"(%w1, reshape(normalise(cast(%t)))) {axes = array<i64: 1>} : (tensor<1x10x4xf32>, tensor<2x8x1xi32>) -> ...
+    becomes
+        %c = arith.constant dense<[[[0], ..., [7]], [[0], ..., [7]]]> : tensor<2x8x1xi32>
+        %g = "gmx.gather_multiaxis"(%w1, %c) {axes = array<i64: 1>} : (tensor<1x10x4xf32>, tensor<2x8x1xi32>) -> tensor<2x8x4xf32>
+    """
+    if any(isinstance(c, Indexed) for c in spec.coords) or not broadcast_dims(spec.coords, spec.out_shape):
+        return spec
+    for d in broadcast_index_candidates(spec.coords, spec.out_shape, spec.input_shape):
+        coord = spec.coords[d]
+        shape = [1] * len(spec.out_shape)
+        if isinstance(coord, Iota):
+            shape[coord.dim] = spec.out_shape[coord.dim]
+        array = np.arange(math.prod(shape)).reshape(shape) if isinstance(coord, Iota) else np.zeros(shape, np.int64)
+        coords = list(spec.coords)
+        coords[d] = Indexed(element_source, tuple(shape), array=array)
+        candidate = replace(spec, coords=coords)
+        try:
+            plan_of(candidate)
+        except NoMatch:
+            continue
+        return candidate
+    return spec
+
+
 def simplify_indices(op, rewriter):
     """Index producers gmx does itself are absorbed.
 
@@ -454,10 +518,11 @@ def simplify_indices(op, rewriter):
     (casts, select-normalisation, floor-mod), checked by evaluating it on
     that whole range. Constant coordinates: an iota becomes a non-axis dim
     (an iota over a full axis is the identity gather, which becomes its
-    input); a constant 0 slices the input.
+    input); a constant 0 slices the input; a constant index broadcast over
+    dims nothing else produces is one folded constant (`_keep_broadcast_index`).
     """
-    spec = spec_of_gmx(op)
-    return _rewrite(op, _peel_all(spec), rewriter, current_form(op), 0)
+    spec = _keep_broadcast_index(_peel_all(spec_of_gmx(op)), op.operands[1])
+    return _rewrite(op, spec, rewriter, current_form(op), 0)
 
 
 PATTERNS = (
