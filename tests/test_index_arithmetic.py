@@ -1,11 +1,18 @@
 """The decisions of --gmx-canonicalize about index values the user computed,
 without IR: which sums are linearisations (`coordinates.exact_split`), what
 a frontend's negative-index normalisation is, and which constant coordinate
-produces a broadcast output dim."""
+produces a broadcast output dim; and a property over random PyTorch programs
+of those forms: one gmx op, no linearisation left, PyTorch's result bit for bit."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import strategies as st
 
 from gmx.passes.raising.coordinates import IN_RANGE, NORMALISED, UNKNOWN, exact_split
 from gmx.passes.raising.gather_spec import Indexed, Iota, Zero
@@ -60,3 +67,98 @@ def test_the_broadcast_index_is_the_iota_after_the_broadcast_dims():
     # a zero on a unit dim cannot produce anything; on a real dim it can, last
     assert broadcast_index_candidates([Zero(), Iota(1)], [3, 4], [1, 4]) == [1]
     assert broadcast_index_candidates([Zero(), Iota(1)], [3, 4], [5, 4]) == [1, 0]
+
+
+# --- property: random programs through torch-mlir ----------------------------
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("torch_mlir.fx")
+
+import gmx.runtime  # noqa: E402
+from gmx.dialect import OP_NAME  # noqa: E402
+from gmx.tools.experiments.dtypes import from_torch  # noqa: E402
+from gmx.tools.experiments.frontends import torch_to_tosa  # noqa: E402
+from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
+from torch_corpus import assert_bitwise_equal  # noqa: E402
+
+
+@dataclass(frozen=True)
+class ArithmeticCase:
+    """x.index_select(dim, a * i + b * j + c), the same through x[..., idx],
+    y.reshape(-1).index_select(0, a * i + j) (j beyond y's columns), or a
+    constant arange(n) broadcast by expand / repeat to (m, n) at `dim`."""
+
+    kind: str  # select | subscript | flat | expand | repeat
+    shape: tuple
+    dim: int
+    a: int
+    b: int
+    c: int
+    count: int  # index length (select, subscript, flat) or m (expand, repeat)
+    n: int  # expand, repeat: the arange's length
+    seed: int
+
+    def forward(self, x, *indices):
+        if self.kind in ("expand", "repeat"):
+            arange = torch.arange(self.n)
+            index = arange.expand(self.count, self.n) if self.kind == "expand" else arange.repeat(self.count, 1)
+            return x[(slice(None),) * self.dim + (index,)]
+        i, j = indices
+        if self.kind == "flat":
+            return x.reshape(-1).index_select(0, i * self.a + j)
+        index = i * self.a + j * self.b + self.c
+        if self.kind == "select":
+            return x.index_select(self.dim, index)
+        return x[(slice(None),) * self.dim + (index,)]
+
+    def inputs(self) -> tuple:
+        g = torch.Generator().manual_seed(self.seed)
+        x = torch.randn(self.shape, generator=g)
+        if self.kind in ("expand", "repeat"):
+            return (x,)
+        # i * a + j * b + c < size: i below `rows`, j below `a` (flat) or 2
+        size = math.prod(self.shape) if self.kind == "flat" else self.shape[self.dim]
+        high_j = self.a if self.kind == "flat" else 2
+        rows = max((size - self.c - self.b * (high_j - 1) - (high_j - 1 if self.kind == "flat" else 0)) // self.a, 1)
+        i = torch.randint(0, rows, (self.count,), generator=g)
+        j = torch.randint(0, high_j, (self.count,), generator=g)
+        return (x, i, j)
+
+
+@st.composite
+def arithmetic_cases(draw) -> ArithmeticCase:
+    kind = draw(st.sampled_from(["select", "subscript", "flat", "expand", "repeat"]))
+    # no size-1 dims: their linearisation is another form (issue 13, item 2)
+    shape = list(draw(st.lists(st.integers(2, 4), min_size=1, max_size=3)))
+    dim = draw(st.integers(0, len(shape) - 1))
+    a, b, c = draw(st.integers(1, 3)), draw(st.integers(0, 2)), draw(st.integers(0, 2))
+    n = draw(st.integers(1, 4))
+    if kind == "flat":
+        shape = [draw(st.integers(2, 4)), draw(st.integers(2, 4))]
+        a = shape[1] - 1  # j up to a - 1 + (a - 1): beyond a column of y
+    elif kind in ("expand", "repeat"):
+        shape[dim] = max(shape[dim], n)
+    else:
+        shape[dim] = max(shape[dim], a * 2 + b + c + 1)
+    seed = draw(st.integers(0, 2**31 - 1))
+    return ArithmeticCase(kind, tuple(shape), dim, a, b, c, draw(st.integers(1, 3)), n, seed)
+
+
+@settings(derandomize=True, max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arithmetic_cases())
+def test_user_index_arithmetic_and_broadcast_constants_fuse(case):
+    note(repr(case))
+    event(case.kind)
+    inputs = case.inputs()
+    with torch.no_grad():
+        expected = from_torch(case.forward(*inputs))
+    fused = run_pipeline(torch_to_tosa(case.forward, inputs), ["gmx-canonicalize"])
+    note(fused.text)
+    counts = fused.counts
+    # a broadcast to (1, n) broadcasts nothing: an iota, a slice of x or x itself
+    gathers = 0 if case.kind in ("expand", "repeat") and case.count == 1 else 1
+    assert counts[OP_NAME] == gathers, f"{counts[OP_NAME]} {OP_NAME} ops, expected {gathers}"
+    for name in ("tosa.gather", "tosa.reduce_sum", "tosa.concat", "tosa.tile"):
+        assert counts[name] == 0, f"{name} left: {dict(counts)}"
+    result = gmx.runtime.run(fused.text, *(from_torch(t) for t in inputs))
+    assert_bitwise_equal(result, (expected,), repr(case))
