@@ -85,10 +85,11 @@ from torch_corpus import assert_bitwise_equal  # noqa: E402
 @dataclass(frozen=True)
 class ArithmeticCase:
     """x.index_select(dim, a * i + b * j + c), the same through x[..., idx],
-    y.reshape(-1).index_select(0, a * i + j) (j beyond y's columns), or a
-    constant arange(n) broadcast by expand / repeat to (m, n) at `dim`."""
+    y.reshape(-1).index_select(0, a * i + j) (j beyond y's columns), y's
+    rows as y.reshape(-1)[i[:, None] * a + arange(a)] (block), or a constant
+    arange(n) broadcast by expand / repeat to (m, n) at `dim`."""
 
-    kind: str  # select | subscript | flat | expand | repeat
+    kind: str  # select | subscript | flat | block | expand | repeat
     shape: tuple
     dim: int
     a: int
@@ -103,6 +104,8 @@ class ArithmeticCase:
             arange = torch.arange(self.n)
             index = arange.expand(self.count, self.n) if self.kind == "expand" else arange.repeat(self.count, 1)
             return x[(slice(None),) * self.dim + (index,)]
+        if self.kind == "block":
+            return x.reshape(-1)[(indices[0][:, None] * self.a + torch.arange(self.a)).reshape(-1)]
         i, j = indices
         if self.kind == "flat":
             return x.reshape(-1).index_select(0, i * self.a + j)
@@ -116,26 +119,30 @@ class ArithmeticCase:
         x = torch.randn(self.shape, generator=g)
         if self.kind in ("expand", "repeat"):
             return (x,)
-        # i * a + j * b + c < size: i below `rows`, j below `a` (flat) or 2
-        size = math.prod(self.shape) if self.kind == "flat" else self.shape[self.dim]
-        high_j = self.a if self.kind == "flat" else 2
-        rows = max((size - self.c - self.b * (high_j - 1) - (high_j - 1 if self.kind == "flat" else 0)) // self.a, 1)
+        if self.kind == "block":  # rows, negative ones too
+            return (x, torch.randint(-self.shape[0], self.shape[0], (self.count,), generator=g))
+        if self.kind == "flat":  # i * a + j < size with j up to 2 a - 1: beyond y's columns
+            rows = max((math.prod(self.shape) - 2 * self.a + 1) // self.a, 1)
+            i = torch.randint(0, rows, (self.count,), generator=g)
+            return (x, i, torch.randint(0, 2 * self.a, (self.count,), generator=g))
+        # i * a + j * b + c < size: i below `rows`, j in {0, 1}
+        rows = max((self.shape[self.dim] - self.c - self.b) // self.a, 1)
         i = torch.randint(0, rows, (self.count,), generator=g)
-        j = torch.randint(0, high_j, (self.count,), generator=g)
+        j = torch.randint(0, 2, (self.count,), generator=g)
         return (x, i, j)
 
 
 @st.composite
 def arithmetic_cases(draw) -> ArithmeticCase:
-    kind = draw(st.sampled_from(["select", "subscript", "flat", "expand", "repeat"]))
+    kind = draw(st.sampled_from(["select", "subscript", "flat", "block", "expand", "repeat"]))
     # no size-1 dims: their linearisation is another form (issue 13, item 2)
     shape = list(draw(st.lists(st.integers(2, 4), min_size=1, max_size=3)))
     dim = draw(st.integers(0, len(shape) - 1))
     a, b, c = draw(st.integers(1, 3)), draw(st.integers(0, 2)), draw(st.integers(0, 2))
     n = draw(st.integers(1, 4))
-    if kind == "flat":
+    if kind in ("flat", "block"):
         shape = [draw(st.integers(2, 4)), draw(st.integers(2, 4))]
-        a = shape[1] - 1  # j up to a - 1 + (a - 1): beyond a column of y
+        a = shape[1] if kind == "block" else draw(st.sampled_from([shape[1] - 1, shape[1]]))
     elif kind in ("expand", "repeat"):
         shape[dim] = max(shape[dim], n)
     else:

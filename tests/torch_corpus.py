@@ -348,6 +348,13 @@ add("user_beam_step", lambda x, beam: x.index_select(0, torch.arange(2) * 3 + be
 # y; the gather stays on the flattened y (read as y[i, j] it would fail)
 add("user_linear_on_reshape", lambda y, i, j: y.reshape(-1).index_select(0, i * 4 + j), data(3, 4),
     index(2, size=2), index(2, size=4, wraps=2), kept={"tosa.mul": 1})
+# i[:, None] * 4 + arange(4) on y.reshape(-1) (a paged KV cache's block rows):
+# the arange is a column of y, so the sum is y's row i, a row gather
+add("user_block_rows_on_reshape",
+    lambda cache, blocks: cache.reshape(-1, 2).index_select(0, (blocks[:, None] * 4 + torch.arange(4)).reshape(-1)),
+    data(3, 4, 2), index(2, size=3), kept={"tosa.mul": 1})
+add("user_block_rows_subscript", lambda y, i: y.reshape(-1)[(i[:, None] * 4 + torch.arange(4)).reshape(-1)],
+    data(3, 4), index(3, size=3, negative=True))
 add("user_linear_on_1d", lambda x, i, j: x[i * 4 + j], data(12), index(2, size=2), index(2, size=4, wraps=2),
     kept={"tosa.mul": 1})
 # a broadcast (expand / repeat) of a constant index: one folded constant index

@@ -75,6 +75,36 @@ func.func @user_linear_index_known_column(%y: tensor<3x4xf32>, %i: tensor<1x2xi3
 }
 
 // -----
+// raise-linearised-indices: the column an arange broadcast against the rows
+// (`i[:, None] * 4 + torch.arange(4)` on y.reshape(-1), a paged KV cache's
+// block rows): the arange is every column, the sum is row i of y, so the
+// gather is a row gather of y; no arithmetic left.
+// CHECK-LABEL: func.func @user_block_rows
+// CHECK-NOT: tosa.mul
+// CHECK-NOT: tosa.add
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+// CHECK-NEXT: return %[[R]]
+// TENSOR-LABEL: func.func @user_block_rows
+// TENSOR-NOT: tosa.add
+// TENSOR: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+func.func @user_block_rows(%y: tensor<3x4xf32>, %i: tensor<2x1xi32>) -> tensor<8xf32> {
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %four = "tosa.const"() <{values = dense<4> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %arange = "tosa.const"() <{values = dense<[[0, 1, 2, 3]]> : tensor<1x4xi32>}> : () -> tensor<1x4xi32>
+  %s1121 = tosa.const_shape {values = dense<[1, 12, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s18 = tosa.const_shape {values = dense<[1, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s8 = tosa.const_shape {values = dense<8> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %rows = tosa.mul %i, %four, %shift : (tensor<2x1xi32>, tensor<1x1xi32>, tensor<1xi8>) -> tensor<2x1xi32>
+  %flat = tosa.add %rows, %arange : (tensor<2x1xi32>, tensor<1x4xi32>) -> tensor<2x4xi32>
+  %flat2 = tosa.reshape %flat, %s18 : (tensor<2x4xi32>, !tosa.shape<2>) -> tensor<1x8xi32>
+  %values = tosa.reshape %y, %s1121 : (tensor<3x4xf32>, !tosa.shape<3>) -> tensor<1x12x1xf32>
+  %g = tosa.gather %values, %flat2 : (tensor<1x12x1xf32>, tensor<1x8xi32>) -> tensor<1x8x1xf32>
+  %r = tosa.reshape %g, %s8 : (tensor<1x8x1xf32>, !tosa.shape<1>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
 // raise-linearised-indices, negative: the same `i * 4 + j` with the user's
 // own `j`: j = 5 is a valid flat index of y.reshape(-1) but no column of y,
 // so the sum is not split; the gather stays one gmx op on the flattened y,

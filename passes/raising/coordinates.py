@@ -315,10 +315,10 @@ def linear_terms(work: Work, index: int, size_of_stride: dict[int, int], factor:
     reduced = _reduced_concat_terms(coord)
     if reduced is not None:
         return _expand_terms(work, reduced, size_of_stride, factor)
-    children = _sum_operands(coord)
+    trial = Work(work.spec, work.pending)
+    children = _sum_operands(trial, index)
     if children is None:
         return [(index, factor)]
-    trial = Work(work.spec, work.pending)
     terms = _expand_terms(trial, children, size_of_stride, factor)
     evidence = [(coefficient, _evidence(trial.pending[i], size_of_stride.get(coefficient))) for i, coefficient in terms]
     if not exact_split(evidence, size_of_stride):
@@ -335,19 +335,45 @@ def _commit_if_split(work: Work, trial: Work, index: int, factor: int, terms: li
     return terms
 
 
-def _sum_operands(coord: Indexed) -> list[tuple[Indexed, int]] | None:
-    """(operand, factor) of an `add` of two same-shape values or a `mul` by a
-    splat constant, else None."""
+def _sum_operands(work: Work, index: int) -> list[tuple[Indexed, int]] | None:
+    """(operand, factor) of pending coordinate `index` when it is an `add`
+    (operands broadcasting to its shape: `i[:, None] * 4 + arange(4)`) or a
+    `mul` by a splat constant, else None. An add of broadcast operands refines
+    the output space so that each operand's broadcast dims are dims of it."""
+    coord = work.pending[index]
     name = op_name(coord.value)
     op = defining_op(coord.value)
-    if name == "tosa.add" and _same_shapes(coord.value):
-        return [(replace(coord, value=op.operands[0]), 1), (replace(coord, value=op.operands[1]), 1)]
+    if name == "tosa.add":
+        return _add_operands(work, index)
     if name == "tosa.mul" and splat_value(op.operands[2]) == 0:
         for this, other in ((0, 1), (1, 0)):
             factor = splat_value(op.operands[other])
             if factor is not None and static_shape_of(op.operands[this]) == static_shape_of(coord.value):
                 return [(replace(coord, value=op.operands[this]), factor)]
     return None
+
+
+def _add_operands(work: Work, index: int) -> list[tuple[Indexed, int]] | None:
+    """The operands of an add as terms, each broadcast where its dim is 1."""
+    value = work.pending[index].value
+    shape = static_shape_of(value)
+    operands = list(defining_op(value).operands)
+    if all(static_shape_of(o) == shape for o in operands):
+        return [(replace(work.pending[index], value=o), 1) for o in operands]
+    try:
+        groups = _refine_to(work, index, shape)
+    except NoMatch:
+        return None
+    coord = work.pending[index]
+    terms = []
+    for operand in operands:
+        own = static_shape_of(operand)
+        broadcast = coord.shape
+        for dim, group in enumerate(groups):
+            if own[dim] == 1 and shape[dim] != 1:
+                broadcast = tuple(1 if b in group else s for b, s in enumerate(broadcast))
+        terms.append((replace(coord, value=operand, shape=broadcast), 1))
+    return terms
 
 
 # What is known of a term's values (`_evidence`), for `exact_split`.
@@ -406,10 +432,6 @@ def _widening(source: ir.Value, result: ir.Value) -> bool:
     a = integer_width(ir.ShapedType(source.type).element_type)
     b = integer_width(ir.ShapedType(result.type).element_type)
     return a is not None and b is not None and a <= b
-
-
-def _same_shapes(value: ir.Value) -> bool:
-    return all(static_shape_of(v) == static_shape_of(value) for v in defining_op(value).operands)
 
 
 def _expand_terms(work: Work, terms: list[tuple[Indexed, int]], size_of_stride: dict[int, int],
