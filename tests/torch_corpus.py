@@ -356,6 +356,35 @@ _WEIGHT = torch.randn(10, 4, generator=torch.Generator().manual_seed(13))
 add("const_weight_gather", lambda i: torch.gather(_WEIGHT, 1, i), index(10, 2, size=4))
 add("const_weight_view", lambda i: _WEIGHT.reshape(5, 2, 4)[torch.arange(5), i], index(5, size=2, negative=True))
 
+# --- the user's own index arithmetic, broadcast indices (issue 13, item 2) -----
+# Arithmetic the user wrote on an index is the index, not a linearisation:
+# it stays in front of one gmx op on the unflattened data (kept: its mul).
+
+add("user_isel_sum", lambda x, i, j: x.index_select(0, i + j), data(10, 4), index(3, size=5), index(3, size=5))
+add("user_isel_scaled", lambda x, i: x.index_select(0, i * 3), data(10, 4), index(3, size=4), kept={"tosa.mul": 1})
+add("user_beam_step", lambda x, beam: x.index_select(0, torch.arange(2) * 3 + beam), data(6, 4), index(2, size=3),
+    kept={"tosa.mul": 1})
+# i * 4 + j on y.reshape(-1) with j up to 7: valid flat indices, no columns of
+# y; the gather stays on the flattened y (read as y[i, j] it would fail)
+add("user_linear_on_reshape", lambda y, i, j: y.reshape(-1).index_select(0, i * 4 + j), data(3, 4),
+    index(2, size=2), index(2, size=4, wraps=2), kept={"tosa.mul": 1})
+# i[:, None] * 4 + arange(4) on y.reshape(-1) (a paged KV cache's block rows):
+# the arange is a column of y, so the sum is y's row i, a row gather
+add("user_block_rows_on_reshape",
+    lambda cache, blocks: cache.reshape(-1, 2).index_select(0, (blocks[:, None] * 4 + torch.arange(4)).reshape(-1)),
+    data(3, 4, 2), index(2, size=3), kept={"tosa.mul": 1})
+add("user_block_rows_subscript", lambda y, i: y.reshape(-1)[(i[:, None] * 4 + torch.arange(4)).reshape(-1)],
+    data(3, 4), index(3, size=3, negative=True))
+add("user_linear_on_1d", lambda x, i, j: x[i * 4 + j], data(12), index(2, size=2), index(2, size=4, wraps=2),
+    kept={"tosa.mul": 1})
+# a broadcast (expand / repeat) of a constant index: one folded constant index
+add("bcast_arange_expand", lambda w: w[torch.arange(8).expand(2, 8)], data(10, 4))
+add("bcast_arange_repeat", lambda w: w[torch.arange(4).repeat(2, 1)], data(10, 4))
+add("bcast_arange_expand_mid", lambda x: x[:, torch.arange(3).expand(2, 3)], data(4, 5, 6))
+add("bcast_const_expand", lambda w: w[torch.tensor([3, 1, 4]).expand(2, 3)], data(10, 4))
+add("bcast_index_expand", lambda w, i: w[i.expand(2, 3)], data(10, 4), index(3, size=10, negative=True))
+add("bcast_index_repeat", lambda w, i: w[i.repeat(2, 1)], data(10, 4), index(3, size=10, negative=True))
+
 BY_NAME: dict = {p.name: p for p in CORPUS}
 
 

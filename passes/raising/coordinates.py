@@ -12,7 +12,8 @@ functions here undo that:
   `select(greater(0, i), add(i, n), i)`, floor-mod) and turns constants into
   `Iota` / `Zero` / a compact constant;
 - `linear_terms`: splits a linear index (`reduce_sum(mul(concat(c..), strides))`,
-  `add(mul(c0, s), c1)`) into its terms.
+  `add(mul(c0, s), c1)`) into its terms; a sum the user wrote on an index
+  (`index_select(0, i + j)`) is one term, the index (`exact_split`).
 
 Contract (what frontends guarantee, and what makes the raising exact): every
 per-dim coordinate lies in [-dim, dim). Under it the raised gather reads
@@ -37,6 +38,7 @@ from .index_values import (
     index_function,
     splat_value,
     integer_width,
+    normalises_negative_indices,
     wraps_like_gmx,
 )
 from ..views import strip_views, common_refinement, defining_op, merge_groups, op_name, static_shape_of, view_source
@@ -299,40 +301,134 @@ def _reduced_concat_terms(coord: Indexed) -> list[tuple[Indexed, int]] | None:
     return terms
 
 
-def linear_terms(work: Work, index: int) -> list[tuple[int, int]]:
-    """Split pending coordinate `index` into linear terms.
+def linear_terms(work: Work, index: int, size_of_stride: dict[int, int], factor: int = 1) -> list[tuple[int, int]]:
+    """Split pending coordinate `index` (scaled by `factor`) into linear terms
+    over dims whose sizes `size_of_stride` gives by their row-major stride.
 
     Returns (pending index, coefficient) pairs; new pending coordinates are
-    appended to `work`. A term that is no sum stays one term of coefficient 1.
+    appended to `work`. The parts of `reduce_sum(mul(concat(parts), strides))`
+    are the frontend's per-dim coordinates: always terms. A sum or a scaled
+    value (`add`, `mul` by a constant) is the frontend's linearisation only
+    where `exact_split` accepts the terms it gives (ONNX GatherND's
+    `add(mul(c0, s0), c1)` on normalised coordinates); else it is the user's
+    own index arithmetic (`index_select(0, i + j)`, `i * 3`), one term.
     """
     strip_layout(work, index)
     coord = work.pending[index]
-    name = op_name(coord.value)
     if coord.tuple_size != 1:
-        return [(index, 1)]
-    if name in ("tosa.cast", "arith.extsi", "arith.trunci"):
+        return [(index, factor)]
+    if op_name(coord.value) in ("tosa.cast", "arith.extsi", "arith.trunci"):
         # A cast of a sum is part of the arithmetic (the sum of valid terms is
         # below the element count); a cast of one coordinate is kept unless
         # it is lossless, and `peel` decides about it.
         source = defining_op(coord.value).operands[0]
-        if _is_sum(source) or _widening(source, coord.value):
-            work.pending[index] = replace(coord, value=source)
-            return linear_terms(work, index)
-        return [(index, 1)]
+        if not (_is_sum(source) or _widening(source, coord.value)):
+            return [(index, factor)]
+        trial = Work(work.spec, work.pending)
+        trial.pending[index] = replace(coord, value=source)
+        return _commit_if_split(work, trial, index, factor, linear_terms(trial, index, size_of_stride, factor))
     reduced = _reduced_concat_terms(coord)
     if reduced is not None:
-        return _expand_terms(work, reduced)
-    if name == "tosa.add" and _same_shapes(coord.value):
-        a, b = defining_op(coord.value).operands[0], defining_op(coord.value).operands[1]
-        return _expand_terms(work, [(replace(coord, value=a), 1), (replace(coord, value=b), 1)])
-    if name == "tosa.mul":
-        op = defining_op(coord.value)
-        if splat_value(op.operands[2]) == 0:
-            for this, other in ((0, 1), (1, 0)):
-                factor = splat_value(op.operands[other])
-                if factor is not None and static_shape_of(op.operands[this]) == static_shape_of(coord.value):
-                    return _expand_terms(work, [(replace(coord, value=op.operands[this]), factor)])
-    return [(index, 1)]
+        return _expand_terms(work, reduced, size_of_stride, factor)
+    trial = Work(work.spec, work.pending)
+    children = _sum_operands(trial, index)
+    if children is None:
+        return [(index, factor)]
+    terms = _expand_terms(trial, children, size_of_stride, factor)
+    evidence = [(coefficient, _evidence(trial.pending[i], size_of_stride.get(coefficient))) for i, coefficient in terms]
+    if not exact_split(evidence, size_of_stride):
+        return [(index, factor)]
+    return _commit_if_split(work, trial, index, factor, terms)
+
+
+def _commit_if_split(work: Work, trial: Work, index: int, factor: int, terms: list) -> list[tuple[int, int]]:
+    """`terms` found on `trial`, which `work` takes over, unless they are the
+    coordinate itself (then `work` keeps it as it was)."""
+    if terms == [(index, factor)]:
+        return terms
+    work.spec, work.pending = trial.spec, trial.pending
+    return terms
+
+
+def _sum_operands(work: Work, index: int) -> list[tuple[Indexed, int]] | None:
+    """(operand, factor) of pending coordinate `index` when it is an `add`
+    (operands broadcasting to its shape: `i[:, None] * 4 + arange(4)`) or a
+    `mul` by a splat constant, else None. An add of broadcast operands refines
+    the output space so that each operand's broadcast dims are dims of it."""
+    coord = work.pending[index]
+    name = op_name(coord.value)
+    op = defining_op(coord.value)
+    if name == "tosa.add":
+        return _add_operands(work, index)
+    if name == "tosa.mul" and splat_value(op.operands[2]) == 0:
+        for this, other in ((0, 1), (1, 0)):
+            factor = splat_value(op.operands[other])
+            if factor is not None and static_shape_of(op.operands[this]) == static_shape_of(coord.value):
+                return [(replace(coord, value=op.operands[this]), factor)]
+    return None
+
+
+def _add_operands(work: Work, index: int) -> list[tuple[Indexed, int]] | None:
+    """The operands of an add as terms, each broadcast where its dim is 1."""
+    value = work.pending[index].value
+    shape = static_shape_of(value)
+    operands = list(defining_op(value).operands)
+    if all(static_shape_of(o) == shape for o in operands):
+        return [(replace(work.pending[index], value=o), 1) for o in operands]
+    try:
+        groups = _refine_to(work, index, shape)
+    except NoMatch:
+        return None
+    coord = work.pending[index]
+    terms = []
+    for operand in operands:
+        own = static_shape_of(operand)
+        broadcast = coord.shape
+        for dim, group in enumerate(groups):
+            if own[dim] == 1 and shape[dim] != 1:
+                broadcast = tuple(1 if b in group else s for b, s in enumerate(broadcast))
+        terms.append((replace(coord, value=operand, shape=broadcast), 1))
+    return terms
+
+
+# What is known of a term's values (`_evidence`), for `exact_split`.
+IN_RANGE = "in range"  # a constant within [0, size) of its dim
+NORMALISED = "normalised"  # the frontend's negative-index normalisation for its dim
+UNKNOWN = "unknown"
+
+
+def exact_split(terms: list[tuple[int, str]], size_of_stride: dict[int, int]) -> bool:
+    """Whether a sum with these (coefficient, evidence) terms may be read as
+    one coordinate per dim: gmx then reads what the flat index reads.
+
+    Each coefficient must be a distinct stride. A term known to lie in its
+    dim (IN_RANGE), or normalised by the frontend for it (NORMALISED: the
+    frontend's per-dim coordinate, see `coordinates`' contract), is a
+    coordinate. At most the term of the largest stride may be UNKNOWN: with
+    all the others in their dims, the sum is a valid flat index exactly when
+    it is a valid index of its dim (a negative one wrapping to the same
+    element). The user's `i * C + j` on a reshaped (R, C) input has an
+    unknown `j` (j = C + 1 is a valid flat index): not split.
+    """
+    coefficients = [c for c, _ in terms]
+    if len(set(coefficients)) != len(coefficients) or not all(c in size_of_stride for c in coefficients):
+        return False
+    top = max(coefficients)
+    return all(evidence != UNKNOWN or c == top for c, evidence in terms)
+
+
+def _evidence(coord: Indexed, size: int | None) -> str:
+    """What is known of `coord`'s values as a coordinate of a dim of `size`."""
+    if size is None:
+        return UNKNOWN
+    array = constant_value(coord.value)
+    if array is not None:
+        return IN_RANGE if bool(np.all((array >= 0) & (array < size))) else UNKNOWN
+    for leaf in elementwise_inputs(coord.value):
+        function = index_function(coord.value, leaf)
+        if function is not None and normalises_negative_indices(function, size):
+            return NORMALISED
+    return UNKNOWN
 
 
 def concat_linearisation(work: Work, index: int) -> list[tuple[int, int]] | None:
@@ -399,13 +495,10 @@ def _widening(source: ir.Value, result: ir.Value) -> bool:
     return a is not None and b is not None and a <= b
 
 
-def _same_shapes(value: ir.Value) -> bool:
-    return all(static_shape_of(v) == static_shape_of(value) for v in defining_op(value).operands)
-
-
-def _expand_terms(work: Work, terms: list[tuple[Indexed, int]]) -> list[tuple[int, int]]:
-    """Append `terms` (laid out over the current output space) to `work` and
-    split each further.
+def _expand_terms(work: Work, terms: list[tuple[Indexed, int]], size_of_stride: dict[int, int],
+                  factor: int = 1) -> list[tuple[int, int]]:
+    """Append `terms` (laid out over the current output space, each scaled
+    by `factor`) to `work` and split each further.
 
     All of them are appended before any is split: splitting one may refine
     the output space (`x[:, i].reshape(2, 48)`: the gmx output 2x48 becomes
@@ -416,7 +509,6 @@ def _expand_terms(work: Work, terms: list[tuple[Indexed, int]]) -> list[tuple[in
     first = len(work.pending)
     work.pending.extend(term for term, _ in terms)
     result = []
-    for offset, (_, factor) in enumerate(terms):
-        for index, coefficient in linear_terms(work, first + offset):
-            result.append((index, coefficient * factor))
+    for offset, (_, coefficient) in enumerate(terms):
+        result.extend(linear_terms(work, first + offset, size_of_stride, factor * coefficient))
     return result

@@ -29,7 +29,7 @@ from gmx.dialect.gmx import gather_multiaxis, static_shape
 from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
-from .index_values import integer_width, splat_value
+from .index_values import constant_value, integer_width, splat_value
 from ..views import defining_op, emit_view, merge_groups, op_name, static_shape_of, strip_views, tensor_type
 
 
@@ -249,8 +249,34 @@ def _shared_tuple(coords: list[Indexed]) -> bool:
     )
 
 
+def constant_coordinate(coord: Indexed) -> np.ndarray | None:
+    """The values of a constant single coordinate over its `shape`, or None."""
+    if coord.array is not None:
+        return np.asarray(coord.array).reshape(coord.shape)
+    if coord.tuple_size != 1 or coord.maps:
+        return None
+    array = constant_value(coord.value)
+    if array is None or array.size != int(math.prod(coord.shape)):
+        return None
+    return array.reshape(coord.shape)
+
+
+def _folded_indices(coords: list[Indexed], layout: Layout, logical: list[int]) -> np.ndarray | None:
+    """The gmx indices as one array (last dim folded) when every coordinate
+    is constant: a broadcast of a constant index is folded, not materialised
+    at run time (`w[torch.arange(8).expand(2, 8)]`)."""
+    arrays = [constant_coordinate(c) for c in coords]
+    if any(a is None for a in arrays):
+        return None
+    columns = [np.broadcast_to(a.reshape(_gmx_shape(c.shape, layout)), logical) for a, c in zip(arrays, coords)]
+    return np.stack(columns, axis=-1).reshape(logical[:-1] + [logical[-1] * len(coords)])
+
+
 def _column(coord: Indexed, own: list[int], logical: list[int], element_type) -> ir.Value:
     """One coordinate as a `logical + [1]` tensor of `element_type`."""
+    array = constant_coordinate(coord)
+    if array is not None:  # folded: no views, cast or broadcast at run time
+        return new_constant(np.broadcast_to(array.reshape(own), logical).reshape(logical + [1]), element_type)
     value = materialize(coord)
     if coord.tuple_size > 1:
         shape = list(coord.shape)
@@ -276,6 +302,9 @@ def _indices(coords: list[Indexed], layout: Layout, logical: list[int]) -> ir.Va
     """The gmx indices operand: the coordinate tuples, last dim folded (c = k)."""
     k = len(coords)
     folded = logical[:-1] + [logical[-1] * k]
+    constant = _folded_indices(coords, layout, logical)
+    if constant is not None:
+        return new_constant(constant, _index_element_type(coords))
     full = all(_gmx_shape(c.shape, layout) == logical for c in coords)
     if full and k == 1 and coords[0].tuple_size == 1:
         return emit_view(materialize(coords[0]), logical)
@@ -360,7 +389,10 @@ class Plan:
         """What the emitted gmx op looks like, to compare with an existing one."""
         if not self.indexed:
             return ("identity",)
-        if len(self.indexed) == 1 and self.indexed[0].tuple_size == 1 and self.indexed[0].array is None or _shared_tuple(self.indexed):
+        constant = _folded_indices(self.indexed, self.layout, self.logical)
+        if constant is not None:
+            indices_root = _constant_form(constant, _index_element_type(self.indexed))
+        elif len(self.indexed) == 1 and self.indexed[0].tuple_size == 1 and self.indexed[0].array is None or _shared_tuple(self.indexed):
             indices_root = strip_views(self.indexed[0].value)[0]
         else:
             indices_root = ("a new tuple tensor",)  # always different (not None: a Value refuses `== None`)
@@ -432,10 +464,20 @@ def spec_of_gmx(op) -> GatherSpec:
     return GatherSpec(x, out, coords, list(out))
 
 
+def _constant_form(array: np.ndarray, element_type) -> tuple:
+    """How `Plan.form` names constant indices: by their values, not by the op
+    holding them (a folded constant is re-created by every rewrite)."""
+    return ("constant", str(element_type), tuple(array.shape), np.asarray(array, dtype=np.int64).tobytes())
+
+
 def current_form(op) -> tuple:
     """`Plan.form` of an existing gmx op."""
+    indices = op.operands[1]
+    constant = constant_value(indices)
+    indices_root = (strip_views(indices)[0] if constant is None
+                    else _constant_form(constant, ir.ShapedType(indices.type).element_type))
     return (strip_views(op.operands[0])[0], tuple(static_shape(op.operands[0].type)),
-            strip_views(op.operands[1])[0], tuple(static_shape(op.operands[1].type)),
+            indices_root, tuple(static_shape(op.operands[1].type)),
             tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])), tuple(static_shape(op.results[0].type)))
 
 

@@ -24,7 +24,8 @@ positive and a negative case for each):
     simplify-indices          gmx(f(i))              -> gmx(i): views, broadcasting tiles, casts
                               and negative-index normalisation absorbed; iota
                               constants become non-axis dims; an identity
-                              gather becomes its input
+                              gather becomes its input; a broadcast constant
+                              index is folded
     fold-dynamic-result-reshape  reshape(gmx) -> gmx with reshaped indices, where a dim is `?`
     fold-dynamic-input-views     gmx(views(x))  -> gmx(view(x)), one expand/collapse, where a dim is `?`
     fold-dynamic-index-views     gmx(views(cast(views(i)))) -> gmx(view(cast(i))), where a dim is `?`
@@ -228,7 +229,7 @@ def _split_linear(spec: GatherSpec, group: list[int], coord: Indexed, sizes: lis
     require(coord.tuple_size == 1, "the linear index is a coordinate of tuples")
     strides = [int(math.prod(sizes[i + 1:])) for i in range(len(sizes))]
     work = Work(spec, [coord])
-    terms = linear_terms(work, 0)
+    terms = linear_terms(work, 0, dict(zip(strides, sizes)))
     by_stride = {}
     for index, coefficient in terms:
         require(coefficient not in by_stride, "two terms share a stride")
@@ -271,6 +272,16 @@ def raise_linearised_indices(op, rewriter):
         (+ one reshape back to 1x72x1 until `fold-result-reshape` removes it)
     Terms may also be written `add(mul(c0, s0), c1)` (ONNX GatherND); the
     coefficients must be exactly the row-major strides of the merged dims.
+    Such a sum is taken apart only where it is exact (`coordinates.exact_split`):
+    arithmetic the user wrote on an index is the index, not coordinates:
+
+        x.index_select(0, i + j) on x : tensor<10x4xf32>
+        %f = reduce_sum(mul(concat(tile(add(%i, %j)), %iota), [[4, 1]]))
+        %g = "gmx.gather_multiaxis"(%v : tensor<1x40x1xf32>, reshape(%f)) {axes = array<i64: 1>}
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, reshape(add(%i, %j)) : tensor<3x1xi32>) {axes = array<i64: 0>} -> tensor<3x4xf32>
+    and `y.reshape(-1).index_select(0, i * 4 + j)` stays a gather on the
+    flattened y (j = 5 is a valid flat index, no column of y).
     A reshape of the result that merges the gathered dim (`x[:, i].reshape(2, 48)`,
     `flatten(1)`, ONNX `Reshape(batch, -1)`) has usually been folded into the
     output first; reading the terms refines it back:
@@ -292,7 +303,7 @@ def raise_linearised_indices(op, rewriter):
         %r = tensor.collapse_shape %g [[0], [1, 2, 3]] : tensor<2x2x6x8xf32> into tensor<2x96xf32>
     """
     spec = _unflatten_input(spec_of_gmx(op), linear=True)
-    spec = _split_iota_dims(_peel_all(spec))
+    spec = _keep_broadcast_index(_split_iota_dims(_peel_all(spec)), op.operands[1])
     return _rewrite(op, spec, rewriter, current_form(op), 0)
 
 
@@ -562,6 +573,67 @@ def _peel_all(spec: GatherSpec) -> GatherSpec:
     return spec
 
 
+def broadcast_dims(coords: list, out_shape: list[int]) -> list[int]:
+    """Output dims (of size > 1) that no coordinate produces: neither an iota
+    runs along them nor an index tensor spans them (a broadcast)."""
+    spanned = {c.dim for c in coords if isinstance(c, Iota)}
+    spanned |= {b for c in coords if isinstance(c, Indexed) for b, s in enumerate(c.shape) if s != 1}
+    return [b for b, size in enumerate(out_shape) if size != 1 and b not in spanned]
+
+
+def broadcast_index_candidates(coords: list, out_shape: list[int], input_shape: list[int]) -> list[int]:
+    """Input dims whose constant coordinate (an iota, or a zero on a dim
+    larger than 1) may become the index that produces `broadcast_dims`, the
+    likeliest first: `expand` and `repeat` add leading dims, so the index's
+    own dims follow the broadcast ones; the iota nearest after them, then
+    the smallest, then zeros."""
+    last = max(broadcast_dims(coords, out_shape), default=-1)
+
+    def rank(d: int) -> tuple:
+        coord = coords[d]
+        if isinstance(coord, Zero):
+            return (2, 0, 0)
+        after = coord.dim > last
+        return (0 if after else 1, coord.dim - last if after else 0, out_shape[coord.dim])
+
+    dims = [d for d, c in enumerate(coords) if isinstance(c, Iota) or (isinstance(c, Zero) and input_shape[d] > 1)]
+    return sorted(dims, key=rank)
+
+
+def _keep_broadcast_index(spec: GatherSpec, element_source: ir.Value) -> GatherSpec:
+    """When the output has dims only a broadcast of a constant index produced,
+    one constant coordinate stays a constant index (of `element_source`'s
+    element type), which `synthesize` folds over those dims.
+
+    `w[torch.arange(8).expand(2, 8)]`: the index peels to an iota along the
+    8, and nothing would produce the 2 (a gmx op broadcasts its output only
+    along its indices); the iota stays the index, a folded 2x8 constant:
+
+        %t = tosa.tile %arange, %m : (tensor<1x8xi64>, !tosa.shape<2>) -> tensor<2x8xi64>
+        %g = "gmx.gather_multiaxis"(%w1, reshape(normalise(cast(%t)))) {axes = array<i64: 1>} : (tensor<1x10x4xf32>, tensor<2x8x1xi32>) -> ...
+    becomes
+        %c = arith.constant dense<[[[0], ..., [7]], [[0], ..., [7]]]> : tensor<2x8x1xi32>
+        %g = "gmx.gather_multiaxis"(%w1, %c) {axes = array<i64: 1>} : (tensor<1x10x4xf32>, tensor<2x8x1xi32>) -> tensor<2x8x4xf32>
+    """
+    if any(isinstance(c, Indexed) for c in spec.coords) or not broadcast_dims(spec.coords, spec.out_shape):
+        return spec
+    for d in broadcast_index_candidates(spec.coords, spec.out_shape, spec.input_shape):
+        coord = spec.coords[d]
+        shape = [1] * len(spec.out_shape)
+        if isinstance(coord, Iota):
+            shape[coord.dim] = spec.out_shape[coord.dim]
+        array = np.arange(math.prod(shape)).reshape(shape) if isinstance(coord, Iota) else np.zeros(shape, np.int64)
+        coords = list(spec.coords)
+        coords[d] = Indexed(element_source, tuple(shape), array=array)
+        candidate = replace(spec, coords=coords)
+        try:
+            plan_of(candidate)
+        except NoMatch:
+            continue
+        return candidate
+    return spec
+
+
 def simplify_indices(op, rewriter):
     """Index producers gmx does itself are absorbed.
 
@@ -575,10 +647,11 @@ def simplify_indices(op, rewriter):
     (casts, select-normalisation, floor-mod), checked by evaluating it on
     that whole range. Constant coordinates: an iota becomes a non-axis dim
     (an iota over a full axis is the identity gather, which becomes its
-    input); a constant 0 slices the input.
+    input); a constant 0 slices the input; a constant index broadcast over
+    dims nothing else produces is one folded constant (`_keep_broadcast_index`).
     """
-    spec = spec_of_gmx(op)
-    return _rewrite(op, _peel_all(spec), rewriter, current_form(op), 0)
+    spec = _keep_broadcast_index(_peel_all(spec_of_gmx(op)), op.operands[1])
+    return _rewrite(op, spec, rewriter, current_form(op), 0)
 
 
 PATTERNS = (

@@ -297,3 +297,17 @@ def wraps_like_gmx(function, leaf_width: int, size: int) -> bool:
         return False
     outside = np.asarray(function(_probes(size, leaf_width))).astype(np.int64)
     return not np.any((outside >= 0) & (outside < size))
+
+
+def normalises_negative_indices(function, size: int) -> bool:
+    """Whether `function` is a negative-index normalisation for a dim of
+    `size`: it maps every valid index [-size, size) to its position in
+    [0, size) (a negative one wrapped once), as gmx reads it.
+
+    Frontends emit such a map on each per-dim coordinate of a gather (ONNX
+    GatherND before linearising, torch-mlir's `x[i]`); the identity is none."""
+    if size <= 0 or size > MAX_CHECKED_AXIS:
+        return False
+    t = np.arange(-size, size, dtype=np.int64)
+    result = np.asarray(function(t)).astype(np.int64)
+    return result.shape == t.shape and bool(np.array_equal(result, np.where(t < 0, t + size, t)))
