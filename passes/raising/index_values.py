@@ -27,6 +27,7 @@ import numpy as np
 from gmx.dialect.mlir import ir
 
 from ..views import defining_op, static_shape_of, view_source
+from ..resources import resource_integers
 
 # Constants larger than this are not evaluated (they would not be iotas a
 # frontend emits for a gather we can compile anyway).
@@ -123,11 +124,13 @@ def _attribute_array(attribute, shape: list[int]) -> np.ndarray | None:
 
 
 def _leaf_constant(op, shape) -> np.ndarray | None:
-    if op.name in ("tosa.const", "tosa.const_shape"):
-        return _attribute_array(op.attributes["values"], shape)
-    if op.name == "arith.constant":
-        return _attribute_array(op.attributes["value"], shape)
-    return None
+    if op.name not in ("tosa.const", "tosa.const_shape", "arith.constant"):
+        return None
+    attribute = op.attributes["value" if op.name == "arith.constant" else "values"]
+    stored = resource_integers(op, attribute)  # torch-mlir's literals: arange buffers, torch.tensor([...])
+    if stored is not None:
+        return stored.reshape(shape)
+    return _attribute_array(attribute, shape)
 
 
 class evaluation_cache:
@@ -192,6 +195,14 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
         inner = constant_value(op.operands[0])
         multiples = constant_value(op.operands[1])
         return None if inner is None or multiples is None else np.tile(inner, multiples)
+    if op.name == "tosa.slice":  # BERT's position_ids: buffer[:, :T] of an arange buffer
+        return _slice_value(op, shape)
+    if op.name == "tensor.extract_slice" and len(op.operands) == 1:  # static offsets, sizes, strides
+        return _extract_slice_value(op)
+    if op.name == "linalg.broadcast":  # what the synthesiser emits for a broadcast index
+        inner = constant_value(op.operands[0])
+        added = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+        return None if inner is None else np.broadcast_to(np.expand_dims(inner, added), shape)
     operands = elementwise_operands(op)
     if operands is None:
         return None
@@ -199,6 +210,25 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
     if any(a is None for a in args):
         return None
     return wrap_to_width(np.broadcast_to(_apply(op.name, args), shape), width)
+
+
+def _slice_value(op, shape: list[int]) -> np.ndarray | None:
+    """The constant a `tosa.slice` (start, size) of a constant takes."""
+    inner, start = constant_value(op.operands[0]), constant_value(op.operands[1])
+    if inner is None or start is None:
+        return None
+    return inner[tuple(slice(b, b + n) for b, n in zip(start, shape))]
+
+
+def _extract_slice_value(op) -> np.ndarray | None:
+    """The constant a static `tensor.extract_slice` of a constant takes (the
+    slices simplify-indices emits for iotas, rank-reducing or not)."""
+    inner = constant_value(op.operands[0])
+    if inner is None:
+        return None
+    offsets, sizes, strides = (list(ir.DenseI64ArrayAttr(op.attributes[f"static_{n}"])) for n in ("offsets", "sizes", "strides"))
+    window = inner[tuple(slice(o, o + n * t, t) for o, n, t in zip(offsets, sizes, strides))]
+    return window.reshape(static_shape_of(op.results[0]))
 
 
 def splat_value(value: ir.Value) -> int | None:

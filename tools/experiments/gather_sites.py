@@ -5,9 +5,11 @@ A gather (`tosa.gather` or `gmx.gather_multiaxis`) has in front of it
 - its index computation (`index_computation`): the ops that compute its
   indices operand, walking back from it through ops whose operands and
   results are all integers (tensors of integers or indices, shapes). The
-  walk stops at function arguments, constants, other gathers and ops with
-  a floating-point operand (argmax, topk, a cast of floats): those are
-  where an index comes from, not how it is spelled;
+  walk stops at function arguments, constants, other gathers, scatters
+  (what a scatter writes is data; the linearisation of its own indices is
+  the scatter's: BART's shift_tokens_right) and ops with a floating-point
+  operand (argmax, topk, a cast of floats): those are where an index comes
+  from, not how it is spelled;
 - the views of its data (`data_views`): the chain of reshapes and
   transposes directly above its input operand (constants not counted).
 
@@ -104,7 +106,7 @@ def _has_float(types) -> bool:
 
 
 def _computes_an_index(op: ir.Operation) -> bool:
-    if op.name in GATHER_OPS or op.name in CONSTANT_OPS:
+    if op.name in GATHER_OPS or op.name in CONSTANT_OPS or op.name == "tosa.scatter":
         return False
     return not _has_float([v.type for v in op.operands] + [r.type for r in op.results])
 
