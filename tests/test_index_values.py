@@ -37,3 +37,46 @@ def test_nested_blocks_keep_the_outer_cache():
         with evaluation_cache():
             assert _current_cache() is outer
         assert _current_cache() is outer
+
+
+# torch-mlir stores literals (an arange buffer, torch.tensor([...])) as
+# dense_resource blobs: "0x" + 4 bytes of alignment + little-endian elements.
+_RESOURCE_PROGRAM = """
+func.func @main() -> (tensor<1x3xi64>, tensor<2xi64>, tensor<2x2xi64>, tensor<1x2xf32>) {
+  %buffer = "tosa.const"() <{values = dense_resource<positions> : tensor<1x5xi64>}> : () -> tensor<1x5xi64>
+  %start = tosa.const_shape {values = dense<[0, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %size = tosa.const_shape {values = dense<[1, 3]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %slice = tosa.slice %buffer, %start, %size : (tensor<1x5xi64>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x3xi64>
+  %flat = tensor.collapse_shape %buffer [[0, 1]] : tensor<1x5xi64> into tensor<5xi64>
+  %every_other = tensor.extract_slice %flat[1] [2] [2] : tensor<5xi64> to tensor<2xi64>
+  %empty = tensor.empty() : tensor<2x2xi64>
+  %rows = linalg.broadcast ins(%every_other : tensor<2xi64>) outs(%empty : tensor<2x2xi64>) dimensions = [0]
+  %weights = "tosa.const"() <{values = dense_resource<weights> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+  return %slice, %every_other, %rows, %weights : tensor<1x3xi64>, tensor<2xi64>, tensor<2x2xi64>, tensor<1x2xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      positions: "0x08000000070000000000000001000000000000000200000000000000FDFFFFFFFFFFFFFF0400000000000000",
+      weights: "0x040000000000803F00000040"
+    }
+  }
+#-}
+"""
+
+
+def test_constants_read_through_resources_slices_and_broadcasts():
+    import numpy as np
+
+    from gmx.dialect import make_context
+    from gmx.dialect.mlir import ir
+    from gmx.passes.raising.index_values import constant_value
+
+    with make_context():
+        module = ir.Module.parse(_RESOURCE_PROGRAM)
+        ret = list(module.body.operations[0].regions[0].blocks[0].operations)[-1]
+        values = [constant_value(v) for v in ret.operands]
+    assert values[0].tolist() == [[1, 2, -3]]
+    assert values[1].tolist() == [1, -3]
+    assert values[2].tolist() == [[1, -3], [1, -3]]
+    assert values[3] is None  # float data is not an index

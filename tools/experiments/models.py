@@ -515,8 +515,7 @@ _add("distilbert_mlm", "DistilBERT", "DistilBertForMaskedLM logits",
      2, 1, "the position_ids buffer[:, :T] is arange(T): a slice", T)
 _add("roberta_mlm", "RoBERTa", "RobertaForMaskedLM logits (position ids from the padding mask's cumsum)",
      _hf("RobertaForMaskedLM", "RobertaConfig", _logits_no_cache_arg, **{**ENCODER, "max_position_embeddings": 40}),
-     4, 4, "", T, kept={"tosa.mul": 2},  # cumsum(mask) * mask, in front of the position and token type gathers
-     blocked={"fused": f"{FUSION}: constant data (the token_type_ids buffer gathered at position_ids)"})
+     4, 4, "", T, kept={"tosa.mul": 2})  # cumsum(mask) * mask, in front of the position and token type gathers
 _add("t5_encoder", "T5", "T5EncoderModel hidden states (relative position buckets)",
      _hf("T5EncoderModel", "T5Config", _hidden, vocab_size=VOCAB, d_model=HIDDEN, d_kv=8, d_ff=32, num_layers=1,
          num_heads=HEADS, relative_attention_num_buckets=8),
