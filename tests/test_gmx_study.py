@@ -10,6 +10,7 @@ import pytest
 
 from gmx.runtime import CompileError
 from gmx.tools import gmx_study
+from study_cli import one_error_line, study
 from gmx.tools.experiments import contenders
 from gmx.tools.study import plots
 from gmx.tools.study import sweep as sweep_module
@@ -18,16 +19,6 @@ from gmx.tools.experiments.variants import VARIANTS
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def study(*argv) -> int:
-    return gmx_study.main(gmx_study.parse_arguments([str(a) for a in argv]))
-
-
-def one_error_line(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 # --- arguments -------------------------------------------------------------------------

@@ -14,21 +14,12 @@ pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
 from gmx.tools import gmx_study  # noqa: E402
+from study_cli import one_error_line, study  # noqa: E402
 from gmx.tools.experiments import models  # noqa: E402
 
 LINEARISED = "examples/linearised_gather.mlir"
 
 
-def study(*argv) -> int:
-    return gmx_study.main(gmx_study.parse_arguments([str(a) for a in argv]))
-
-
-def one_error_line(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def gather_rows(out: str) -> list[str]:
