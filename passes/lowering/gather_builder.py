@@ -125,6 +125,26 @@ def _maps(maps: Sequence[ir.AffineMap]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps])
 
 
+def true_flag(fold: Folder) -> ir.Value:
+    """A rank-0 i1 tensor holding true: the init of an and-reduction."""
+    true = fold.value(True)
+    return linalg.fill(true, outs=[tensor.empty([], true.type)])
+
+
+def and_reduction(values: ir.Value, init: ir.Value, step: Callable[[Folded, ir.Value], Folded], fold: Folder) -> ir.Value:
+    """A rank-0 i1 tensor: `step(acc, value)` folded over every element of
+    `values` from `init` (one linalg.generic, all its loops reductions);
+    `step` builds inside the generic's body."""
+    rank = ir.RankedTensorType(values.type).rank
+    maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, [])]
+    generic = linalg.GenericOp_([values], [init], _maps(maps), _iterators("reduction", rank))
+    block = generic.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        value, acc = block.arguments
+        linalg.YieldOp([fold.value(step(acc, value))])
+    return generic.results[0]
+
+
 # -- the builder ----------------------------------------------------------------------
 
 
@@ -241,7 +261,7 @@ class GatherBuilder:
     def _scanned_gather(self, part: Part) -> ir.Value:
         """Scan the part's indices; gather without a check when all are in
         range, else report them and gather with bad indices read as 0."""
-        view, init = self._scan_view(part.indices), self._true_flag()
+        view, init = self._scan_view(part.indices), true_flag(self.fold)
         valid = tensor.extract(self._scan_indices(view, init, self._in_range), [])
         branch = scf.IfOp(valid, [part.outs.type], has_else=True)
         with ir.InsertionPoint(branch.then_block):
@@ -263,7 +283,7 @@ class GatherBuilder:
         whether every index was in range; only when one was not, the report
         scan runs."""
         whole = Part(self._empty_output(), self.indices, self.input)
-        init = self._true_flag()
+        init = true_flag(self.fold)
         gathered, valid = self._flagged_generic(whole, init)
 
         def report():
@@ -299,11 +319,6 @@ class GatherBuilder:
         return loop.results[0]
 
     # -- the scan of the indices ---------------------------------------------
-    def _true_flag(self) -> ir.Value:
-        """A rank-0 i1 tensor holding true: the init of an and-reduction."""
-        true = self.fold.value(True)
-        return linalg.fill(true, outs=[tensor.empty([], true.type)])
-
     def _scan_view(self, indices: ir.Value) -> ir.Value:
         """The indices as scanned: coordinates of folded tuples (c > 1) are
         told apart by viewing the last dim as [L, c] (no copy)."""
@@ -325,14 +340,12 @@ class GatherBuilder:
         into a rank-0 i1 tensor: `step(acc, value, position)` gives the new
         accumulator, `position` being that of the value in its tuple."""
         rank = ir.RankedTensorType(view.type).rank
-        maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, [])]
-        generic = linalg.GenericOp_([view], [init], _maps(maps), _iterators("reduction", rank))
-        block = generic.regions[0].blocks[0]
-        with ir.InsertionPoint(block):
-            value, acc = block.arguments
+
+        def body(acc: Folded, value: ir.Value) -> Folded:
             position = linalg.IndexOp(rank - 1).result if self.plan.coordinate_size > 1 else None
-            linalg.YieldOp([self.fold.value(step(acc, self._narrowed(value), position))])
-        return generic.results[0]
+            return step(acc, self._narrowed(value), position)
+
+        return and_reduction(view, init, body, self.fold)
 
     def _by_coordinate(self, position: ir.Value | None, *options: Sequence[Folded]) -> list[Folded]:
         """For each list of per-coordinate values, the one of the coordinate

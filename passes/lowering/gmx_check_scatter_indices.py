@@ -39,13 +39,11 @@ convert-gmx-to-linalg: the scatter's location joins `gmx.error_sites`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from gmx.dialect.locations import location_text
-from gmx.dialect.mlir import func, ir, linalg, scf, tensor
+from gmx.dialect.mlir import func, ir, scf, tensor
 
 from .folding import Constants, Folded, Folder
-from .gather_builder import read_through_narrowing
+from .gather_builder import and_reduction, read_through_narrowing, true_flag
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
 from ..registry import PassFailed, PassInfo, add_python_pass
 
@@ -69,33 +67,6 @@ def _in_range(fold: Folder, value: ir.Value, size: Folded) -> Folded:
     """An index `value` in [0, size), branch-free: value <u size as i64
     (`size` is i64 already; a negative value is a huge unsigned one)."""
     return fold.cmp("ult", fold.to_i64(value), size)
-
-
-def _true_flag(fold: Folder) -> ir.Value:
-    """A rank-0 i1 tensor holding true: the init of an and-reduction."""
-    true = fold.value(True)
-    return linalg.fill(true, outs=[tensor.empty([], true.type)])
-
-
-def _and_reduce(
-    indices: ir.Value, init: ir.Value, step: Callable[[Folded, ir.Value], Folded], fold: Folder
-) -> ir.Value:
-    """A rank-0 i1 tensor: `step(acc, value)` folded over every value of
-    `indices` from `init` (one generic, all loops reductions)."""
-    rank = ir.RankedTensorType(indices.type).rank
-    maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, [])]
-    reduction = ir.Attribute.parse("#linalg.iterator_type<reduction>")
-    generic = linalg.GenericOp_(
-        [indices],
-        [init],
-        ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
-        ir.ArrayAttr.get([reduction] * rank),
-    )
-    block = generic.regions[0].blocks[0]
-    with ir.InsertionPoint(block):
-        value, acc = block.arguments
-        linalg.YieldOp([fold.value(step(acc, value))])
-    return generic.results[0]
 
 
 def _report(fold: Folder, site: int, value: ir.Value, size: Folded) -> Folded:
@@ -126,11 +97,11 @@ def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
     size = tensor.dim(values, fold.index(K_AXIS)) if ir.ShapedType.is_dynamic_size(static) else static
     size = fold.to_i64(size)  # once, outside the scans
     result = op.results[0]
-    init = _true_flag(fold)
-    flag = _and_reduce(scanned, init, lambda acc, v: fold.and_(acc, _in_range(fold, v, size)), fold)
+    init = true_flag(fold)
+    flag = and_reduction(scanned, init, lambda acc, v: fold.and_(acc, _in_range(fold, v, size)), fold)
     branch = scf.IfOp(tensor.extract(flag, []), [result.type], has_else=True)
     with ir.InsertionPoint(branch.else_block):
-        _and_reduce(scanned, init, lambda acc, v: fold.and_(acc, _report(fold, site, v, size)), fold)
+        and_reduction(scanned, init, lambda acc, v: fold.and_(acc, _report(fold, site, v, size)), fold)
         unchanged = values if values.type == result.type else tensor.cast(result.type, values)
         scf.YieldOp([unchanged])
     result.replace_all_uses_with(branch.results[0])

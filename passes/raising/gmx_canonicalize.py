@@ -66,6 +66,7 @@ from .gather_spec import (
     Iota,
     NoMatch,
     Zero,
+    constant_coordinate,
     current_form,
     foldable_constant,
     plan_of,
@@ -332,10 +333,8 @@ def _iota_split(coord) -> list[int] | None:
     """`row_major_iota_sizes` of a constant single coordinate, or None."""
     if not isinstance(coord, Indexed) or coord.tuple_size != 1 or coord.maps:
         return None
-    array = coord.array if coord.array is not None else constant_value(coord.value)
-    if array is None or array.size != int(math.prod(coord.shape)):
-        return None
-    return row_major_iota_sizes(np.asarray(array).reshape(coord.shape))
+    array = constant_coordinate(coord)
+    return None if array is None else row_major_iota_sizes(array)
 
 
 # --- split-linearised-index ------------------------------------------------------------------
