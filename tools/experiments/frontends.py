@@ -1,10 +1,11 @@
 """The one way gmx's tools and tests get a frontend program: TOSA from
 torch-mlir, or gmx directly.
 
-- `torch_to_tosa(forward, inputs, dynamic_dims=None)`:
-  `torch_mlir.fx.export_and_import(..., output_type="tosa")` of a torch
-  module or function at the inputs' shapes and dtypes (numpy arrays or
-  torch tensors), static but for the dims named in `dynamic_dims`.
+- `torch_export(forward, inputs, dynamic_dims=None, output_type="tosa")`:
+  `torch_mlir.fx.export_and_import(..., output_type=...)` (TOSA, StableHLO
+  or linalg-on-tensors) of a torch module or function at the inputs'
+  shapes and dtypes (numpy arrays or torch tensors), static but for the
+  dims named in `dynamic_dims`; `torch_to_tosa` is its TOSA form.
 - `onnx_model(...)` builds a one-node ONNX model; `onnx_to_tosa(model)`
   imports a model with torch-mlir's ONNX importer and lowers it to TOSA.
 - `gmx_program(...)`: one `gmx.gather_multiaxis` in a function.
@@ -73,6 +74,9 @@ def torch_module(forward: Callable):
     return Function()
 
 
+TORCH_OUTPUT_TYPES = ("tosa", "stablehlo", "linalg-on-tensors")
+
+
 def torch_to_tosa(
     forward,
     inputs: Sequence,
@@ -80,16 +84,31 @@ def torch_to_tosa(
     *,
     locations: bool = False,
 ) -> str:
-    """The TOSA text `torch_mlir.fx.export_and_import` makes of `forward` (a
+    """`torch_export(..., output_type="tosa")`."""
+    return torch_export(forward, inputs, dynamic_dims, output_type="tosa", locations=locations)
+
+
+def torch_export(
+    forward,
+    inputs: Sequence,
+    dynamic_dims: Sequence[dict[int, str] | None] | None = None,
+    *,
+    output_type: str = "tosa",
+    locations: bool = False,
+) -> str:
+    """The text `torch_mlir.fx.export_and_import` makes of `forward` (a
     torch.nn.Module, or a function of the inputs) at the inputs' shapes and
     dtypes; inputs are torch tensors or numpy arrays (bf16 as
     ml_dtypes.bfloat16). The shapes are static but for `dynamic_dims`: per
     input, None or {dim: name}, each such dim exported as `?` (a
     `torch.export.Dim` of that name; inputs sharing a name share the size).
     With `locations`, every op's source location (the Python call stack) is
-    printed too."""
+    printed too. `output_type` is one of TORCH_OUTPUT_TYPES."""
     import torch
     from torch_mlir import fx
+
+    if output_type not in TORCH_OUTPUT_TYPES:
+        raise ValueError(f"output_type must be one of {', '.join(TORCH_OUTPUT_TYPES)}, not {output_type!r}")
 
     is_module = isinstance(forward, torch.nn.Module)
     module = forward if is_module else torch_module(forward)
@@ -99,7 +118,7 @@ def torch_to_tosa(
         shapes = (shapes,)  # torch_module's forward takes *args: one structure for all of them
     try:
         with _quiet_torch():
-            exported = fx.export_and_import(module, *tensors, output_type="tosa", dynamic_shapes=shapes)
+            exported = fx.export_and_import(module, *tensors, output_type=output_type, dynamic_shapes=shapes)
     except Exception as error:  # torch.export and torch-mlir raise many kinds
         raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error)}") from error
     return exported.operation.get_asm(enable_debug_info=locations)
