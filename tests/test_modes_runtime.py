@@ -14,6 +14,7 @@ import pytest
 import gmx.runtime
 from gather_programs import assert_identical, gather_module
 from gmx.passes.lowering.gather_plan import ColumnTiles, Whole, plan_gather
+from gmx.tools.experiments.pipelines import run_pipeline
 
 jnp = pytest.importorskip("jax.numpy")
 
@@ -142,3 +143,19 @@ def test_size_zero_axis_fills(dyn):
 def test_raise_mode_is_unchanged():
     with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 5"):
         program((5, 3), (9, 1), (0,), None)(np.zeros((5, 3), np.float32), np.array([0, 1, 2, 3, 4, -5, -1, 5, 0]).reshape(9, 1))
+
+
+def test_large_fill_rows_are_streamed_and_exact():
+    """A 4 MiB output: --gmx-stream-row-copies selects the fill value per
+    64-byte vector (lit: gmx-stream-row-copies.mlir); same values as JAX."""
+    from gmx.passes.lowering.gmx_stream_row_copies import NONTEMPORAL_MIN_BYTES
+
+    assert 4096 * 256 * 4 >= NONTEMPORAL_MIN_BYTES
+    text = gather_module((100, 256), (4096, 1), (0,), mode="fill", fill_value=-7.5)
+    assert "nontemporal" in str(run_pipeline(text, ["gmx-lower-to-llvm"]).text)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((100, 256)).astype(np.float32)
+    i = rng.integers(-150, 150, size=(4096, 1))
+    got = program((100, 256), (4096, 1), (0,), "fill")(x, i)
+    expected = jnp.take(jnp.asarray(x), jnp.asarray(i[:, 0]), axis=0, mode="fill", fill_value=-7.5)
+    assert_identical(got, np.asarray(expected))
