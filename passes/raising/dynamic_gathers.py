@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.gmx import OP_NAME, gather_multiaxis, mlir_shape
+from gmx.dialect.gmx import OP_NAME, gather_multiaxis, mlir_shape, mode_kwargs
 from gmx.dialect.mlir import ir, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
@@ -142,7 +142,9 @@ def fold_dynamic_result_reshape(op, rewriter):
                            shape_of(op.results[0]))
     x_source, indices_source = _viewable_from(x, plan.input), _viewable_from(indices, plan.indices)
     with rewriter.ip, op.location:
-        value = gather_multiaxis(emit_view_of(x_source, plan.input), emit_view_of(indices_source, plan.indices), plan.axes)
+        # The axis keeps its size and the index values stay: so does the mode.
+        value = gather_multiaxis(emit_view_of(x_source, plan.input), emit_view_of(indices_source, plan.indices),
+                                 plan.axes, **mode_kwargs(gather))
     rewriter.replace_op(op, [value])
     return False
 
@@ -164,7 +166,7 @@ def _replace_operand(op, rewriter, position: int, value_builder) -> bool:
     with rewriter.ip, op.location:
         operands = list(op.operands)
         operands[position] = value_builder()
-        rewriter.replace_op(op, [gather_multiaxis(*operands, _axes(op))])
+        rewriter.replace_op(op, [gather_multiaxis(*operands, _axes(op), **mode_kwargs(op))])
     return False
 
 

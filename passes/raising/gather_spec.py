@@ -25,7 +25,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gmx.dialect.gmx import gather_multiaxis, static_shape
+from gmx.dialect.gmx import gather_multiaxis, read_mode, static_shape
+from gmx.dialect.modes import Mode
 from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
@@ -445,7 +446,13 @@ def plan_of(spec: GatherSpec) -> Plan:
 
 
 def spec_of_gmx(op) -> GatherSpec:
-    """The spec an existing static `gmx.gather_multiaxis` computes."""
+    """The spec an existing static `gmx.gather_multiaxis` computes.
+
+    A spec has no out-of-range mode: its rewrites change axis sizes and
+    index values, which only "raise" (the default) survives, so a gather
+    with another mode is NoMatch (it is left as it is)."""
+    mode, _ = read_mode(op)
+    require(mode is Mode.RAISE, f'mode "{mode}" (only "raise" gathers are rewritten)')
     x, indices = op.operands[0], op.operands[1]
     shape, out = static_dims(x), static_dims(op.results[0])
     index_shape = static_dims(indices)
