@@ -180,9 +180,11 @@ def onnx_model(op_type: str, attributes: dict, inputs: list[tuple], output: tupl
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", ONNX_OPSET)])
 
 
-def gmx_program(input_type: tuple[str, tuple], indices_type: tuple[str, tuple], axes) -> str:
+def gmx_program(input_type: tuple[str, tuple], indices_type: tuple[str, tuple], axes, *,
+                mode=None, fill_value=None) -> str:
     """`@main(x, idx)` returning one gmx.gather_multiaxis; types are
-    (MLIR element type, shape)."""
+    (MLIR element type, shape); `mode` and `fill_value` as the builder takes
+    them."""
     from gmx.dialect import gather_multiaxis, make_context
     from gmx.dialect.mlir import func, ir
 
@@ -193,7 +195,7 @@ def gmx_program(input_type: tuple[str, tuple], indices_type: tuple[str, tuple], 
 
             @func.FuncOp.from_py_func(*types, name="main")
             def main(x, idx):
-                return gather_multiaxis(x, idx, list(axes))
+                return gather_multiaxis(x, idx, list(axes), mode=mode, fill_value=fill_value)
 
         return str(module)
 
@@ -217,4 +219,6 @@ def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[
         op_type, attributes = variant.onnx_node(study)
         arguments = [(name, t, shape) for name, (t, shape) in zip(study.arguments(), types)]
         return onnx_to_tosa(onnx_model(op_type, attributes, arguments, (study.dtype, output_shape)))
+    if variant.mode is not None:
+        return gmx_program(*types, [study.axis_index], mode=variant.mode, fill_value=variant.fill_value)
     return gmx_program(*types, study.axes)
