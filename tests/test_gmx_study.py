@@ -57,6 +57,11 @@ BAD_ARGUMENTS = [
     (["--all", "--report", "out", "--axis", "1"], "--axis does not apply with --all"),
     (["--all", "--report", "out", "--no-timing"], "--no-timing does not apply with --all"),
     (["--all", "--report", "out", "--sizes", "100"], "--sizes '100': 100 is not a positive multiple of 64"),
+    (["index-select", "--frontend", "onnx"],
+     "index-select is not spelled by frontend onnx (its frontends: tosa, stablehlo, linalg)"),
+    (["index-select", "--frontend", "jax"], "argument --frontend: invalid choice: 'jax'"),
+    (["--all", "--report", "out", "--frontend", "tosa"], "--frontend does not apply with --all"),
+    (["--model", "bart", "--frontend", "tosa"], "--frontend does not apply with --model"),
 ]
 
 
@@ -224,6 +229,13 @@ def test_sweep_writes_the_report(report, capsys):
         timed = ["fused", "numpy", "torch"] + ([] if row["variant"] in GMX_FRONTEND else ["unfused"])
         assert all(float(row[f"{n} ms"]) > 0 for n in timed), row
     assert "None: every result equals numpy's and every stage lowered." in (directory / "report.md").read_text()
+    spellings = tables["One gather, every frontend"]
+    assert [(r["variant"], r["frontend"]) for r in spellings] == [
+        (name, f) for name, variant in VARIANTS.items() for f in variant.frontends()]
+    verdicts = {(r["variant"], r["frontend"]): r["vs the variant's own"] for r in spellings}
+    assert verdicts[("onnx-gather", "onnx")] == "the variant's own spelling"
+    assert verdicts[("onnx-gather", "tosa")] == "same op"
+    assert verdicts[("multiaxis", "tosa")] == "same op, its axes (and coordinates) in another order"
 
 
 def test_sweep_plots_are_valid_pngs(report):

@@ -72,6 +72,7 @@ class Study:
     dtype: str = "f32"
     index_dtype: str = "i64"
     seed: int = 0
+    frontend: str = ""  # how the program is spelled (`Variant.frontends`); make_study sets it
 
     @property
     def rank(self) -> int:
@@ -122,6 +123,14 @@ class Variant:
     def fill_value(self):
         """The value an index outside the axis yields in mode "fill", else None."""
         return MODE_FILL_VALUE if self.mode == "fill" else None
+
+    # -- how frontends spell it ---------------------------------------------------
+    def frontends(self) -> tuple[str, ...]:
+        """The frontends (`frontends.FRONTENDS`) that spell this gather, its
+        own first (the default): every variant has a torch expression, which
+        torch-mlir exports as TOSA, StableHLO and linalg-on-tensors."""
+        own = {"torch": (), "onnx": ("onnx",), "gmx": ("gmx",)}[self.frontend]
+        return own + TORCH_FRONTENDS
 
     # -- arguments and inputs --------------------------------------------------
     def arguments(self, s: Study) -> tuple[str, ...]:
@@ -683,6 +692,9 @@ VARIANTS: dict[str, Variant] = {
     )
 }
 
+# torch-mlir's output types, as gmx-study's --frontend names them
+TORCH_FRONTENDS = ("tosa", "stablehlo", "linalg")
+
 OPTION_FLAGS = {"axis": "--axis", "axes": "--axes", "batch_dims": "--batch-dims", "pattern": "--pattern"}
 
 
@@ -695,7 +707,11 @@ def make_study(name: str, **given) -> Study:
     for option, flag in OPTION_FLAGS.items():
         if given.get(option) is not None and option not in variant.options:
             raise StudyError(f"{flag} does not apply to {name}")
-    values = {"shape": variant.shape, "indices_shape": variant.indices_shape, **variant.options}
+    frontend = given.get("frontend")
+    if frontend is not None and frontend not in variant.frontends():
+        raise StudyError(f"{name} is not spelled by frontend {frontend} (its frontends: {', '.join(variant.frontends())})")
+    values = {"shape": variant.shape, "indices_shape": variant.indices_shape, **variant.options,
+              "frontend": variant.frontends()[0]}
     values.update({k: v for k, v in given.items() if v is not None})
     study = Study(variant, **values)
     if study.index_dtype not in variant.index_dtypes:
