@@ -552,7 +552,7 @@ class TakeMode(Variant):
     gmx op it is: idx has unit dims but at the axis, `axes = [axis]`."""
 
     def inputs(self, s, rng):
-        size = self.indexed_size(s)
+        size = max(self.indexed_size(s), 1)  # an empty axis (fill): any values
         low, high = -MODE_RANGE * size, MODE_RANGE * size
         return random_data(s.shape, s.dtype, rng), rng.integers(low, high, s.indices_shape).astype(INDEX_DTYPES[s.index_dtype])
 
