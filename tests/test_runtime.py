@@ -349,8 +349,8 @@ def test_unchecked_same_result_on_valid_data(dynamic):
 
 # --- tiled lowerings ----------------------------------------------------------------
 # Large static gathers take other paths (convert_gmx_to_linalg): row tiles
-# scan and gather TILE_ELEMENTS outputs at a time; column tiles walk a kept
-# dim read far apart (x[i, :, j]); elementwise gathers check while they
+# scan and gather TILE_ELEMENTS outputs at a time; column tiles sort the rows
+# by the slab they read and walk a kept dim read far apart (x[i, :, j]); elementwise gathers check while they
 # gather; rows of large outputs are copied with streaming vector stores. Both modes must still equal the reference, and a bad index
 # anywhere must still be reported, with its value.
 
@@ -360,7 +360,10 @@ TILED = [
     # 4 MiB of output: rows copied with streaming stores (gmx-stream-row-copies)
     pytest.param((5000, 256), (4096, 1), (0,), id="streamed-rows"),
     pytest.param((8, 96, 32), (40, 1, 2), (0, 2), id="column-tiles"),
+    pytest.param((8, 40, 32), (40, 1, 2), (0, 2), id="column-tiles-of-10"),
     pytest.param((6, 64, 40), (7, 1, 2), (2, 0), id="column-tiles-permuted-axes"),
+    pytest.param((4, 6, 16, 32), (5, 6, 1, 2), (0, 3), id="column-tiles-kept-dim-in-slab"),
+    pytest.param((1, 64, 32), (5, 1, 1), (2,), id="column-tiles-one-slab"),
 ]
 
 
