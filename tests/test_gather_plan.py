@@ -134,3 +134,4 @@ def test_column_tiles(input_shape, indices_shape, axes, element_bits, checked, e
 
 def test_column_tiles_need_axes():
     assert column_tiles(plan_gather([8, 64, 32], [8, 64, 32], [])) is None
+
