@@ -6,7 +6,7 @@ import pytest
 from gmx.passes.lowering.gather_plan import (
     CACHE_LINE_BYTES,
     MAX_SLABS,
-    TILE_ELEMENTS,
+    TILE_INDICES,
     Access,
     ColumnTiles,
     Flagged,
@@ -75,27 +75,30 @@ def test_flagged(input_shape, indices_shape, axes, checked, expected):
     assert strategy(input_shape, indices_shape, axes, checked=checked) == expected
 
 
-# Row tiles: checked gathers of more than TILE_ELEMENTS outputs whose indices
-# run along dim 0; the height is the largest divisor of dim 0 that fits.
+# Row tiles: checked gathers of more than TILE_INDICES index values that
+# run along dim 0; the height is the largest divisor of dim 0 whose rows'
+# indices fit in a tile.
 @pytest.mark.parametrize(
     "input_shape, indices_shape, axes, checked, expected",
     [
-        pytest.param([64, 50, 512], [64, 8, 1], [1], True, RowTiles(8), id="tiled"),
-        pytest.param([64, 50, 512], [64, 1, 1], [1], True, Whole(), id="exactly-one-tile"),
-        pytest.param([65, 50, 512], [65, 1, 1], [1], True, RowTiles(13), id="one-row-more-divisor"),
-        pytest.param([67, 50, 512], [67, 1, 1], [1], True, RowTiles(1), id="prime-rows"),
-        pytest.param([64, 50, 512], [1, 8, 1], [1], True, Whole(), id="indices-broadcast-along-dim-0"),
-        pytest.param([64, 50, 512], [64, 8, 1], [1], False, Whole(), id="unchecked"),
-        pytest.param([64, 50, 512], [None, 8, 1], [1], True, Whole(), id="dynamic"),
+        pytest.param([64, 50, 8], [64, 1024, 1], [1], True, RowTiles(32), id="tiled"),
+        pytest.param([32, 50, 8], [32, 1024, 1], [1], True, Whole(), id="exactly-one-tile"),
+        pytest.param([33, 50, 8], [33, 1024, 1], [1], True, RowTiles(11), id="one-row-more-divisor"),
+        pytest.param([37, 50, 8], [37, 1024, 1], [1], True, RowTiles(1), id="prime-rows"),
+        pytest.param([64, 50, 8], [1, 1024, 1], [1], True, Whole(), id="indices-broadcast-along-dim-0"),
+        pytest.param([64, 50, 8], [64, 1024, 1], [1], False, Whole(), id="unchecked"),
+        pytest.param([64, 50, 8], [None, 1024, 1], [1], True, Whole(), id="dynamic"),
+        # a block gather: 16384 indices of 256 outputs each, scanned whole
+        pytest.param([50000, 256], [16384, 1], [0], True, Whole(), id="few-indices-many-outputs"),
     ],
 )
 def test_row_tiles(input_shape, indices_shape, axes, checked, expected):
-    assert 64 * 512 == TILE_ELEMENTS  # the thresholds above are in its terms
+    assert 32 * 1024 == TILE_INDICES  # the thresholds above are in its terms
     assert strategy(input_shape, indices_shape, axes, checked=checked) == expected
 
 
 def test_row_tiles_need_two_dims():
-    plan = plan_gather([TILE_ELEMENTS * 4], [TILE_ELEMENTS * 2], [0], checked=True)
+    plan = plan_gather([TILE_INDICES * 4], [TILE_INDICES * 2], [0], checked=True)
     assert rows_per_tile(plan) is None
     assert plan.strategy == Flagged()
 

@@ -349,13 +349,13 @@ def test_unchecked_same_result_on_valid_data(dynamic):
 
 # --- tiled lowerings ----------------------------------------------------------------
 # Large static gathers take other paths (convert_gmx_to_linalg): row tiles
-# scan and gather TILE_ELEMENTS outputs at a time; column tiles sort the rows
+# scan and gather TILE_INDICES index values at a time; column tiles sort the rows
 # by the slab they read and walk a kept dim read far apart (x[i, :, j]); elementwise gathers check while they
 # gather; rows of large outputs are copied with streaming vector stores. Both modes must still equal the reference, and a bad index
 # anywhere must still be reported, with its value.
 
 TILED = [
-    pytest.param((64, 50, 512), (64, 8, 1), (1,), id="row-tiles"),
+    pytest.param((64, 50, 8), (64, 1024, 1), (1,), id="row-tiles"),
     pytest.param((64, 8), (64, 1024), (1,), id="elementwise-checked-while-gathering"),
     # 4 MiB of output: rows copied with streaming stores (gmx-stream-row-copies)
     pytest.param((5000, 256), (4096, 1), (0,), id="streamed-rows"),

@@ -188,49 +188,56 @@ func.func @test_no_gather(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A large static block gather is checked a tile of rows at a time (here 8
-// rows of 8x512 outputs): the scan of a tile's indices and its gather read
-// them while they are still in cache. The kept dim 0 of the input is read
-// at the tile's first row plus the row in the tile.
+// A static gather of many indices (64x1024 of them) is checked a tile of
+// rows at a time (here 32 rows of 1024 indices, TILE_INDICES): the scan of a
+// tile's indices and its gather read them while they are still in cache.
+// The kept dim 0 of the input is read at the tile's first row plus the row
+// in the tile.
 // CHECK-LABEL: func.func @test_tiled
-// CHECK-SAME: (%[[X:.*]]: tensor<64x50x512xf32>, %[[I:.*]]: tensor<64x8x1xi64>)
+// CHECK-SAME: (%[[X:.*]]: tensor<64x50x8xf32>, %[[I:.*]]: tensor<64x1024x1xi64>)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %[[C0]] to %[[C64]] step %[[C8]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x8x512xf32>) {
-// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0, 0] [8, 8, 512] [1, 1, 1]
-// CHECK: %[[IDX:.*]] = tensor.extract_slice %[[I]][%[[ROW]], 0, 0] [8, 8, 1] [1, 1, 1]
+// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %[[C0]] to %[[C64]] step %[[C32]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x1024x8xf32>) {
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0, 0] [32, 1024, 8] [1, 1, 1]
+// CHECK: %[[IDX:.*]] = tensor.extract_slice %[[I]][%[[ROW]], 0, 0] [32, 1024, 1] [1, 1, 1]
 // CHECK: iterator_types = ["reduction", "reduction", "reduction"]
-// CHECK-SAME: ins(%[[IDX]] : tensor<8x8x1xi64>)
+// CHECK-SAME: ins(%[[IDX]] : tensor<32x1024x1xi64>)
 // CHECK: scf.if
 // CHECK: linalg.generic
-// CHECK-SAME: outs(%[[OUT]] : tensor<8x8x512xf32>)
+// CHECK-SAME: outs(%[[OUT]] : tensor<32x1024x8xf32>)
 // CHECK: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
-// CHECK: tensor.extract %[[X]][%[[FIRST]], %{{.*}}, %{{.*}}] : tensor<64x50x512xf32>
-// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0, 0] [8, 8, 512] [1, 1, 1]
+// CHECK: tensor.extract %[[X]][%[[FIRST]], %{{.*}}, %{{.*}}] : tensor<64x50x8xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0, 0] [32, 1024, 8] [1, 1, 1]
 // CHECK: return %[[R]]
 // UNCHECKED-LABEL: func.func @test_tiled
 // UNCHECKED-NOT: scf.for
-func.func @test_tiled(%x: tensor<64x50x512xf32>, %i: tensor<64x8x1xi64>) -> tensor<64x8x512xf32> {
-  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x50x512xf32>, tensor<64x8x1xi64>) -> tensor<64x8x512xf32>
-  return %0 : tensor<64x8x512xf32>
+func.func @test_tiled(%x: tensor<64x50x8xf32>, %i: tensor<64x1024x1xi64>) -> tensor<64x1024x8xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x50x8xf32>, tensor<64x1024x1xi64>) -> tensor<64x1024x8xf32>
+  return %0 : tensor<64x1024x8xf32>
 }
 
 // -----
 
-// No row tiles for an output of one tile (64x1x512 = TILE_ELEMENTS): the
-// indices are scanned whole.
+// No row tiles for indices of one tile (32x1024 = TILE_INDICES), nor for a
+// block gather of few indices and many outputs (index_select's 16384 rows of
+// 256): the indices are scanned whole, the gather runs in one piece.
 // CHECK-LABEL: func.func @test_one_tile
 // CHECK-NOT: scf.for
 // CHECK: iterator_types = ["reduction", "reduction", "reduction"]
-// CHECK-SAME: tensor<64x1x1xi64>
+// CHECK-SAME: tensor<32x1024x1xi64>
+// CHECK-NOT: scf.for
+// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK-SAME: tensor<16384x1xi64>
 // CHECK-NOT: scf.for
 // CHECK: return
 // UNCHECKED-LABEL: func.func @test_one_tile
 // UNCHECKED-NOT: scf.for
-func.func @test_one_tile(%x: tensor<64x50x512xf32>, %i: tensor<64x1x1xi64>) -> tensor<64x1x512xf32> {
-  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x50x512xf32>, tensor<64x1x1xi64>) -> tensor<64x1x512xf32>
-  return %0 : tensor<64x1x512xf32>
+func.func @test_one_tile(%x: tensor<32x50x8xf32>, %i: tensor<32x1024x1xi64>, %y: tensor<50000x256xf32>, %k: tensor<16384x1xi64>)
+    -> (tensor<32x1024x8xf32>, tensor<16384x256xf32>) {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<32x50x8xf32>, tensor<32x1024x1xi64>) -> tensor<32x1024x8xf32>
+  %1 = "gmx.gather_multiaxis"(%y, %k) {axes = array<i64: 0>} : (tensor<50000x256xf32>, tensor<16384x1xi64>) -> tensor<16384x256xf32>
+  return %0, %1 : tensor<32x1024x8xf32>, tensor<16384x256xf32>
 }
 
 // -----

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 
 from gmx.dialect.shapes import coordinate_size, infer_output_shape, logical_indices_shape
 
-# Outputs per tile of a checked gather: its indices (up to 8 bytes each) and
-# outputs stay in the L2 cache between the scan and the gather.
-TILE_ELEMENTS = 1 << 15
+# Index values per row tile of a checked gather (256 KiB of i64): a tile's
+# indices stay in the L2 cache between its scan and its gather. A gather
+# with fewer indices is scanned whole, then gathered in one piece.
+TILE_INDICES = 1 << 15
 # A column tile (x[i, :, j]) writes one cache line of each output row, and
 # the kept dim is tiled only where its entries are read a line or more apart.
 CACHE_LINE_BYTES = 64
@@ -181,8 +182,8 @@ def plan_gather(
 
 def choose_strategy(plan: GatherPlan) -> Strategy:
     """Flagged for checked elementwise gathers, else column tiles where a
-    kept dim is read far apart, else row tiles for large checked gathers,
-    else Whole. Only static, non-empty gathers are ever tiled or flagged."""
+    kept dim is read far apart, else row tiles for checked gathers of many
+    indices, else Whole. Only static, non-empty gathers are ever tiled or flagged."""
     if plan.checks_indices and reads_an_index_per_output(plan):
         return Flagged()
     if (columns := column_tiles(plan)) is not None:
@@ -248,17 +249,20 @@ def column_tiles(plan: GatherPlan) -> ColumnTiles | None:
 def rows_per_tile(plan: GatherPlan) -> int | None:
     """Output rows (dim 0) per tile, or None to scan and gather whole.
 
-    Scanning all indices and then gathering reads large indices twice
-    from memory; a tile of TILE_ELEMENTS outputs keeps its indices in
-    cache between the two. Tiled: static shapes, rank >= 2, a non-empty
-    output larger than one tile, indices that run along dim 0 (not
-    broadcast there), and a divisor of dim 0 as the tile height, so
-    every tile has the same static shape."""
+    Scanning all indices and then gathering reads indices that do not fit
+    in cache twice from memory; a tile of at most TILE_INDICES index values
+    keeps its indices in cache between the two. Tiled: static shapes, rank
+    >= 2, a non-empty output, indices that run along dim 0 (not broadcast
+    there) and more than TILE_INDICES of them, and a divisor of dim 0 as
+    the tile height, so that every tile has the same static shape. (A
+    block gather reads few indices per output: scanned whole, its gather
+    runs in one piece, its next rows prefetched across what would be tile
+    boundaries.)"""
     shape = plan.output_shape
     if not plan.static or plan.rank < 2 or 0 in shape or plan.indices_access[0] is not Access.ITER:
         return None
-    row = math.prod(shape[1:])
-    if shape[0] * row <= TILE_ELEMENTS:
+    per_row = math.prod(plan.logical_shape[1:]) * plan.coordinate_size  # index values per output row
+    if shape[0] * per_row <= TILE_INDICES:
         return None
-    fitting = max(1, TILE_ELEMENTS // row)
+    fitting = max(1, TILE_INDICES // per_row)
     return max(t for t in range(1, min(fitting, shape[0]) + 1) if shape[0] % t == 0)
