@@ -382,6 +382,27 @@ def test_tiled_gathers(input_shape, indices_shape, axes):
         compile(src)(x, bad)
 
 
+def test_column_tiles_of_an_exported_advanced_index():
+    """x[i, :, j] as torch-mlir exports it (its two index tensors cast to
+    i32 and concatenated into tuples): after gmx-canonicalize, column tiles
+    (the rows sorted by slab, scalar copy loops), equal to numpy in both
+    modes; a bad pair is still reported checked."""
+    from gmx.tools.experiments.contenders import Fused, check, make_case
+    from gmx.tools.experiments.pipelines import run_pipeline
+    from gmx.tools.experiments.variants import make_study
+
+    case = make_case(make_study("advanced-index", shape=(8, 64, 32), indices_shape=(40,), pattern=("i", ":", "j")))
+    lowered = run_pipeline(case.text, ["gmx-canonicalize", "convert-gmx-to-linalg"]).text
+    assert "loop_annotation" in lowered  # the column-tiled copy loops
+    run = check([Fused("gmx"), Fused("gmx unchecked", checked=False)], case)
+    assert [r.status for r in run.results.values()] == ["equal", "equal"], [r.line() for r in run.results.values()]
+    x, i, j = case.inputs
+    bad = j.copy()
+    bad[17] = 32
+    with pytest.raises(IndexError, match="index 32 is out of bounds for axis 2 with size 32"):
+        compile(run_pipeline(case.text, ["gmx-canonicalize"]).text)(x, i, bad)
+
+
 # --- indices narrowed by a cast --------------------------------------------------------
 # torch-mlir casts i64 indices to i32 for tosa.gather; the lowering reads the
 # i64 tensor and truncates where it reads. The program's meaning is the
