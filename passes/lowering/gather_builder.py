@@ -146,20 +146,18 @@ def and_reduction(values: ir.Value, init: ir.Value, step: Callable[[Folded, ir.V
     return generic.results[0]
 
 
-def _collapse_groups(rank: int, dim: int, keep_tail: bool = True, rows_only: bool = False) -> list[list[int]]:
+def _collapse_groups(rank: int, dim: int, keep_tail: bool = True) -> list[list[int]]:
     """Reassociation of a rank-`rank` shape into [dims before `dim`, `dim`,
-    dims after it] (keep_tail), [before, `dim` and after] or [all]
-    (rows_only)."""
-    if rows_only:
-        return [list(range(rank))]
+    dims after it] (keep_tail, when there are any after it), or [dims
+    before `dim`, `dim` and the dims after it]."""
     head, tail = list(range(dim)), list(range(dim + 1, rank))
     return [head, [dim], tail] if keep_tail and tail else [head, [dim, *tail]]
 
 
-def _collapse(value: ir.Value, dim: int, keep_tail: bool = True, rows_only: bool = False) -> ir.Value:
-    """A static tensor collapsed by `_collapse_groups` (no copy)."""
+def _collapse(value: ir.Value, groups: list[list[int]]) -> ir.Value:
+    """A static tensor collapsed by `groups` (no copy); itself if that
+    changes nothing."""
     value_type = ir.RankedTensorType(value.type)
-    groups = _collapse_groups(value_type.rank, dim, keep_tail, rows_only)
     if len(groups) == value_type.rank:
         return value
     shape = [math.prod(value_type.shape[d] for d in group) for group in groups]
@@ -200,14 +198,16 @@ def _counting_sort(fold: Folder, keys: ir.Value, buckets: int) -> tuple[ir.Value
 
 
 # LLVM's loop vectorizer turns copies of columns read far apart into
-# masked gathers and scatters, slower on every x86 we measured than the
-# scalar loads and stores they replace.
+# masked gathers and scatters, and once it has unrolled them its SLP
+# vectorizer does the same: 3x to 4x slower, on the AMD EPYC (AVX-512) we
+# measured, than the scalar loads and stores they replace.
 _NO_VECTORIZE = "#llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>"
 
 
 def _scalar_loop(loop: scf.ForOp) -> None:
-    """Ask LLVM not to vectorize `loop` (its annotation survives to the
-    loop's back edge in the LLVM dialect)."""
+    """Ask LLVM neither to vectorize nor to unroll `loop`: `loop_annotation`
+    (an LLVM dialect attribute) goes with the loop to its back edge
+    (convert-scf-to-cf), where the LLVM IR translation reads it."""
     loop.operation.attributes["loop_annotation"] = ir.Attribute.parse(_NO_VECTORIZE)
 
 
@@ -372,8 +372,9 @@ class GatherBuilder:
         fold, index, dim, width = self.fold, self.fold.index, tiles.dim, tiles.width
         slabs, columns = self._row_reads(dim)
         order, ends = _counting_sort(fold, slabs, tiles.slabs)
-        source = _collapse(self.input, dim)  # [slabs, C, T]
-        rows = _collapse(outs, dim, keep_tail=False)  # [R, C]
+        rank = self.plan.rank
+        source = _collapse(self.input, _collapse_groups(rank, dim))  # [slabs, C, T]
+        rows = _collapse(outs, _collapse_groups(rank, dim, keep_tail=False))  # [R, C]
         size = self.plan.output_shape[dim]
         per_slab = scf.ForOp(index(0), index(tiles.slabs), index(1), [rows, index(0)])
         with ir.InsertionPoint(per_slab.body):
@@ -397,7 +398,7 @@ class GatherBuilder:
                 _scalar_loop(per_row)
             scf.YieldOp([per_tile.results[0], end])
         result_type = ir.RankedTensorType(outs.type)
-        groups = _collapse_groups(self.plan.rank, dim, keep_tail=False)
+        groups = _collapse_groups(rank, dim, keep_tail=False)
         return tensor.expand_shape(result_type, per_slab.results[0], groups, [], result_type.shape)
 
     def _row_reads(self, dim: int) -> tuple[ir.Value, ir.Value]:
@@ -428,7 +429,7 @@ class GatherBuilder:
             for d in range(dim + 1, rank):
                 column = self.fold.add(self.fold.mul(column, shape[d]), position(d))
             linalg.YieldOp([self.fold.index(slab), self.fold.index(column)])
-        return tuple(_collapse(r, dim, keep_tail=False, rows_only=True) for r in generic.results)
+        return tuple(_collapse(r, [list(range(rank))]) for r in generic.results)
 
     def _row_tiled_gather(self, rows: int) -> ir.Value:
         """A loop over tiles of `rows` output rows, each scanned and
