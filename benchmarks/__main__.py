@@ -1,5 +1,5 @@
 """`python -m benchmarks` (or `gmx-bench`): gmx's compiled gathers against
-the unfused TOSA path, numpy, PyTorch eager and memcpy, as Markdown tables.
+the unfused TOSA path, numpy, PyTorch eager, ONNX Runtime and memcpy, as Markdown tables.
 
     python -m benchmarks                       # full sizes (>= 4M outputs), 7 rounds
     python -m benchmarks --quick               # small sizes: a smoke test
@@ -34,7 +34,9 @@ from .suite import Benchmark, benchmark_names, default_contenders, select
 
 # numerator/denominator: > 1 means the denominator is faster. gmx/gmx
 # unchecked is the price of the bounds check; memcpy/gmx the fraction of
-# memcpy's bandwidth a gather reaches.
+# memcpy's bandwidth a gather reaches (a copy of the output's bytes: block
+# gathers aim at >= 0.70x); torch and ort run on one thread (1t) and on
+# their default count (PyTorch's, and the usable cores for ONNX Runtime).
 SECTIONS = ("timing", "memory", "compile-time")
 MEMORY_VARIANT = "take_along_dim_bcast"
 COMPILE_SIZES = {"full": (0, 250, 500, 1000), "quick": (0, 5, 10)}
@@ -44,6 +46,8 @@ RATIOS = [
     ("numpy", "gmx"),
     ("torch 1t", "gmx"),
     ("torch", "gmx"),
+    ("ort 1t", "gmx"),
+    ("ort", "gmx"),
     ("gmx", "gmx unchecked"),
     ("memcpy", "gmx"),
 ]

@@ -48,6 +48,12 @@ def _gmx_stream_row_copies() -> PassInfo:
     return gmx_stream_row_copies.PASS
 
 
+def _gmx_prefetch_rows() -> PassInfo:
+    from .lowering import gmx_prefetch_rows
+
+    return gmx_prefetch_rows.PASS
+
+
 def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
     """Flag name -> factory of its PassInfo. Listing the flags imports no
     pass module; calling a factory imports that pass alone."""
@@ -56,6 +62,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "convert-gmx-to-linalg": _convert_gmx_to_linalg,
         "gmx-check-scatter-indices": _gmx_check_scatter_indices,
         "gmx-stream-row-copies": _gmx_stream_row_copies,
+        "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }
 

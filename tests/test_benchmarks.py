@@ -13,7 +13,7 @@ import json
 from gmx.benchmarks.__main__ import RATIOS, main, parse_arguments
 from gmx.benchmarks.suite import benchmark_names as variant_names
 
-CONTENDERS = ["gmx", "gmx unchecked", "unfused", "numpy", "torch 1t", "torch", "memcpy"]
+CONTENDERS = ["gmx", "gmx unchecked", "unfused", "numpy", "torch 1t", "torch", "ort 1t", "ort", "memcpy"]
 
 
 def test_quick_timing_checks_every_contender(tmp_path, capsys):

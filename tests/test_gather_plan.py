@@ -4,8 +4,9 @@ of a gather's lowering, decided from shapes alone (no IR)."""
 import pytest
 
 from gmx.passes.lowering.gather_plan import (
-    COLUMN_TILE_BYTES,
-    TILE_ELEMENTS,
+    CACHE_LINE_BYTES,
+    MAX_SLABS,
+    TILE_INDICES,
     Access,
     ColumnTiles,
     Flagged,
@@ -74,54 +75,63 @@ def test_flagged(input_shape, indices_shape, axes, checked, expected):
     assert strategy(input_shape, indices_shape, axes, checked=checked) == expected
 
 
-# Row tiles: checked gathers of more than TILE_ELEMENTS outputs whose indices
-# run along dim 0; the height is the largest divisor of dim 0 that fits.
+# Row tiles: checked gathers of more than TILE_INDICES index values that
+# run along dim 0; the height is the largest divisor of dim 0 whose rows'
+# indices fit in a tile.
 @pytest.mark.parametrize(
     "input_shape, indices_shape, axes, checked, expected",
     [
-        pytest.param([64, 50, 512], [64, 8, 1], [1], True, RowTiles(8), id="tiled"),
-        pytest.param([64, 50, 512], [64, 1, 1], [1], True, Whole(), id="exactly-one-tile"),
-        pytest.param([65, 50, 512], [65, 1, 1], [1], True, RowTiles(13), id="one-row-more-divisor"),
-        pytest.param([67, 50, 512], [67, 1, 1], [1], True, RowTiles(1), id="prime-rows"),
-        pytest.param([64, 50, 512], [1, 8, 1], [1], True, Whole(), id="indices-broadcast-along-dim-0"),
-        pytest.param([64, 50, 512], [64, 8, 1], [1], False, Whole(), id="unchecked"),
-        pytest.param([64, 50, 512], [None, 8, 1], [1], True, Whole(), id="dynamic"),
+        pytest.param([64, 50, 8], [64, 1024, 1], [1], True, RowTiles(32), id="tiled"),
+        pytest.param([32, 50, 8], [32, 1024, 1], [1], True, Whole(), id="exactly-one-tile"),
+        pytest.param([33, 50, 8], [33, 1024, 1], [1], True, RowTiles(11), id="one-row-more-divisor"),
+        pytest.param([37, 50, 8], [37, 1024, 1], [1], True, RowTiles(1), id="prime-rows"),
+        pytest.param([64, 50, 8], [1, 1024, 1], [1], True, Whole(), id="indices-broadcast-along-dim-0"),
+        pytest.param([64, 50, 8], [64, 1024, 1], [1], False, Whole(), id="unchecked"),
+        pytest.param([64, 50, 8], [None, 1024, 1], [1], True, Whole(), id="dynamic"),
+        # a block gather: 16384 indices of 256 outputs each, scanned whole
+        pytest.param([50000, 256], [16384, 1], [0], True, Whole(), id="few-indices-many-outputs"),
     ],
 )
 def test_row_tiles(input_shape, indices_shape, axes, checked, expected):
-    assert 64 * 512 == TILE_ELEMENTS  # the thresholds above are in its terms
+    assert 32 * 1024 == TILE_INDICES  # the thresholds above are in its terms
     assert strategy(input_shape, indices_shape, axes, checked=checked) == expected
 
 
 def test_row_tiles_need_two_dims():
-    plan = plan_gather([TILE_ELEMENTS * 4], [TILE_ELEMENTS * 2], [0], checked=True)
+    plan = plan_gather([TILE_INDICES * 4], [TILE_INDICES * 2], [0], checked=True)
     assert rows_per_tile(plan) is None
     assert plan.strategy == Flagged()
 
 
 # Column tiles (x[i, :, j]): the innermost wide output dim is kept from the
-# input, read at least COLUMN_TILE_BYTES apart, and wider than one tile.
+# input and read at least a cache line apart; rows are bucketed by the slab
+# (input dims before it) they read, and a tile is one cache line of output
+# per row, or the largest divisor of the dim below it.
 @pytest.mark.parametrize(
     "input_shape, indices_shape, axes, element_bits, checked, expected",
     [
-        pytest.param([8, 64, 32], [4, 1, 2], [0, 2], 32, True, ColumnTiles(1, 32), id="tiled"),
-        pytest.param([8, 64, 32], [4, 1, 2], [0, 2], 32, False, ColumnTiles(1, 32), id="unchecked"),
-        pytest.param([8, 64, 31], [4, 1, 2], [0, 2], 32, True, Whole(), id="read-less-than-128-bytes-apart"),
-        pytest.param([8, 64, 16], [4, 1, 2], [0, 2], 64, True, ColumnTiles(1, 16), id="f64-128-bytes"),
-        pytest.param([8, 64, 16], [4, 1, 2], [0, 2], 32, True, Whole(), id="f32-64-bytes"),
-        pytest.param([8, 32, 32], [4, 1, 2], [0, 2], 32, True, Whole(), id="one-tile-wide"),
-        pytest.param([8, 67, 32], [4, 1, 2], [0, 2], 32, True, Whole(), id="no-divisor"),
+        pytest.param([8, 64, 32], [4, 1, 2], [0, 2], 32, True, ColumnTiles(1, 16, 8), id="tiled"),
+        pytest.param([8, 64, 32], [4, 1, 2], [0, 2], 32, False, ColumnTiles(1, 16, 8), id="unchecked"),
+        pytest.param([8, 64, 15], [4, 1, 2], [0, 2], 32, True, Whole(), id="read-less-than-a-line-apart"),
+        pytest.param([8, 64, 16], [4, 1, 2], [0, 2], 32, True, ColumnTiles(1, 16, 8), id="f32-a-line-apart"),
+        pytest.param([8, 64, 8], [4, 1, 2], [0, 2], 64, True, ColumnTiles(1, 8, 8), id="f64-line-of-8"),
+        pytest.param([8, 8, 32], [4, 1, 2], [0, 2], 32, True, ColumnTiles(1, 8, 8), id="narrower-than-a-line"),
+        pytest.param([8, 40, 32], [4, 1, 2], [0, 2], 32, True, ColumnTiles(1, 10, 8), id="divisor-below-a-line"),
+        pytest.param([8, 67, 32], [4, 1, 2], [0, 2], 32, True, ColumnTiles(1, 1, 8), id="prime"),
         pytest.param([8, 64, 32], [1, 1, 2], [0, 2], 32, True, Whole(), id="one-row"),
         pytest.param([8, 64, 32], [4, 64, 2], [0, 2], 32, True, Flagged(), id="indices-vary-along-it"),
         pytest.param([8, 64, 32], [4, 64, 2], [0, 2], 32, False, Whole(), id="indices-vary-unchecked"),
-        pytest.param([8, 256, 128], [4, 1, 2], [0, 2], 8, True, ColumnTiles(1, 128), id="i8-128-bytes"),
-        pytest.param([8, 256, 127], [4, 1, 2], [0, 2], 8, True, Whole(), id="i8-127-bytes"),
-        pytest.param([8, 96, 32], [40, 1, 2], [0, 2], 32, True, ColumnTiles(1, 32), id="smallest-divisor"),
-        pytest.param([6, 64, 40], [7, 1, 2], [2, 0], 32, True, ColumnTiles(1, 32), id="permuted-axes"),
+        pytest.param([8, 256, 64], [4, 1, 2], [0, 2], 8, True, ColumnTiles(1, 64, 8), id="i8-line-of-64"),
+        pytest.param([8, 256, 63], [4, 1, 2], [0, 2], 8, True, Whole(), id="i8-63-bytes"),
+        pytest.param([6, 64, 40], [7, 1, 2], [2, 0], 32, True, ColumnTiles(1, 16, 6), id="permuted-axes"),
+        # the slab of a row is every input dim before the tiled one, kept ones too
+        pytest.param([4, 6, 16, 32], [5, 6, 1, 2], [0, 3], 32, True, ColumnTiles(2, 16, 24), id="kept-dim-in-slab"),
+        pytest.param([1, 64, 32], [5, 1, 1], [2], 32, True, ColumnTiles(1, 16, 1), id="one-slab"),
+        pytest.param([MAX_SLABS + 1, 2, 16], [4, 1, 2], [0, 2], 32, True, Whole(), id="too-many-slabs"),
     ],
 )
 def test_column_tiles(input_shape, indices_shape, axes, element_bits, checked, expected):
-    assert COLUMN_TILE_BYTES == 128  # the thresholds above are in its terms
+    assert CACHE_LINE_BYTES == 64  # the thresholds above are in its terms
     assert strategy(input_shape, indices_shape, axes, element_bits, checked) == expected
 
 
@@ -137,11 +147,13 @@ def test_modes_check_no_index_and_are_never_flagged_or_row_tiled(mode):
     """Only "raise" makes an index value an error, so the other modes have
     nothing to scan: the strategies that exist for the scan are not taken."""
     assert strategy([4, 3], [2, 3], [0]) == Flagged()
-    assert strategy([64, 50, 512], [64, 8, 1], [1]) == RowTiles(8)
-    for shapes in (([4, 3], [2, 3], [0]), ([64, 50, 512], [64, 8, 1], [1])):
+    assert strategy([64, 50, 8], [64, 1024, 1], [1]) == RowTiles(32)
+    for shapes in (([4, 3], [2, 3], [0]), ([64, 50, 8], [64, 1024, 1], [1])):
         plan = plan_gather(*shapes, mode=mode)
         assert not plan.checks_indices and plan.strategy == Whole()
-    assert plan_gather([8, 64, 32], [4, 1, 2], [0, 2], mode=mode).strategy == ColumnTiles(1, 32)
+    # Column tiles read every row's slab: "fill" rows outside the input read nothing.
+    tiles = ColumnTiles(1, 16, 8) if mode != "fill" else Whole()
+    assert plan_gather([8, 64, 32], [4, 1, 2], [0, 2], mode=mode).strategy == tiles
 
 
 def test_empty_axis_rules_per_mode():

@@ -349,18 +349,21 @@ def test_unchecked_same_result_on_valid_data(dynamic):
 
 # --- tiled lowerings ----------------------------------------------------------------
 # Large static gathers take other paths (convert_gmx_to_linalg): row tiles
-# scan and gather TILE_ELEMENTS outputs at a time; column tiles walk a kept
-# dim read far apart (x[i, :, j]); elementwise gathers check while they
+# scan and gather TILE_INDICES index values at a time; column tiles sort the rows
+# by the slab they read and walk a kept dim read far apart (x[i, :, j]); elementwise gathers check while they
 # gather; rows of large outputs are copied with streaming vector stores. Both modes must still equal the reference, and a bad index
 # anywhere must still be reported, with its value.
 
 TILED = [
-    pytest.param((64, 50, 512), (64, 8, 1), (1,), id="row-tiles"),
+    pytest.param((64, 50, 8), (64, 1024, 1), (1,), id="row-tiles"),
     pytest.param((64, 8), (64, 1024), (1,), id="elementwise-checked-while-gathering"),
     # 4 MiB of output: rows copied with streaming stores (gmx-stream-row-copies)
     pytest.param((5000, 256), (4096, 1), (0,), id="streamed-rows"),
     pytest.param((8, 96, 32), (40, 1, 2), (0, 2), id="column-tiles"),
+    pytest.param((8, 40, 32), (40, 1, 2), (0, 2), id="column-tiles-of-10"),
     pytest.param((6, 64, 40), (7, 1, 2), (2, 0), id="column-tiles-permuted-axes"),
+    pytest.param((4, 6, 16, 32), (5, 6, 1, 2), (0, 3), id="column-tiles-kept-dim-in-slab"),
+    pytest.param((1, 64, 32), (5, 1, 1), (2,), id="column-tiles-one-slab"),
 ]
 
 
@@ -377,6 +380,27 @@ def test_tiled_gathers(input_shape, indices_shape, axes):
     bad.reshape(-1)[-1] = 10**6  # the last coordinate: the last tile
     with pytest.raises(IndexError, match=f"index 1000000 is out of bounds for axis {axes[-1]}"):
         compile(src)(x, bad)
+
+
+def test_column_tiles_of_an_exported_advanced_index():
+    """x[i, :, j] as torch-mlir exports it (its two index tensors cast to
+    i32 and concatenated into tuples): after gmx-canonicalize, column tiles
+    (the rows sorted by slab, scalar copy loops), equal to numpy in both
+    modes; a bad pair is still reported checked."""
+    from gmx.tools.experiments.contenders import Fused, check, make_case
+    from gmx.tools.experiments.pipelines import run_pipeline
+    from gmx.tools.experiments.variants import make_study
+
+    case = make_case(make_study("advanced-index", shape=(8, 64, 32), indices_shape=(40,), pattern=("i", ":", "j")))
+    lowered = run_pipeline(case.text, ["gmx-canonicalize", "convert-gmx-to-linalg"]).text
+    assert "loop_annotation" in lowered  # the column-tiled copy loops
+    run = check([Fused("gmx"), Fused("gmx unchecked", checked=False)], case)
+    assert [r.status for r in run.results.values()] == ["equal", "equal"], [r.line() for r in run.results.values()]
+    x, i, j = case.inputs
+    bad = j.copy()
+    bad[17] = 32
+    with pytest.raises(IndexError, match="index 32 is out of bounds for axis 2 with size 32"):
+        compile(run_pipeline(case.text, ["gmx-canonicalize"]).text)(x, i, bad)
 
 
 # --- indices narrowed by a cast --------------------------------------------------------

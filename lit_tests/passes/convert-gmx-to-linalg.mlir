@@ -188,49 +188,56 @@ func.func @test_no_gather(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A large static block gather is checked a tile of rows at a time (here 8
-// rows of 8x512 outputs): the scan of a tile's indices and its gather read
-// them while they are still in cache. The kept dim 0 of the input is read
-// at the tile's first row plus the row in the tile.
+// A static gather of many indices (64x1024 of them) is checked a tile of
+// rows at a time (here 32 rows of 1024 indices, TILE_INDICES): the scan of a
+// tile's indices and its gather read them while they are still in cache.
+// The kept dim 0 of the input is read at the tile's first row plus the row
+// in the tile.
 // CHECK-LABEL: func.func @test_tiled
-// CHECK-SAME: (%[[X:.*]]: tensor<64x50x512xf32>, %[[I:.*]]: tensor<64x8x1xi64>)
+// CHECK-SAME: (%[[X:.*]]: tensor<64x50x8xf32>, %[[I:.*]]: tensor<64x1024x1xi64>)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %[[C0]] to %[[C64]] step %[[C8]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x8x512xf32>) {
-// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0, 0] [8, 8, 512] [1, 1, 1]
-// CHECK: %[[IDX:.*]] = tensor.extract_slice %[[I]][%[[ROW]], 0, 0] [8, 8, 1] [1, 1, 1]
+// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %[[C0]] to %[[C64]] step %[[C32]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x1024x8xf32>) {
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0, 0] [32, 1024, 8] [1, 1, 1]
+// CHECK: %[[IDX:.*]] = tensor.extract_slice %[[I]][%[[ROW]], 0, 0] [32, 1024, 1] [1, 1, 1]
 // CHECK: iterator_types = ["reduction", "reduction", "reduction"]
-// CHECK-SAME: ins(%[[IDX]] : tensor<8x8x1xi64>)
+// CHECK-SAME: ins(%[[IDX]] : tensor<32x1024x1xi64>)
 // CHECK: scf.if
 // CHECK: linalg.generic
-// CHECK-SAME: outs(%[[OUT]] : tensor<8x8x512xf32>)
+// CHECK-SAME: outs(%[[OUT]] : tensor<32x1024x8xf32>)
 // CHECK: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
-// CHECK: tensor.extract %[[X]][%[[FIRST]], %{{.*}}, %{{.*}}] : tensor<64x50x512xf32>
-// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0, 0] [8, 8, 512] [1, 1, 1]
+// CHECK: tensor.extract %[[X]][%[[FIRST]], %{{.*}}, %{{.*}}] : tensor<64x50x8xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0, 0] [32, 1024, 8] [1, 1, 1]
 // CHECK: return %[[R]]
 // UNCHECKED-LABEL: func.func @test_tiled
 // UNCHECKED-NOT: scf.for
-func.func @test_tiled(%x: tensor<64x50x512xf32>, %i: tensor<64x8x1xi64>) -> tensor<64x8x512xf32> {
-  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x50x512xf32>, tensor<64x8x1xi64>) -> tensor<64x8x512xf32>
-  return %0 : tensor<64x8x512xf32>
+func.func @test_tiled(%x: tensor<64x50x8xf32>, %i: tensor<64x1024x1xi64>) -> tensor<64x1024x8xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x50x8xf32>, tensor<64x1024x1xi64>) -> tensor<64x1024x8xf32>
+  return %0 : tensor<64x1024x8xf32>
 }
 
 // -----
 
-// No row tiles for an output of one tile (64x1x512 = TILE_ELEMENTS): the
-// indices are scanned whole.
+// No row tiles for indices of one tile (32x1024 = TILE_INDICES), nor for a
+// block gather of few indices and many outputs (index_select's 16384 rows of
+// 256): the indices are scanned whole, the gather runs in one piece.
 // CHECK-LABEL: func.func @test_one_tile
 // CHECK-NOT: scf.for
 // CHECK: iterator_types = ["reduction", "reduction", "reduction"]
-// CHECK-SAME: tensor<64x1x1xi64>
+// CHECK-SAME: tensor<32x1024x1xi64>
+// CHECK-NOT: scf.for
+// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK-SAME: tensor<16384x1xi64>
 // CHECK-NOT: scf.for
 // CHECK: return
 // UNCHECKED-LABEL: func.func @test_one_tile
 // UNCHECKED-NOT: scf.for
-func.func @test_one_tile(%x: tensor<64x50x512xf32>, %i: tensor<64x1x1xi64>) -> tensor<64x1x512xf32> {
-  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<64x50x512xf32>, tensor<64x1x1xi64>) -> tensor<64x1x512xf32>
-  return %0 : tensor<64x1x512xf32>
+func.func @test_one_tile(%x: tensor<32x50x8xf32>, %i: tensor<32x1024x1xi64>, %y: tensor<50000x256xf32>, %k: tensor<16384x1xi64>)
+    -> (tensor<32x1024x8xf32>, tensor<16384x256xf32>) {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<32x50x8xf32>, tensor<32x1024x1xi64>) -> tensor<32x1024x8xf32>
+  %1 = "gmx.gather_multiaxis"(%y, %k) {axes = array<i64: 0>} : (tensor<50000x256xf32>, tensor<16384x1xi64>) -> tensor<16384x256xf32>
+  return %0, %1 : tensor<32x1024x8xf32>, tensor<16384x256xf32>
 }
 
 // -----
@@ -256,31 +263,57 @@ func.func @test_scan_tuples(%x: tensor<2x3x4xf16>, %i: tensor<2x1x4xi8>) -> tens
 
 // -----
 
-// x[i, :, j]: the kept dim 1 is read 32 elements apart, so the gather runs
-// in column tiles of 32 (128 bytes of f32) along it, input and output
-// sliced alike, in both modes; checked mode scans the indices once, before.
+// x[i, :, j]: the kept dim 1 is read 32 elements apart, so the rows are
+// sorted by the slab of x they read (a counting sort over 8 counters: count,
+// starts, place), then each slab is read once, in tiles of 16 entries of
+// dim 1 (a cache line of f32), copied to every row of its bucket in scalar
+// loops LLVM must not turn into gathers and scatters. Checked mode scans the
+// indices first; unchecked, a bad index is read as 0 where the rows are sorted.
+// CHECK: #[[$NOUNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK: #[[$NOVECTOR:.*]] = #llvm.loop_vectorize<disable = true>
+// CHECK: #[[$SCALAR_LOOP:.*]] = #llvm.loop_annotation<vectorize = #[[$NOVECTOR]], unroll = #[[$NOUNROLL]]>
 // CHECK-LABEL: func.func @test_column_tiles
 // CHECK-SAME: (%[[X:.*]]: tensor<8x64x32xf32>, %[[I:.*]]: tensor<4x1x2xi64>)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: iterator_types = ["reduction", "reduction", "reduction", "reduction"]
 // CHECK: scf.if
-// CHECK: %[[R:.*]] = scf.for %[[COL:.*]] = %[[C0]] to %[[C64]] step %[[C32]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<4x64x1xf32>) {
-// CHECK: %[[SRC:.*]] = tensor.extract_slice %[[X]][0, %[[COL]], 0] [8, 32, 32] [1, 1, 1] : tensor<8x64x32xf32> to tensor<8x32x32xf32>
-// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]], 0] [4, 32, 1] [1, 1, 1]
-// CHECK: linalg.generic
-// CHECK-SAME: ins(%[[I]], %[[I]] : tensor<4x1x2xi64>, tensor<4x1x2xi64>) outs(%[[OUT]] : tensor<4x32x1xf32>)
-// CHECK: tensor.extract %[[SRC]]
-// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, %[[COL]], 0] [4, 32, 1] [1, 1, 1]
-// CHECK: scf.yield %[[R]]
+// CHECK: %[[READS:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%[[I]], %[[I]] : tensor<4x1x2xi64>, tensor<4x1x2xi64>) outs(%{{.*}}, %{{.*}} : tensor<4x1x1xindex>, tensor<4x1x1xindex>)
+// CHECK-NOT: arith.cmpi ult
+// CHECK: linalg.yield
+// CHECK: %[[SLAB:.*]] = tensor.collapse_shape %[[READS]]#0 {{\[\[}}0, 1, 2]] : tensor<4x1x1xindex> into tensor<4xindex>
+// CHECK: %[[COLUMN:.*]] = tensor.collapse_shape %[[READS]]#1 {{\[\[}}0, 1, 2]]
+// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%[[C0]] : index) outs(%{{.*}} : tensor<8xindex>)
+// CHECK: %[[COUNTS:.*]] = scf.for %{{.*}} = %[[C0]] to %[[C4]] step %[[C1]] iter_args(%{{.*}} = %[[ZEROS]]) -> (tensor<8xindex>)
+// CHECK: %[[STARTS:.*]]:2 = scf.for %{{.*}} = %[[C0]] to %[[C8]] step %[[C1]] iter_args(%{{.*}} = %[[COUNTS]], %{{.*}} = %[[C0]])
+// CHECK: %[[SORTED:.*]]:2 = scf.for %{{.*}} = %[[C0]] to %[[C4]] step %[[C1]] iter_args(%{{.*}} = %[[STARTS]]#0, %{{.*}} = %{{.*}}) -> (tensor<8xindex>, tensor<4xindex>)
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<4x64x1xf32> into tensor<4x64xf32>
+// CHECK: %[[R:.*]]:2 = scf.for %[[S:.*]] = %[[C0]] to %[[C8]] step %[[C1]] iter_args(%{{.*}} = %[[ROWS]], %[[START:.*]] = %[[C0]])
+// CHECK: %[[END:.*]] = tensor.extract %[[SORTED]]#0[%[[S]]] : tensor<8xindex>
+// CHECK: scf.for %[[TILE:.*]] = %[[C0]] to %[[C64]] step %[[C16]]
+// CHECK: scf.for %[[Q:.*]] = %[[START]] to %[[END]] step %[[C1]]
+// CHECK: %[[ROW:.*]] = tensor.extract %[[SORTED]]#1[%[[Q]]] : tensor<4xindex>
+// CHECK: %[[COL:.*]] = tensor.extract %[[COLUMN]][%[[ROW]]] : tensor<4xindex>
+// CHECK: scf.for %[[K:.*]] = %[[C0]] to %[[C16]] step %[[C1]]
+// CHECK: %[[AT:.*]] = arith.addi %[[TILE]], %[[K]] : index
+// CHECK: %[[V:.*]] = tensor.extract %[[X]][%[[S]], %[[AT]], %[[COL]]] : tensor<8x64x32xf32>
+// CHECK: tensor.insert %[[V]] into %{{.*}}[%[[ROW]], %[[AT]]] : tensor<4x64xf32>
+// CHECK: } {loop_annotation = #[[$SCALAR_LOOP]]}
+// CHECK: } {loop_annotation = #[[$SCALAR_LOOP]]}
+// CHECK: scf.yield %{{.*}}, %[[END]]
+// CHECK: tensor.expand_shape %[[R]]#0 {{\[\[}}0], [1, 2]] output_shape [4, 64, 1] : tensor<4x64xf32> into tensor<4x64x1xf32>
 // UNCHECKED-LABEL: func.func @test_column_tiles
-// UNCHECKED-SAME: (%[[X:.*]]: tensor<8x64x32xf32>, %{{.*}}: tensor<4x1x2xi64>)
-// UNCHECKED-DAG: %[[C0:.*]] = arith.constant 0 : index
-// UNCHECKED-DAG: %[[C32:.*]] = arith.constant 32 : index
-// UNCHECKED-DAG: %[[C64:.*]] = arith.constant 64 : index
-// UNCHECKED: scf.for %{{.*}} = %[[C0]] to %[[C64]] step %[[C32]]
-// UNCHECKED: tensor.extract_slice %[[X]][0, %{{.*}}, 0] [8, 32, 32]
+// UNCHECKED-NOT: scf.if
+// UNCHECKED: linalg.generic
+// UNCHECKED: arith.cmpi ult
+// UNCHECKED: arith.select
+// UNCHECKED: linalg.yield
+// UNCHECKED: scf.for
 func.func @test_column_tiles(%x: tensor<8x64x32xf32>, %i: tensor<4x1x2xi64>) -> tensor<4x64x1xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0, 2>} : (tensor<8x64x32xf32>, tensor<4x1x2xi64>) -> tensor<4x64x1xf32>
   return %0 : tensor<4x64x1xf32>
@@ -289,7 +322,7 @@ func.func @test_column_tiles(%x: tensor<8x64x32xf32>, %i: tensor<4x1x2xi64>) -> 
 // -----
 
 // No column tiles when the indices vary along the kept dim (rows share no
-// input lines) or when it is read less than 128 bytes apart.
+// input lines) or when it is read less than a cache line apart.
 // CHECK-LABEL: func.func @test_no_column_tiles
 // CHECK-NOT: scf.for
 // CHECK: return

@@ -48,10 +48,12 @@ strategies `gather_plan` chooses):
   0) and and-reduces the in-range flag; the reporting scan runs only if the
   flag is false. Reading the indices once instead of twice is what matters
   there.
-- Row tiles: the scan and the gather of TILE_ELEMENTS outputs at a time, so
-  the gather re-reads the tile's indices from cache.
-- Column tiles (x[i, :, j]): a loop over slices of a kept dim read far
-  apart, so all rows share the input cache lines of one slice.
+- Row tiles (gathers of many indices): the scan and the gather of
+  TILE_INDICES index values at a time, so the gather re-reads the tile's
+  indices from cache.
+- Column tiles (x[i, :, j]): the rows sorted by the input slab they read
+  (a counting sort), then each slab read once, a cache line of output per
+  row at a time, and copied to every row that reads it.
 
 `checked=false` emits the gather alone (for benchmarks). Indices are read
 through indexing maps (coordinate j of a tuple at `d_last * c + j`;

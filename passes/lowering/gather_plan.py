@@ -32,12 +32,16 @@ from dataclasses import dataclass
 from gmx.dialect.modes import Mode
 from gmx.dialect.shapes import coordinate_size, infer_output_shape, logical_indices_shape
 
-# Outputs per tile of a checked gather: its indices (up to 8 bytes each) and
-# outputs stay in the L2 cache between the scan and the gather.
-TILE_ELEMENTS = 1 << 15
-# Column tiles (x[i, :, j]) are at least this many bytes wide: a few cache
-# lines of output per row, while the input lines they read stay in L2.
-COLUMN_TILE_BYTES = 128
+# Index values per row tile of a checked gather (256 KiB of i64): a tile's
+# indices stay in the L2 cache between its scan and its gather. A gather
+# with fewer indices is scanned whole, then gathered in one piece.
+TILE_INDICES = 1 << 15
+# A column tile (x[i, :, j]) writes one cache line of each output row, and
+# the kept dim is tiled only where its entries are read a line or more apart.
+CACHE_LINE_BYTES = 64
+# Column tiles bucket the rows by the input slab they read: at most this
+# many buckets (a counter per slab).
+MAX_SLABS = 1 << 16
 
 
 class Access(enum.Enum):
@@ -72,12 +76,16 @@ class RowTiles:
 
 @dataclass(frozen=True)
 class ColumnTiles:
-    """A loop over tiles of `width` entries of output dim `dim`, input and
-    output sliced alike, so all rows share the input lines of one tile;
-    checked, behind one scan of all the indices."""
+    """x[i, :, j]: the output rows (dims before `dim`) are bucketed by the
+    input slab (input dims before `dim`, `slabs` of them) that each reads,
+    with a counting sort of their read positions; then each slab is read
+    once, in memory order, `width` entries of `dim` at a time, and every
+    row of its bucket copies its column of the tile. Checked, behind one
+    scan of all the indices."""
 
     dim: int
     width: int
+    slabs: int
 
 
 Strategy = Whole | Flagged | RowTiles | ColumnTiles
@@ -194,8 +202,8 @@ def plan_gather(
 
 def choose_strategy(plan: GatherPlan) -> Strategy:
     """Flagged for checked elementwise gathers, else column tiles where a
-    kept dim is read far apart, else row tiles for large checked gathers,
-    else Whole. Only static, non-empty gathers are ever tiled or flagged."""
+    kept dim is read far apart, else row tiles for checked gathers of many
+    indices, else Whole. Only static, non-empty gathers are ever tiled or flagged."""
     if plan.checks_indices and reads_an_index_per_output(plan):
         return Flagged()
     if (columns := column_tiles(plan)) is not None:
@@ -230,43 +238,53 @@ def column_tiles(plan: GatherPlan) -> ColumnTiles | None:
     """Column tiles, or None to gather in output order.
 
     When the innermost non-unit output dim d is kept from the input (not
-    gathered, not broadcast) but gathered dims follow it in the input,
-    as in x[i, :, j], consecutive outputs of a row read the input a cache
-    line or more apart. In output order each row then touches one line
-    per element and leaves it before the next row, which may read the
-    same line, comes. Looping over tiles of d first lets all rows share
-    the lines of one tile while they are in cache. Tiled: static shapes,
-    indices broadcast along d (so every row of a tile reads the same
-    columns), rows outside d, and a divisor of d as the width (at least
-    COLUMN_TILE_BYTES, below the whole dim)."""
+    gathered, not broadcast) but gathered dims follow it in the input, as
+    in x[i, :, j], consecutive outputs of a row read the input a cache
+    line or more apart: in output order every output reads a line of its
+    own, and rows that read the same lines (the same slab, other columns
+    of it) come far apart. Bucketing the rows by slab and reading each
+    slab once, a tile of `width` entries of d at a time, reads every
+    input line once from memory and shares it, while in L1, between the
+    rows of the bucket. `width` is one cache line of output elements (a
+    row of a tile writes one line), or the largest divisor of d below it.
+
+    Tiled: static shapes, indices broadcast along d (a row reads one
+    column of its slab), more than one row, entries of d at least a cache
+    line apart in the input, at most MAX_SLABS slabs, and a mode in which
+    every row reads its slab (not "fill", whose rows outside the input
+    read nothing)."""
     dim = innermost_wide_dim(plan)
-    if not plan.axes or dim is None:
+    if not plan.axes or dim is None or plan.mode is Mode.FILL:
         return None
     shape = plan.output_shape
     kept = dim not in plan.axes and plan.input_access[dim] is Access.ITER
     if not kept or plan.indices_access[dim] is not Access.ZERO or math.prod(shape[:dim]) == 1:
         return None
-    min_width = max(1, COLUMN_TILE_BYTES * 8 // plan.element_bits)
-    if math.prod(plan.input_shape[dim + 1:]) < min_width or shape[dim] <= min_width:
+    line = max(1, CACHE_LINE_BYTES * 8 // plan.element_bits)
+    slabs = math.prod(plan.input_shape[:dim])
+    if math.prod(plan.input_shape[dim + 1:]) < line or slabs > MAX_SLABS:
         return None
-    divisors = [w for w in range(min_width, shape[dim]) if shape[dim] % w == 0]
-    return ColumnTiles(dim, divisors[0]) if divisors else None
+    width = max(w for w in range(1, min(line, shape[dim]) + 1) if shape[dim] % w == 0)
+    return ColumnTiles(dim, width, slabs)
 
 
 def rows_per_tile(plan: GatherPlan) -> int | None:
     """Output rows (dim 0) per tile, or None to scan and gather whole.
 
-    Scanning all indices and then gathering reads large indices twice
-    from memory; a tile of TILE_ELEMENTS outputs keeps its indices in
-    cache between the two. Tiled: static shapes, rank >= 2, a non-empty
-    output larger than one tile, indices that run along dim 0 (not
-    broadcast there), and a divisor of dim 0 as the tile height, so
-    every tile has the same static shape."""
+    Scanning all indices and then gathering reads indices that do not fit
+    in cache twice from memory; a tile of at most TILE_INDICES index values
+    keeps its indices in cache between the two. Tiled: static shapes, rank
+    >= 2, a non-empty output, indices that run along dim 0 (not broadcast
+    there) and more than TILE_INDICES of them, and a divisor of dim 0 as
+    the tile height, so that every tile has the same static shape. (A
+    block gather reads few indices per output: scanned whole, its gather
+    runs in one piece, its next rows prefetched across what would be tile
+    boundaries.)"""
     shape = plan.output_shape
     if not plan.static or plan.rank < 2 or 0 in shape or plan.indices_access[0] is not Access.ITER:
         return None
-    row = math.prod(shape[1:])
-    if shape[0] * row <= TILE_ELEMENTS:
+    per_row = math.prod(plan.logical_shape[1:]) * plan.coordinate_size  # index values per output row
+    if shape[0] * per_row <= TILE_INDICES:
         return None
-    fitting = max(1, TILE_ELEMENTS // row)
+    fitting = max(1, TILE_INDICES // per_row)
     return max(t for t in range(1, min(fitting, shape[0]) + 1) if shape[0] % t == 0)

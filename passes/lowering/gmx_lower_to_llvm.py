@@ -11,7 +11,7 @@ left unraised (a pattern failure) is a located error, never lowered unchecked.
 Every tosa.scatter becomes upstream's tosa-to-scf loops; checked, behind
 gmx-check-scatter-indices, since those loops write unchecked indices.
 
-Every other stage but convert-gmx-to-linalg and gmx-stream-row-copies is upstream. Function
+Every other stage but convert-gmx-to-linalg, gmx-stream-row-copies and gmx-prefetch-rows is upstream. Function
 boundaries bufferize to identity-layout memrefs and results are owned by the caller (the ownership-
 based deallocation pipeline clones what a function does not own), so a
 caller can free each returned buffer once. Nothing here emits calls into
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir
 
-from . import convert_gmx_to_linalg, gmx_check_scatter_indices, gmx_stream_row_copies
+from . import convert_gmx_to_linalg, gmx_check_scatter_indices, gmx_prefetch_rows, gmx_stream_row_copies
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..elements import add_element
@@ -40,6 +40,7 @@ _GMX_STAGES = {
         convert_gmx_to_linalg.PASS,
         gmx_check_scatter_indices.PASS,
         gmx_stream_row_copies.PASS,
+        gmx_prefetch_rows.PASS,
     )
 }
 RAISE_TOSA_GATHERS = "gmx-canonicalize{fuse=false}"
@@ -80,6 +81,7 @@ STAGES = (
     "convert-bufferization-to-memref",
     "convert-linalg-to-loops",
     "gmx-stream-row-copies",
+    "gmx-prefetch-rows",
     "convert-scf-to-cf",
     # Slices of a tiled gather are subviews; their metadata expands to
     # affine.apply, lowered right after.

@@ -12,6 +12,9 @@ it cost and facts for a report. The contenders:
               (absent when the frontend program is gmx already)
     Numpy     the variant's numpy expression: the reference itself
     Torch     the variant's torch expression, eager, on `threads` threads
+    OnnxRuntime  the variant's ONNX graph (`Variant.onnx_graph`) in an ONNX
+              Runtime session of `threads` intra-op threads (absent where
+              the variant has no ONNX form)
     Memcpy    a warm copy of as many bytes as the output: the floor a
               gather writing that output cannot beat; computes nothing, so
               it is not checked
@@ -42,7 +45,7 @@ from gmx.dialect.mlir import ir
 from gmx.runtime import CompiledProgram, CompileError
 
 from .dtypes import from_torch, to_torch
-from .frontends import frontend_program
+from .frontends import frontend_program, onnx_graph_model
 from .pipelines import run_pipeline
 from .timing import measure, median_ms
 from .variants import Study
@@ -201,6 +204,41 @@ class Torch:
             return forward(*tensors)
 
         return Prepared(call, info={"threads": threads}, convert=from_torch)
+
+
+@dataclass(frozen=True)
+class OnnxRuntime:
+    """The variant's ONNX graph in an ONNX Runtime CPU session with
+    `threads` intra-op threads. Its threads do not spin once a call is
+    done: interleaved with the other contenders on a few cores, a spinning
+    pool would take their time. Compile time is building the model and
+    the session."""
+
+    name: str = "onnxruntime"
+    threads: int = 1
+
+    def prepare(self, case: Case) -> Prepared:
+        study = case.study
+        nodes = study.variant.onnx_graph(study)
+        if nodes is None:
+            return Prepared(None, note="the variant has no plain ONNX form")
+        import onnxruntime
+
+        start = time.perf_counter()
+        types = study.variant.input_types(study)
+        arguments = [(name, t, shape) for name, (t, shape) in zip(study.arguments(), types)]
+        model = onnx_graph_model(nodes, arguments, (study.dtype, case.expected.shape))
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session = onnxruntime.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+        feeds = dict(zip(study.arguments(), case.inputs))
+        return Prepared(
+            lambda: session.run(None, feeds)[0], time.perf_counter() - start, info={"threads": self.threads}
+        )
 
 
 @dataclass(frozen=True)

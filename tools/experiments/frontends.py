@@ -7,8 +7,10 @@ directly.
   or linalg-on-tensors) of a torch module or function at the inputs'
   shapes and dtypes (numpy arrays or torch tensors), static but for the
   dims named in `dynamic_dims`; `torch_to_tosa` is its TOSA form.
-- `onnx_model(...)` builds a one-node ONNX model; `onnx_to_tosa(model)`
-  imports a model with torch-mlir's ONNX importer and lowers it to TOSA.
+- `onnx_model(...)` builds a one-node ONNX model, `onnx_graph_model(...)`
+  one of a few nodes (a variant's `onnx_graph`, which ONNX Runtime runs);
+  `onnx_to_tosa(model)` imports a model with torch-mlir's ONNX importer and
+  lowers it to TOSA.
 - `gmx_program(...)`: one `gmx.gather_multiaxis` in a function.
 - `frontend_program(study, inputs, output_shape)`: the program of a
   study's gather as its frontend (FRONTENDS) spells it.
@@ -171,13 +173,27 @@ def _onnx_to_tosa(model, locations: bool) -> str:
 def onnx_model(op_type: str, attributes: dict, inputs: list[tuple], output: tuple):
     """A one-node ONNX model, graph `main`: `inputs` are (name, dtype, shape),
     `output` is (dtype, shape); dtypes in MLIR spelling."""
-    from onnx import helper
+    return onnx_graph_model([(op_type, [name for name, _, _ in inputs], ["out"], attributes)], inputs, output)
+
+
+def onnx_graph_model(nodes: list[tuple], inputs: list[tuple], output: tuple):
+    """An ONNX model, graph `main`, of `nodes` (op type, input names, output
+    names, attributes; a numpy array attribute is a tensor) computing `out`:
+    `inputs` are (name, dtype, shape), `output` is (dtype, shape); dtypes in
+    MLIR spelling."""
+    from onnx import helper, numpy_helper
 
     def value(name, dtype, shape):
         return helper.make_tensor_value_info(name, onnx_type(dtype), list(shape))
 
-    node = helper.make_node(op_type, [name for name, _, _ in inputs], ["out"], **attributes)
-    graph = helper.make_graph([node], "main", [value(*i) for i in inputs], [value("out", *output)])
+    def attribute(v):
+        return numpy_helper.from_array(v) if isinstance(v, np.ndarray) else v
+
+    made = [
+        helper.make_node(op, list(ins), list(outs), **{k: attribute(v) for k, v in attributes.items()})
+        for op, ins, outs, attributes in nodes
+    ]
+    graph = helper.make_graph(made, "main", [value(*i) for i in inputs], [value("out", *output)])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", ONNX_OPSET)])
 
 

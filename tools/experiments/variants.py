@@ -168,6 +168,16 @@ class Variant:
         """(op type, attributes) of the ONNX node, for frontend "onnx"."""
         raise NotImplementedError
 
+    def onnx_graph(self, s: Study) -> list[tuple] | None:
+        """The same gather as ONNX nodes (op type, input names, output
+        names, attributes) from the study's arguments to `out`, for ONNX
+        Runtime; None where ONNX has no plain form of it. Frontend "onnx":
+        its one node."""
+        if self.frontend != "onnx":
+            return None
+        op_type, attributes = self.onnx_node(s)
+        return [(op_type, list(s.arguments()), ["out"], attributes)]
+
     def sweep_options(self, n: int) -> dict:
         raise NotImplementedError
 
@@ -256,6 +266,9 @@ class BlockGather(Variant):
     def numpy_fn(self, s):
         return lambda x, idx: np.take(x, idx, axis=s.axis)
 
+    def onnx_graph(self, s):
+        return [("Gather", ["x", "idx"], ["out"], {"axis": s.axis})]
+
     def sweep_options(self, n):
         r, c = sweep_dims(n)
         return {"shape": (r, c + 16), "indices_shape": (c,), "axis": 1}
@@ -275,6 +288,9 @@ class ElementGather(Variant):
 
     def numpy_fn(self, s):
         return lambda x, idx: np.take_along_axis(_prefix(x, idx, s.axis_index), idx, s.axis)
+
+    def onnx_graph(self, s):
+        return [("GatherElements", ["x", "idx"], ["out"], {"axis": s.axis})]
 
     def sweep_options(self, n):
         r, c = sweep_dims(n)
@@ -381,6 +397,10 @@ class Take(Variant):
     def numpy_fn(self, s):
         return lambda x, idx: np.take(x, idx)
 
+    def onnx_graph(self, s):
+        flat = ("Constant", [], ["flat"], {"value": np.array([-1], np.int64)})
+        return [flat, ("Reshape", ["x", "flat"], ["flat_x"], {}), ("Gather", ["flat_x", "idx"], ["out"], {"axis": 0})]
+
     def torch_fn(self, s):
         import torch
 
@@ -402,6 +422,21 @@ class TakeAlongAxis(ElementGather):
 
     def numpy_fn(self, s):
         return lambda x, idx: np.take_along_axis(x, idx, s.axis)
+
+    def onnx_graph(self, s):
+        """GatherElements after expanding each side to the broadcast shape
+        off the axis (ONNX's GatherElements does not broadcast)."""
+        a = s.axis_index
+        wide = [max(n, m) for n, m in zip(s.shape, s.indices_shape)]
+        nodes, names = [], {}
+        for name, shape in (("x", s.shape), ("idx", s.indices_shape)):
+            target = [shape[d] if d == a else wide[d] for d in range(s.rank)]
+            names[name] = name
+            if list(shape) != target:
+                nodes.append(("Constant", [], [f"{name}_shape"], {"value": np.array(target, np.int64)}))
+                nodes.append(("Expand", [name, f"{name}_shape"], [f"{name}_wide"], {}))
+                names[name] = f"{name}_wide"
+        return nodes + [("GatherElements", [names["x"], names["idx"]], ["out"], {"axis": s.axis})]
 
     def torch_fn(self, s):
         import torch
@@ -459,6 +494,9 @@ class Embedding(Variant):
     def numpy_fn(self, s):
         return lambda idx, w: np.take(w, idx, axis=0)
 
+    def onnx_graph(self, s):
+        return [("Gather", ["w", "idx"], ["out"], {"axis": 0})]
+
     def torch_fn(self, s):
         import torch.nn.functional as F
 
@@ -496,6 +534,31 @@ class AdvancedIndex(Variant):
 
     def torch_fn(self, s):
         return _indexer(s.pattern)
+
+    def onnx_graph(self, s):
+        """One index: Gather along its dim. Several: the indexed dims moved
+        to the front (Transpose) and GatherND of the stacked indices; None
+        where numpy keeps adjacent indexed dims in place past dim 0 (the
+        result would need a transpose back)."""
+        names = [(d, p) for d, p in enumerate(s.pattern) if p != ":"]
+        if len(names) == 1:
+            (d, name), = names
+            return [("Gather", ["x", name], ["out"], {"axis": d})]
+        dims = [d for d, _ in names]
+        if dims == list(range(dims[0], dims[0] + len(dims))) and dims[0] > 0:
+            return None  # adjacent past dim 0: numpy keeps the result dims there
+        rest = [d for d in range(s.rank) if d not in dims]
+        nodes = [("Transpose", ["x"], ["front"], {"perm": dims + rest})]
+        last = np.array([-1], np.int64)
+        nodes.append(("Constant", [], ["last"], {"value": last}))
+        for _, name in names:
+            if s.index_dtype != "i64":  # GatherND reads int64 only
+                nodes.append(("Cast", [name], [f"{name}_64"], {"to": 7}))  # TensorProto.INT64
+                name = f"{name}_64"
+            nodes.append(("Unsqueeze", [name, "last"], [f"{name}_1"], {}))
+        stacked = [f"{name}_1" if s.index_dtype == "i64" else f"{name}_64_1" for _, name in names]
+        nodes.append(("Concat", stacked, ["tuples"], {"axis": -1}))
+        return nodes + [("GatherND", ["front", "tuples"], ["out"], {})]
 
     def sweep_options(self, n):
         r, c = sweep_dims(n)
