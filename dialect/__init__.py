@@ -8,5 +8,6 @@ from .gmx import (  # noqa: F401
     infer_result_type,
     load_dialect,
     make_context,
+    register_stablehlo,
 )
 from .shapes import GatherShapeError, infer_output_shape  # noqa: F401
