@@ -25,7 +25,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gmx.dialect.gmx import gather_multiaxis, static_shape
+from gmx.dialect.gmx import gather_multiaxis, read_mode, static_shape
+from gmx.dialect.modes import Mode
 from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
@@ -445,7 +446,11 @@ def plan_of(spec: GatherSpec) -> Plan:
 
 
 def spec_of_gmx(op) -> GatherSpec:
-    """The spec an existing static `gmx.gather_multiaxis` computes."""
+    """The spec an existing static `gmx.gather_multiaxis` computes, in the
+    default mode: a spec has no out-of-range mode, so the folds leave a
+    gather in another mode as it is (its bounds are its input's dims)."""
+    mode, _ = read_mode(op)
+    require(mode is Mode.RAISE, f"a gather in mode '{mode.value}' (the folds keep mode 'raise' only)")
     x, indices = op.operands[0], op.operands[1]
     shape, out = static_dims(x), static_dims(op.results[0])
     index_shape = static_dims(indices)
