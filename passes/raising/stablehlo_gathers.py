@@ -32,7 +32,7 @@ from gmx.dialect.shapes import GatherShapeError
 
 from .gather_spec import NoMatch, require
 from ..dynamic_views import emit_view_of, view_groups
-from ..views import defining_op, op_name
+from ..views import VIEW_OPS, defining_op, op_name
 
 GATHER = "stablehlo.gather"
 
@@ -258,6 +258,8 @@ def view(value: ir.Value, shape: Sequence) -> ir.Value:
     """`value` reshaped to `shape` (`viewable`): nothing; unit dims dropped
     (one collapse) and added (one expand), the `?` sizes read with
     `tensor.dim`; or `dynamic_views.emit_view_of`."""
+    while op_name(value) in VIEW_OPS and viewable(shape_of(defining_op(value).operands[0]), shape):
+        value = defining_op(value).operands[0]  # a view of a view is one view (the first one dies)
     source, shape = shape_of(value), list(shape)
     if source == shape:
         return value
@@ -522,17 +524,32 @@ class RawComponent:
 
 
 def _raw_component(value: ir.Value, size: int) -> RawComponent | None:
-    """`view(convert?(wrap(v)))`, one component as JAX feeds it to the gather, read as `v`."""
+    """`view(convert?(view(wrap(v))))`, one component as JAX feeds it to the gather, read as `v`."""
     shape = shape_of(value)
     value = _under_views(value)
     narrow = None
     if op_name(value) == "stablehlo.convert":
         narrow = ir.RankedTensorType(value.type).element_type
-        value = defining_op(value).operands[0]
+        value = _under_views(defining_op(value).operands[0])
     raw = _unwrapped(value, size)
     if raw is None or view_groups(shape_of(raw), shape) is None:
         return None
     return RawComponent(raw, narrow, shape)
+
+
+def _batch_mask(value: ir.Value, dims: GatherDims, rank: int) -> ir.Value | None:
+    """The mask over the gather's batch dims that `value` (the select's
+    condition) spreads over its result: itself where the result has no
+    offset dims, else a broadcast_in_dim onto the batch dims' positions."""
+    batch_positions = [p for p in range(rank) if p not in dims.offset_dims]
+    if not dims.offset_dims:
+        return value
+    if op_name(value) != "stablehlo.broadcast_in_dim":
+        return None
+    broadcast = defining_op(value)
+    if list(ir.DenseI64ArrayAttr(broadcast.attributes["broadcast_dimensions"])) != batch_positions:
+        return None
+    return broadcast.operands[0]
 
 
 def fill_pattern(gather) -> tuple | None:
@@ -543,15 +560,16 @@ def fill_pattern(gather) -> tuple | None:
         return None
     select = uses[0].owner
     fill = _splat(select.operands[2])
-    if fill is None or op_name(select.operands[0]) != "stablehlo.broadcast_in_dim":
-        return None
     dims, indices = gather_dims(gather), gather.operands[1]
+    mask = _batch_mask(select.operands[0], dims, len(shape_of(gather.results[0])))
+    if fill is None or mask is None:
+        return None
     operand_shape = shape_of(gather.operands[0])
     sizes = [operand_shape[d] for d in dims.start_index_map]
     if None in sizes or dims.index_vector_dim != len(shape_of(indices)) - 1:
         return None
     uppers = [operand_shape[d] - dims.slice_sizes[d] for d in dims.start_index_map]
-    if not _in_bounds(defining_op(select.operands[0]).operands[0], indices, uppers, dims.index_vector_dim):
+    if not _in_bounds(mask, indices, uppers, dims.index_vector_dim):
         return None
     pieces = _components(indices, dims.index_vector_dim) or [indices]
     if len(pieces) != len(sizes):
