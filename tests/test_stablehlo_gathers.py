@@ -89,6 +89,8 @@ CASES = {
     "implicit_vector": ((10, 4), (6,), GatherDims((1,), (0,), (), (), (0,), 1, (1, 4))),
     # the index vector first, of size 1
     "unit_vector_first": ((10, 4), (1, 6), GatherDims((1,), (0,), (), (), (0,), 0, (1, 4))),
+    # gathering along a unit dim
+    "along_unit_dim": ((4, 1, 5), (4, 3, 5, 1), GatherDims((), (1,), (0, 2), (0, 2), (1,), 3, (1, 1, 1))),
     # a collapsed, unindexed unit dim
     "collapsed_unit": ((1, 6, 3), (4, 1), GatherDims((1,), (0, 1), (), (), (1,), 1, (1, 1, 3))),
 }
@@ -131,6 +133,7 @@ def test_an_iota_smaller_than_its_dim_stays_a_coordinate():
 @pytest.mark.parametrize("dims, operand, index, why", [
     (GatherDims((1,), (0,), (), (), (0,), 1, (1, 2)), [10, 4], [6, 1], "a window"),  # slice 2 of 4
     (GatherDims((0, 1), (), (), (), (0,), 1, (3, 4)), [10, 4], [6, 1], "a window"),  # indexed, slice 3
+    (GatherDims((0, 1), (), (), (), (0,), 1, (10, 4)), [10, 4], [6, 1], "full extent"),  # a start ignored
     (GatherDims((1,), (0,), (), (), (0,), 1, (1, 4)), [10, None], [6, 1], "a window"),  # ? dim, slice 4
     (GatherDims((0,), (1,), (), (), (), 1, (1, 1)), [3, 4], [5, 0], "nothing is gathered"),
     (GatherDims((0,), (1,), (), (), (1,), 0, (4, 1)), [4, 6], [2, 5], "a transpose"),  # vector first, size 2

@@ -147,7 +147,7 @@ def test_dynamic_stablehlo_export_raises(name):
 @pytest.mark.parametrize("name", [
     "gather_dynamic_batch", "index_select_dynamic_count", "embedding_dynamic_batch_and_tokens",
     pytest.param("advanced_dynamic_count", marks=pytest.mark.xfail(
-        strict=True, reason="stablehlo-legalize-to-linalg has no lowering of the broadcast's stablehlo.dynamic_reshape")),
+        strict=True, reason="stablehlo-legalize-to-linalg lowers no stablehlo.dynamic_broadcast_in_dim / dynamic_reshape")),
 ])
 def test_dynamic_stablehlo_export_runs(name):
     fn, inputs, dims = DYNAMIC[name]

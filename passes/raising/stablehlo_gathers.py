@@ -114,7 +114,9 @@ def plan_gather(dims: GatherDims, operand_shape: Sequence, index_shape: Sequence
     for d in range(rank):
         size, slice_size = operand_shape[d], dims.slice_sizes[d]
         if d in indexed:
-            require(slice_size == 1, f"operand dim {d} is indexed with a slice of {slice_size} (a window)")
+            if slice_size != 1:
+                require(slice_size != size, f"operand dim {d} is indexed over its full extent (a start StableHLO ignores)")
+                raise NoMatch(f"operand dim {d} is indexed with a slice of {slice_size} (a window)")
         elif d in dims.collapsed_slice_dims:
             require(size == 1, f"operand dim {d} is collapsed but not indexed: only element 0 of {size} (a window)")
         elif d not in dims.operand_batching_dims:
@@ -467,10 +469,10 @@ def _compare(value: ir.Value, direction: str) -> tuple | None:
     if op_name(value) != "stablehlo.compare":
         return None
     compare = defining_op(value)
-    if str(compare.attributes["comparison_direction"]) != f"#stablehlo<comparison_direction {direction}>":
+    if stablehlo.ComparisonDirectionAttr(compare.attributes["comparison_direction"]).value != direction:
         return None
-    kind = compare.attributes["compare_type"] if "compare_type" in compare.attributes else None
-    if kind is not None and str(kind) != "#stablehlo<comparison_type SIGNED>":
+    if "compare_type" in compare.attributes \
+            and stablehlo.ComparisonTypeAttr(compare.attributes["compare_type"]).value != "SIGNED":
         return None
     return compare.operands[0], compare.operands[1]
 
