@@ -229,6 +229,54 @@ def read_gather(op) -> ReadGather:
     return ReadGather(operand, indices, absorbed, kept)
 
 
+_VIEWS = ("stablehlo.broadcast_in_dim", "stablehlo.reshape")
+
+
+def _dim_of(value: ir.Value, source: ir.Value) -> int | None:
+    """k where `value` is `tensor.dim source, k` (under an index_cast), else None."""
+    if op_name(value) == "arith.index_cast":
+        value = defining_op(value).operands[0]
+    if op_name(value) != "tensor.dim" or defining_op(value).operands[0] != source:
+        return None
+    k = defining_op(value).operands[1]
+    if op_name(k) != "arith.constant":
+        return None
+    return ir.IntegerAttr(defining_op(k).attributes["value"]).value
+
+
+def _is_dynamic_view(op) -> bool:
+    """A stablehlo.dynamic_reshape that adds or drops unit dims only: its
+    shape is `tensor.from_elements` of the source's own `tensor.dim`s for
+    its `?`s (torch-mlir's `x.unsqueeze(-1)` where a dim is `?`)."""
+    source, result = op.operands[0], op.results[0]
+    source_shape, result_shape = shape_of(source), shape_of(result)
+    if not unit_view_shapes(source_shape, result_shape) or op_name(op.operands[1]) != "tensor.from_elements":
+        return False
+    elements = list(defining_op(op.operands[1]).operands)
+    dynamic_source = [k for k, s in enumerate(source_shape) if s is None]
+    dynamic_result = [k for k, s in enumerate(result_shape) if s is None]
+    return [_dim_of(elements[k], source) for k in dynamic_result] == dynamic_source
+
+
+def _is_view(op) -> bool:
+    """A stablehlo.reshape, a dynamic_reshape `_is_dynamic_view`, or a
+    broadcast_in_dim that only adds unit dims."""
+    if op.name == "stablehlo.reshape":
+        return True
+    if op.name == "stablehlo.dynamic_reshape":
+        return _is_dynamic_view(op)
+    source, result = shape_of(op.operands[0]), shape_of(op.results[0])
+    dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
+    return (dims == sorted(dims) and [result[d] for d in dims] == source
+            and all(result[d] == 1 for d in range(len(result)) if d not in dims))
+
+
+def _under_views(value: ir.Value) -> ir.Value:
+    while op_name(value) in _VIEWS and _is_view(defining_op(value)):
+        value = defining_op(value).operands[0]
+    return value
+
+
 # --- building ----------------------------------------------------------------------------------
 
 
@@ -392,54 +440,6 @@ def raise_stablehlo_gather(op, rewriter):
 
 
 # --- raise-jax-fill-gather -----------------------------------------------------------------
-
-_VIEWS = ("stablehlo.broadcast_in_dim", "stablehlo.reshape")
-
-
-def _dim_of(value: ir.Value, source: ir.Value) -> int | None:
-    """k where `value` is `tensor.dim source, k` (under an index_cast), else None."""
-    if op_name(value) == "arith.index_cast":
-        value = defining_op(value).operands[0]
-    if op_name(value) != "tensor.dim" or defining_op(value).operands[0] != source:
-        return None
-    k = defining_op(value).operands[1]
-    if op_name(k) != "arith.constant":
-        return None
-    return ir.IntegerAttr(defining_op(k).attributes["value"]).value
-
-
-def _is_dynamic_view(op) -> bool:
-    """A stablehlo.dynamic_reshape that adds or drops unit dims only: its
-    shape is `tensor.from_elements` of the source's own `tensor.dim`s for
-    its `?`s (torch-mlir's `x.unsqueeze(-1)` where a dim is `?`)."""
-    source, result = op.operands[0], op.results[0]
-    source_shape, result_shape = shape_of(source), shape_of(result)
-    if not unit_view_shapes(source_shape, result_shape) or op_name(op.operands[1]) != "tensor.from_elements":
-        return False
-    elements = list(defining_op(op.operands[1]).operands)
-    dynamic_source = [k for k, s in enumerate(source_shape) if s is None]
-    dynamic_result = [k for k, s in enumerate(result_shape) if s is None]
-    return [_dim_of(elements[k], source) for k in dynamic_result] == dynamic_source
-
-
-def _is_view(op) -> bool:
-    """A stablehlo.reshape, a dynamic_reshape `_is_dynamic_view`, or a
-    broadcast_in_dim that only adds unit dims."""
-    if op.name == "stablehlo.reshape":
-        return True
-    if op.name == "stablehlo.dynamic_reshape":
-        return _is_dynamic_view(op)
-    source, result = shape_of(op.operands[0]), shape_of(op.results[0])
-    dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
-    return (dims == sorted(dims) and [result[d] for d in dims] == source
-            and all(result[d] == 1 for d in range(len(result)) if d not in dims))
-
-
-def _under_views(value: ir.Value) -> ir.Value:
-    while op_name(value) in _VIEWS and _is_view(defining_op(value)):
-        value = defining_op(value).operands[0]
-    return value
-
 
 def _constant(value: ir.Value) -> list | None:
     """The values of a constant (under views and broadcasts of a scalar), flat, or None."""
