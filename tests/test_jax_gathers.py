@@ -151,3 +151,20 @@ def test_jax_stablehlo_runs_unraised(name):
 def test_windowed_gather_stays():
     text = raised("lax_gather_window")
     assert f'"{OP_NAME}"' not in text and "stablehlo.gather" in text
+
+
+def test_narrowed_fill_index_is_jax_within_i32():
+    """JAX narrows an i64 fill index to i32 after its wrap; the raised op
+    narrows before gmx's wrap: the same for every index i32 holds, its
+    extremes included."""
+    fn, _, _, _ = PROGRAMS["take_fill_i64"]
+    edges = np.array([-2**31, -2**31 + 5, -7, -6, 2**31 - 7, 2**31 - 1], np.int64)
+    np.testing.assert_array_equal(gmx.runtime.run(raised("take_fill_i64"), X, edges), jax_result(fn, (X, edges)))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="2**32 - 1 narrows to -1 after JAX's wrap (fill), "
+                   "before gmx's (wrapped to 5): documented")
+def test_narrowed_fill_index_beyond_i32():
+    fn, _, _, _ = PROGRAMS["take_fill_i64"]
+    beyond = np.array([2**32 - 1, 0, 0, 0, 0, 0], np.int64)
+    np.testing.assert_array_equal(gmx.runtime.run(raised("take_fill_i64"), X, beyond), jax_result(fn, (X, beyond)))
