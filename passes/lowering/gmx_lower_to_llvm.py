@@ -1,5 +1,5 @@
-"""`--gmx-lower-to-llvm`: tensors (gmx, TOSA, linalg, tensor, arith) to the
-LLVM dialect, ready for the ExecutionEngine.
+"""`--gmx-lower-to-llvm`: tensors (gmx, TOSA, StableHLO, linalg, tensor,
+arith) to the LLVM dialect, ready for the ExecutionEngine.
 
 Every `tosa.gather` is first raised into `gmx.gather_multiaxis` (raise-tosa-gather
 alone, `gmx-canonicalize{fuse=false}`: `axes = [1]`, nothing else fused), so
@@ -64,6 +64,10 @@ TOSA_TO_LINALG = (
 )
 
 STAGES = (
+    # What is left of StableHLO (everything but its raised gathers) becomes
+    # linalg, tensor and arith on tensors; upstream's stablehlo.gather
+    # lowering clamps, so one left unraised runs as StableHLO defines it.
+    "stablehlo-legalize-to-linalg",
     # Scatters (and tosa.cond_if, tosa.while_loop) become scf loops, before
     # tosa-to-linalg, which has no pattern for them.
     "func.func(tosa-to-scf)",

@@ -31,6 +31,14 @@ positive and a negative case for each):
     fold-dynamic-result-reshape  reshape(gmx) -> gmx with reshaped indices, where a dim is `?`
     fold-dynamic-input-views     gmx(views(x))  -> gmx(view(x)), one expand/collapse, where a dim is `?`
     fold-dynamic-index-views     gmx(views(cast(views(i)))) -> gmx(view(cast(i))), where a dim is `?`
+    raise-stablehlo-gather    stablehlo.gather       -> gmx, mode = "clip" (`stablehlo_gathers`)
+    raise-jax-fill-gather     select(in_bounds(i), stablehlo.gather(x, wrap(i)), fill) -> gmx(x, i),
+                              mode = "fill" (`stablehlo_gathers`)
+
+Calls are inlined first (upstream's `inline`, without its nested
+canonicalization, then `symbol-dce`): JAX puts its gathers in private
+helpers (`@_take`, `@_where`, `@take_along_axis`) that must be one function
+with their operands before anything can be raised.
 
 Every pattern reads its IR into a `GatherSpec`, transforms it and lets
 `gather_spec.synthesize` emit the result; a pattern that cannot express the
@@ -62,7 +70,7 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, ir, rewrite, tensor
 from gmx.dialect.shapes import GatherShapeError
 
-from . import dynamic_gathers
+from . import dynamic_gathers, stablehlo_gathers
 from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel, row_major_iota_sizes
 from .index_values import (
     constant_value,
@@ -744,7 +752,7 @@ PATTERNS = (
     (OP_NAME, absorb_floor_modulo),
 ) + tuple((name, fold_result_reshape) for name in VIEW_OPS) + dynamic_gathers.PATTERNS + tuple(
     (name, dynamic_gathers.RESULT_PATTERN) for name in VIEW_OPS
-)
+) + stablehlo_gathers.PATTERNS
 
 
 # --- the driver --------------------------------------------------------------------------------
@@ -854,13 +862,23 @@ def canonicalize(module, fuse: bool = True) -> None:
     _report(run.failures)
 
 
+# Before the patterns (fuse=true): calls inlined, with no nested
+# canonicalization (no upstream folds on the user's IR), dead private
+# functions dropped.
+INLINE = ("inline{default-pipeline=}", "symbol-dce")
+
+
 def _build(pm, options) -> None:
+    if options["fuse"]:
+        for element in INLINE:
+            pm.add(element)
     add_python_pass(pm, lambda module: canonicalize(module, options["fuse"]), PASS)
 
 
 PASS = PassInfo(
     argument="gmx-canonicalize",
-    description="Raise tosa.gather with reshapes and linearised indices into gmx.gather_multiaxis; gmx folds",
+    description="Raise tosa.gather with reshapes and linearised indices, and stablehlo.gather, into "
+    "gmx.gather_multiaxis; gmx folds",
     build=_build,
     options=(
         PassOption(
