@@ -133,7 +133,7 @@ class Layout:
     output_dims: list  # per gmx dim: the output dim it produces, or None (size 1)
 
 
-def _layout(spec: GatherSpec) -> Layout:
+def layout_of(spec: GatherSpec) -> Layout:
     """Merge input dims and output dims into gmx dims, keeping both orders.
 
     Iota coordinates pair an input dim with an output dim. Between two pairs,
@@ -405,7 +405,7 @@ class Plan:
 def plan_of(spec: GatherSpec) -> Plan:
     """The gmx op for `spec`, without emitting anything; NoMatch if impossible."""
     require(len(spec.coords) == len(spec.input_shape), "not one coordinate per input dim")
-    layout = _layout(spec)
+    layout = layout_of(spec)
     sizes = _reachable_sizes(spec)
     gmx_input = [1 if d is None else sizes[d] for d in layout.input_dims]
     gmx_out = _gmx_shape(spec.out_shape, layout)
