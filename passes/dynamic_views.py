@@ -153,3 +153,52 @@ def _group_size(value: ir.Value, dim: int, static_product: int) -> ir.Value:
     size = tensor.dim(value, arith.constant(index, dim))
     return size if static_product == 1 else arith.divui(size, arith.constant(index, static_product))
 
+
+
+def unit_view_groups(source: Shape, target: Shape) -> list[list[int]] | None:
+    """When `target` is `source` with static unit dims added or removed (the
+    other dims, `?` included, pairing in order): per non-unit dim of the
+    source, its index in `target`, else None. A `?` is never taken for 1."""
+    kept_s = [d for d, size in enumerate(source) if size != 1]
+    kept_t = [d for d, size in enumerate(target) if size != 1]
+    if len(kept_s) != len(kept_t) or any(source[a] != target[b] for a, b in zip(kept_s, kept_t)):
+        return None
+    return list(zip(kept_s, kept_t))
+
+
+def emit_unit_view(value: ir.Value, shape: Shape) -> ir.Value:
+    """`value` with unit dims added or removed to make `shape` (which
+    `unit_view_groups` must accept): nothing, one collapse and/or one
+    expand, dynamic sizes the `tensor.dim`s of `value`."""
+    source, shape = shape_of(value), list(shape)
+    if None not in source and None not in shape:
+        return emit_view(value, shape)
+    if source == shape:
+        return value
+    pairs = unit_view_groups(source, shape)
+    assert pairs is not None, f"no unit-dim view from {source} to {shape}"  # callers check first
+    element_type = ir.RankedTensorType(value.type).element_type
+    index = ir.IndexType.get()
+    kept = [source[a] for a, _ in pairs]
+    if len(kept) != len(source):
+        value = tensor.collapse_shape(ir.RankedTensorType.get(mlir_shape(kept), element_type), value,
+                                      _unit_groups(len(source), [a for a, _ in pairs]))
+    if len(kept) == len(shape):
+        return value
+    sizes = [tensor.dim(value, arith.constant(index, k)) for k, size in enumerate(kept) if size is None]
+    return tensor.expand_shape(ir.RankedTensorType.get(mlir_shape(shape), element_type), value,
+                               _unit_groups(len(shape), [b for _, b in pairs]), sizes, mlir_shape(shape))
+
+
+def _unit_groups(rank: int, kept: list[int]) -> list[list[int]]:
+    """Reassociation of a shape of `rank` whose dims `kept` are its non-unit
+    dims: each group one kept dim with the unit dims after it (leading unit
+    dims join the first group); no kept dim: one group of all, or none."""
+    if not kept:
+        return [list(range(rank))] if rank else []
+    groups = [[d] for d in kept]
+    groups[0] = list(range(0, kept[0])) + groups[0]
+    for k, d in enumerate(kept):
+        end = kept[k + 1] if k + 1 < len(kept) else rank
+        groups[k].extend(range(d + 1, end))
+    return groups

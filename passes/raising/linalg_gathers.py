@@ -164,9 +164,12 @@ class Body:
                 trace.leaves.append(value)
             elif owner.name == "arith.constant":
                 _constant(owner)
-            elif not self.inside(value):
-                require(owner.name == "tensor.dim" and owner.operands[0] == source, "a value from outside the body")
+            elif owner.name == "tensor.dim" and owner.operands[0] == source:
                 trace.dims.append(value)
+                if self.inside(value):
+                    trace.ops.append(owner)
+            elif not self.inside(value):
+                raise NoMatch("a value from outside the body")
             elif owner.name == "tensor.extract":
                 require(not self.inside(owner.operands[0]), "an extract of a tensor made in the body")
                 self.read_positions(owner)

@@ -11,7 +11,7 @@ where a coordinate is `Iota(d)` (`p[s] = o[d]`, a `linalg.index d`) or an
 tensor, a loop dim or a constant position). `replace_by_gmx` emits the one
 `gmx.gather_multiaxis` it is: static shapes through `gather_spec.synthesize`
 (as every `--gmx-canonicalize` pattern), shapes with `?` dims here, with the
-same layout (`gather_spec.layout_of`) and views that `dynamic_views` pairs.
+same layout (`gather_spec.layout_of`) and views that only add or remove unit dims (`dynamic_views.emit_unit_view`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from gmx.dialect.mlir import arith, ir, tensor
 from gmx.dialect.shapes import GatherShapeError
 
 from .gather_spec import GatherSpec, Indexed, Iota, NoMatch, Zero, layout_of, require, synthesize
-from ..dynamic_views import emit_view_of, shape_of, view_groups
+from ..dynamic_views import emit_unit_view, shape_of, unit_view_groups
 from ..views import defining_op
 
 
@@ -170,9 +170,9 @@ class _DynamicGather:
             require(b is None or g in iota_hosted or first.shape[b] != 1 or spec.out_shape[b] == 1,
                     "a dynamic gather whose indices would need broadcasting")
         self.indices_shape = self.logical[:-1] + [None if self.logical[-1] is None else self.logical[-1] * k]
-        require(view_groups(shape_of(first.value), self.indices_shape) is not None, "no view of the indices")
+        require(unit_view_groups(shape_of(first.value), self.indices_shape) is not None, "no view of the indices")
         sliced_shape = self.sliced
-        require(view_groups(sliced_shape, self.input_shape) is not None, "no view of the input")
+        require(unit_view_groups(sliced_shape, self.input_shape) is not None, "no view of the input")
         try:
             self.gmx_type = infer_result_type(
                 ir.RankedTensorType.get(mlir_shape(self.input_shape), ir.RankedTensorType(spec.input.type).element_type),
@@ -180,7 +180,7 @@ class _DynamicGather:
                 self.axes)
         except GatherShapeError as error:
             raise NoMatch(str(error)) from None
-        require(view_groups(static_shape(self.gmx_type), spec.out_shape) is not None, "no view of the result")
+        require(unit_view_groups(static_shape(self.gmx_type), spec.out_shape) is not None, "no view of the result")
         self.index_tensor = first.value
 
     def _same_size(self, s: int, d: int) -> bool:
@@ -211,7 +211,7 @@ class _DynamicGather:
             static = mlir_shape(self.sliced)
             result = ir.RankedTensorType.get(static, ir.RankedTensorType(x.type).element_type)
             x = tensor.extract_slice(result, x, [], sizes, [], [0] * len(static), static, [1] * len(static))
-        gmx_input = emit_view_of(x, self.input_shape)
-        indices = emit_view_of(self.index_tensor, self.indices_shape)
+        gmx_input = emit_unit_view(x, self.input_shape)
+        indices = emit_unit_view(self.index_tensor, self.indices_shape)
         out = gather_multiaxis(gmx_input, indices, self.axes)
-        return emit_view_of(out, self.spec.out_shape)
+        return emit_unit_view(out, self.spec.out_shape)
