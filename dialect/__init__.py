@@ -8,5 +8,8 @@ from .gmx import (  # noqa: F401
     infer_result_type,
     load_dialect,
     make_context,
+    mode_kwargs,
+    read_mode,
 )
+from .modes import MODES, Mode, normalize_index, parse_mode  # noqa: F401
 from .shapes import GatherShapeError, infer_output_shape  # noqa: F401

@@ -3,6 +3,9 @@
     %out = "gmx.gather_multiaxis"(%input, %indices) {axes = array<i64: 2, 0>}
              : (tensor<4x5x6xf32>, tensor<3x1x2xi64>) -> tensor<3x5x1xf32>
 
+An optional `mode` says what an index outside its axis means (`gmx.dialect.modes`):
+`{axes = array<i64: 0>, mode = "fill", fill_value = -7.5 : f32}`; absent is "raise".
+
 Semantics and shape rules: docs/semantics.md and `gmx.dialect.shapes`.
 IRDL-defined ops have no properties and print in generic form, so `axes`
 lives in the attribute dictionary (`{axes = ...}`, never `<{...}>`).
@@ -15,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .mlir import binding_globals, ext, ir
+from .modes import FILL_VALUE_ATTR, MODE_ATTR, MODES, Mode, parse_mode
 from .shapes import GatherShapeError, fmt_shape, infer_output_shape
 
 OP_NAME = "gmx.gather_multiaxis"
@@ -105,6 +109,9 @@ class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure
             return (
                 f"result rank {result_type.rank} must equal input rank {input_type.rank}"
             )
+        mode_message = mode_violation(self.attributes, input_type.element_type)
+        if mode_message is not None:
+            return mode_message
         try:
             inferred = infer_result_type(input_type, indices_type, self.axes_list)
         except GatherShapeError as error:
@@ -118,14 +125,132 @@ class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure
         return None
 
 
-def gather_multiaxis(input, indices, axes: Sequence[int], *, loc=None, ip=None) -> ir.Value:
+def _quoted_modes() -> str:
+    return ", ".join(f'"{m}"' for m in MODES)
+
+
+def _fill_example(element_type) -> str:
+    zero = "0.0" if isinstance(element_type, ir.FloatType) else "0"
+    return f"fill_value = {zero} : {element_type}"
+
+
+def _is_fillable(element_type) -> bool:
+    """Fill mode needs a scalar attribute of the element type: ints and floats."""
+    return isinstance(element_type, ir.FloatType) or (
+        isinstance(element_type, ir.IntegerType) and element_type.is_signless
+    )
+
+
+def _is_scalar_of(attr, element_type) -> bool:
+    return isinstance(attr, ir.FloatAttr | ir.IntegerAttr | ir.BoolAttr) and attr.type == element_type
+
+
+def mode_violation(attributes, element_type) -> str | None:
+    """The first violated rule of the `mode` / `fill_value` attributes, or None.
+
+    `attributes` is an op's attribute dictionary, `element_type` its input's.
+    """
+    mode = Mode.RAISE
+    if MODE_ATTR in attributes:
+        attr = attributes[MODE_ATTR]
+        if not isinstance(attr, ir.StringAttr):
+            return f"attribute 'mode' must be a string, one of {_quoted_modes()}, got {attr}"
+        try:
+            mode = parse_mode(attr.value)
+        except ValueError:
+            return f'unknown mode "{attr.value}"; expected one of {_quoted_modes()}'
+    has_fill = FILL_VALUE_ATTR in attributes
+    if mode is not Mode.FILL:
+        if has_fill:
+            return f"attribute 'fill_value' is only allowed with mode = \"fill\", got mode \"{mode}\""
+        return None
+    if not _is_fillable(element_type):
+        return f'mode "fill" needs an integer or floating-point element type, got {element_type}'
+    if not has_fill:
+        return (
+            f'mode "fill" requires attribute \'fill_value\' of the element type {element_type} '
+            f"(e.g. {_fill_example(element_type)})"
+        )
+    fill = attributes[FILL_VALUE_ATTR]
+    if not _is_scalar_of(fill, element_type):
+        return (
+            f"attribute 'fill_value' must be a scalar of the element type {element_type} "
+            f"(e.g. {_fill_example(element_type)}), got {fill}"
+        )
+    return None
+
+
+def read_mode(op) -> tuple[Mode, int | float | bool | None]:
+    """`(mode, fill_value)` of a verified gmx op (an OpView or Operation):
+    the mode (RAISE when absent) and, in fill mode, the fill value as a
+    Python number (float, int, or bool for i1), else None."""
+    attributes = op.attributes
+    mode = parse_mode(attributes[MODE_ATTR].value if MODE_ATTR in attributes else None)
+    if mode is not Mode.FILL:
+        return mode, None
+    return mode, attributes[FILL_VALUE_ATTR].value
+
+
+def mode_kwargs(op) -> dict:
+    """`read_mode(op)` as the keyword arguments of `gather_multiaxis`, so a
+    pattern rebuilding a gmx op keeps its mode: `gather_multiaxis(x, i, axes,
+    **mode_kwargs(op))`."""
+    mode, fill_value = read_mode(op)
+    return {"mode": mode, "fill_value": fill_value}
+
+
+def fill_value_attr(element_type, fill_value) -> ir.Attribute:
+    """`fill_value` (a Python number) as a scalar attribute of `element_type`;
+    ValueError where the value does not fit the type."""
+    if isinstance(element_type, ir.FloatType):
+        if isinstance(fill_value, bool) or not isinstance(fill_value, int | float):
+            raise ValueError(f"fill_value must be a number for element type {element_type}, got {fill_value!r}")
+        return ir.FloatAttr.get(element_type, float(fill_value))
+    if not _is_fillable(element_type):
+        raise ValueError(f"mode 'fill' needs an integer or floating-point element type, got {element_type}")
+    if isinstance(fill_value, float) and fill_value.is_integer():
+        fill_value = int(fill_value)
+    if not isinstance(fill_value, int):
+        raise ValueError(f"fill_value must be an integer for element type {element_type}, got {fill_value!r}")
+    width = element_type.width
+    if width == 1:
+        if fill_value not in (0, 1):
+            raise ValueError(f"fill_value must be 0 or 1 (false or true) for i1, got {fill_value!r}")
+        return ir.BoolAttr.get(bool(fill_value))
+    if not -(1 << (width - 1)) <= fill_value < (1 << width):
+        raise ValueError(f"fill_value {fill_value} does not fit {element_type}")
+    if fill_value >= 1 << (width - 1):
+        fill_value -= 1 << width  # an unsigned spelling of the same bits
+    return ir.IntegerAttr.get(element_type, fill_value)
+
+
+def gather_multiaxis(
+    input, indices, axes: Sequence[int], *, mode=None, fill_value=None, loc=None, ip=None
+) -> ir.Value:
     """Build a `gmx.gather_multiaxis` with its result type inferred.
 
-    Raises GatherShapeError when the operands violate a rule.
+    `mode` is None or a `Mode` / its spelling; None and "raise" emit no
+    attribute. In "fill" mode `fill_value` (a Python number) is required and
+    typed with the element type. Raises GatherShapeError when the operands
+    violate a shape rule, ValueError for a bad mode or fill value.
     """
     result_type = infer_result_type(input.type, indices.type, axes)
+    mode = parse_mode(mode)
+    if mode is Mode.FILL and fill_value is None:
+        raise ValueError("mode 'fill' requires a fill_value")
+    if mode is not Mode.FILL and fill_value is not None:
+        raise ValueError(f"fill_value is only allowed with mode 'fill', got mode {str(mode)!r}")
+    extra = {}  # built before the op, so a bad fill value leaves no op behind
+    if mode is not Mode.RAISE:
+        extra[MODE_ATTR] = ir.StringAttr.get(mode.value)
+    if mode is Mode.FILL:
+        element_type = ir.RankedTensorType(input.type).element_type
+        extra[FILL_VALUE_ATTR] = fill_value_attr(element_type, fill_value)
     axes_attr = ir.DenseI64ArrayAttr.get(list(axes))
-    return GatherMultiaxisOp(input, indices, axes_attr, result_type, loc=loc, ip=ip).output
+    op = GatherMultiaxisOp(input, indices, axes_attr, result_type, loc=loc, ip=ip)
+    for name, attr in extra.items():
+        op.attributes[name] = attr
+    return op.output
 
 
 # The bindings look up the Python class of an op by importing

@@ -1,6 +1,7 @@
 """gmx.reference: the numpy reference semantics of `gmx.gather_multiaxis`.
 
-Contract of `gather_multiaxis(input, indices, axes)` (docs/semantics.md):
+Contract of `gather_multiaxis(input, indices, axes, *, mode="raise",
+fill_value=None)` (docs/semantics.md):
 
 - `input`, `indices` and the result have the same rank r (r = 0: `axes` is
   empty and the result is a copy of `input`).
@@ -19,6 +20,13 @@ Contract of `gather_multiaxis(input, indices, axes)` (docs/semantics.md):
   [0, input.shape[axis]) raises IndexError. Every coordinate in `indices` is
   checked, even where the result is empty. With empty `axes` the index
   values are ignored (c = 1 element per logical position, read by no one).
+- `mode` says what an index outside its axis means
+  (`gmx.dialect.modes`): "raise" as above; "wrap" floor modulo of the axis
+  size (numpy `take(mode='wrap')`); "clip" clamp to [0, size-1]; "fill"
+  wrap negatives once, then an index outside the axis yields `fill_value`
+  (required, cast to the dtype of `input`; an integer dtype needs an integer
+  value in its signed or unsigned range). An axis of size 0 with index
+  values present raises IndexError in every mode but fill.
 - Shape violations raise `gmx.dialect.shapes.GatherShapeError` (a ValueError).
 - The result is a new array with the dtype of `input`; no broadcast copy of
   `input` is ever made (open index grids, numpy advanced indexing).

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gmx.dialect.modes import Mode, parse_mode
 from gmx.dialect.shapes import (
     coordinate_size,
     infer_output_shape,
@@ -16,25 +17,61 @@ from gmx.dialect.shapes import (
 )
 
 
-def gather_multiaxis(input, indices, axes: Sequence[int]) -> np.ndarray:
+def gather_multiaxis(input, indices, axes: Sequence[int], *, mode="raise", fill_value=None) -> np.ndarray:
     """Gather `input` at the coordinate tuples of `indices` along `axes`.
 
-    See the module docstring for the full contract.
+    `mode` ("raise", "wrap", "clip", "fill" or a `Mode`) says what an index
+    outside its axis means; "fill" needs `fill_value`. See the module
+    docstring for the full contract.
     """
     input, indices = np.asarray(input), np.asarray(indices)
     axes = [operator.index(axis) for axis in axes]
+    mode = parse_mode(mode)
     if not np.issubdtype(indices.dtype, np.integer):
         raise TypeError(
             f"indices must have an integer dtype, got {indices.dtype}"
         )
+    fill = _fill_scalar(input.dtype, mode, fill_value)
     out_shape = infer_output_shape(input.shape, indices.shape, axes)
     if input.ndim == 0:
         return input.copy()
     coords = _coordinates(indices, axes)
     grid = [_broadcast_grid(input.shape, out_shape, d) for d in range(input.ndim)]
+    outside = np.zeros(coords.shape[:-1], bool)
     for j, axis in enumerate(axes):
-        grid[axis] = _normalize(coords[..., j], input.shape[axis], axis)
-    return input[tuple(grid)]
+        grid[axis], bad = _normalize(coords[..., j], input.shape[axis], axis, mode)
+        outside |= bad
+    if mode is not Mode.FILL:
+        return input[tuple(grid)]
+    if any(input.shape[axis] == 0 for axis in axes):
+        return np.full(out_shape, fill, input.dtype)  # every tuple is outside
+    return np.where(outside, fill, input[tuple(grid)]).astype(input.dtype, copy=False)
+
+
+def _fill_scalar(dtype: np.dtype, mode: Mode, fill_value):
+    """The fill value as a scalar of `dtype`; None outside fill mode."""
+    if mode is not Mode.FILL:
+        if fill_value is not None:
+            raise ValueError(f"fill_value is only allowed with mode 'fill', got mode {str(mode)!r}")
+        return None
+    if fill_value is None:
+        raise ValueError("mode 'fill' requires a fill_value")
+    if dtype.kind in "iub":
+        if isinstance(fill_value, float):
+            if not fill_value.is_integer():
+                raise ValueError(f"fill_value {fill_value!r} is not an integer, the dtype is {dtype}")
+            fill_value = int(fill_value)
+        as_int = operator.index(fill_value)
+        if dtype.kind == "b":
+            if as_int not in (0, 1):
+                raise ValueError(f"fill_value must be 0 or 1 for a bool array, got {fill_value!r}")
+            return np.bool_(as_int)
+        info = np.iinfo(dtype)
+        # A signless spelling: either the signed or the unsigned range of the width.
+        if not min(info.min, -(1 << (info.bits - 1))) <= as_int <= max(info.max, (1 << info.bits) - 1):
+            raise ValueError(f"fill_value {fill_value!r} does not fit {dtype}")
+        return np.array(as_int & ((1 << info.bits) - 1), np.uint64).astype(dtype)
+    return np.array(fill_value).astype(dtype)
 
 
 def _coordinates(indices: np.ndarray, axes: Sequence[int]) -> np.ndarray:
@@ -52,17 +89,33 @@ def _broadcast_grid(input_shape, out_shape, dim: int) -> np.ndarray:
     return values.reshape(shape)
 
 
-def _normalize(values: np.ndarray, size: int, axis: int) -> np.ndarray:
-    """Wrap negative values once and check [0, size); intp result."""
-    if values.dtype.kind == "u":
-        wrapped = values
-    else:
-        wide = values.astype(np.int64)
-        wrapped = np.where(wide < 0, wide + size, wide)
+def _normalize(values: np.ndarray, size: int, axis: int, mode: Mode = Mode.RAISE):
+    """The positions `values` read on an axis of `size` under `mode` (intp),
+    and where fill mode yields the fill value (a mask; all False otherwise).
+
+    The arithmetic of `gmx.dialect.modes.normalize_index`, on arrays."""
+    wide = values.astype(np.int64) if values.dtype.kind != "u" else values.astype(np.uint64)
+    no_fill = np.zeros(values.shape, bool)
+    if mode is not Mode.FILL and size == 0 and values.size:
+        v = int(values.flat[0])
+        raise IndexError(
+            f"index {v} is out of bounds for axis {axis} with size 0 (mode {mode})"
+        )
+    if mode is Mode.WRAP:
+        if values.dtype.kind == "u":
+            return (wide % np.uint64(size)).astype(np.intp), no_fill
+        return np.mod(wide, size).astype(np.intp), no_fill  # floor modulo
+    if mode is Mode.CLIP:
+        if values.dtype.kind == "u":
+            return np.minimum(wide, np.uint64(size - 1)).astype(np.intp), no_fill
+        return np.clip(wide, 0, size - 1).astype(np.intp), no_fill
+    wrapped = wide if values.dtype.kind == "u" else np.where(wide < 0, wide + size, wide)
     bad = (wrapped < 0) | (wrapped >= size)
+    if mode is Mode.FILL:
+        return np.where(bad, 0, wrapped).astype(np.intp), bad
     if bad.any():
         v = int(values[bad].flat[0])
         raise IndexError(
             f"index {v} is out of bounds for axis {axis} with size {size}"
         )
-    return wrapped.astype(np.intp, copy=False)
+    return wrapped.astype(np.intp, copy=False), no_fill

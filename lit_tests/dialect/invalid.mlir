@@ -159,3 +159,76 @@ func.func @custom_form(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> tensor<2x3xf
   %0 = gmx.gather_multiaxis %x, %i {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// docs/semantics.md#out-of-range-modes: the mode is one of four spellings.
+func.func @unknown_mode(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{unknown mode "modulo"; expected one of "raise", "wrap", "clip", "fill"}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "modulo"} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @mode_not_a_string(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{attribute 'mode' must be a string, one of "raise", "wrap", "clip", "fill", got 1 : i64}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = 1} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @fill_without_fill_value(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{mode "fill" requires attribute 'fill_value' of the element type f32 (e.g. fill_value = 0.0 : f32)}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "fill"} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @fill_value_mistyped(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{attribute 'fill_value' must be a scalar of the element type f32 (e.g. fill_value = 0.0 : f32), got -7.500000e+00 : f64}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "fill", fill_value = -7.5 : f64} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @fill_value_integer_mistyped(%x: tensor<4x3xi32>, %i: tensor<2x1xi64>) -> tensor<2x3xi32> {
+  // expected-error@+1 {{attribute 'fill_value' must be a scalar of the element type i32 (e.g. fill_value = 0 : i32), got -7 : i64}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "fill", fill_value = -7} : (tensor<4x3xi32>, tensor<2x1xi64>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @fill_value_not_a_scalar(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{attribute 'fill_value' must be a scalar of the element type f32 (e.g. fill_value = 0.0 : f32), got "nan"}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "fill", fill_value = "nan"} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @fill_value_without_fill(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{attribute 'fill_value' is only allowed with mode = "fill", got mode "clip"}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "clip", fill_value = 0.0 : f32} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @fill_value_default_mode(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{attribute 'fill_value' is only allowed with mode = "fill", got mode "raise"}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, fill_value = 0.0 : f32} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @fill_complex(%x: tensor<4x3xcomplex<f32>>, %i: tensor<2x1xi64>) -> tensor<2x3xcomplex<f32>> {
+  // expected-error@+1 {{mode "fill" needs an integer or floating-point element type, got complex<f32>}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "fill", fill_value = 0.0 : f32} : (tensor<4x3xcomplex<f32>>, tensor<2x1xi64>) -> tensor<2x3xcomplex<f32>>
+  return %0 : tensor<2x3xcomplex<f32>>
+}

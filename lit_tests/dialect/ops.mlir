@@ -67,3 +67,22 @@ func.func @rank0(%x: tensor<f32>, %i: tensor<i64>) -> tensor<f32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64>} : (tensor<f32>, tensor<i64>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// docs/semantics.md#out-of-range-modes: every mode round-trips; "raise" may be spelled.
+// CHECK-LABEL: func.func @modes
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 0>, mode = "raise"}
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 0>, mode = "wrap"}
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 0>, mode = "clip"}
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 0>, fill_value = -7.500000e+00 : f32, mode = "fill"}
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 1>, fill_value = -1 : i8, mode = "fill"}
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 1>, fill_value = true, mode = "fill"}
+func.func @modes(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %b: tensor<4x3xi8>, %c: tensor<4x3xi1>) -> (tensor<2x3xf32>, tensor<4x2xi8>, tensor<4x2xi1>) {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "raise"} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  %1 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "wrap"} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  %2 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "clip"} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  %3 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "fill", fill_value = -7.5 : f32} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  %j = tensor.empty() : tensor<1x2xi64>
+  %4 = "gmx.gather_multiaxis"(%b, %j) {axes = array<i64: 1>, mode = "fill", fill_value = -1 : i8} : (tensor<4x3xi8>, tensor<1x2xi64>) -> tensor<4x2xi8>
+  %5 = "gmx.gather_multiaxis"(%c, %j) {axes = array<i64: 1>, mode = "fill", fill_value = true} : (tensor<4x3xi1>, tensor<1x2xi64>) -> tensor<4x2xi1>
+  return %3, %4, %5 : tensor<2x3xf32>, tensor<4x2xi8>, tensor<4x2xi1>
+}
