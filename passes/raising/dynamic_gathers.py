@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.gmx import OP_NAME, gather_multiaxis, mlir_shape
+from gmx.dialect.gmx import OP_NAME, gather_multiaxis, mlir_shape, read_mode
+from gmx.dialect.modes import Mode
 from gmx.dialect.mlir import ir, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
@@ -40,8 +41,10 @@ RESHAPE_OPS = ("tosa.reshape", "tensor.reshape")  # views whose canonical form i
 
 
 def is_dynamic_gather(op) -> bool:
-    """A gmx op with a `?` in its input, indices or result."""
-    return op.name == OP_NAME and any(None in shape_of(v) for v in (*op.operands, op.results[0]))
+    """A raise-mode gmx op with a `?` in its input, indices or result (the
+    rebuilt op has no mode: see `gather_spec.require_raise_mode`)."""
+    return (op.name == OP_NAME and read_mode(op)[0] is Mode.RAISE
+            and any(None in shape_of(v) for v in (*op.operands, op.results[0])))
 
 
 def _axes(op) -> list[int]:

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gmx.dialect.gmx import gather_multiaxis, static_shape
+from gmx.dialect.gmx import gather_multiaxis, read_mode, static_shape
+from gmx.dialect.modes import Mode
 from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
@@ -76,6 +77,8 @@ class GatherSpec:
     # The input read as this shape (a reshape of `input` that `synthesize`
     # emits), or None: its own shape.
     view: list | None = None
+    # The out-of-range mode of the gmx op `synthesize` emits (docs/semantics.md#out-of-range-modes).
+    mode: Mode = Mode.RAISE
 
     @property
     def input_shape(self) -> list[int]:
@@ -372,7 +375,7 @@ def synthesize(spec: GatherSpec) -> ir.Value:
         return emit_view(x, spec.result_shape)
     gmx_input = emit_constant_view(x, plan.gmx_input)
     indices = _indices(plan.indexed, plan.layout, plan.logical)
-    out = gather_multiaxis(gmx_input, indices, plan.axes)
+    out = gather_multiaxis(gmx_input, indices, plan.axes, mode=spec.mode)
     return emit_view(out, spec.result_shape)
 
 
@@ -444,8 +447,17 @@ def plan_of(spec: GatherSpec) -> Plan:
 # --- Reading a gmx op back --------------------------------------------------------
 
 
+def require_raise_mode(op) -> None:
+    """NoMatch unless the gmx op `op` is in raise mode: the patterns that
+    refold a gmx op (absorbing the frontends' negative-index maps among
+    others) hold for raise mode only; an op in another mode is left as it is."""
+    mode, _ = read_mode(op)
+    require(mode is Mode.RAISE, f"a gmx op in mode {mode}")
+
+
 def spec_of_gmx(op) -> GatherSpec:
-    """The spec an existing static `gmx.gather_multiaxis` computes."""
+    """The spec an existing static raise-mode `gmx.gather_multiaxis` computes."""
+    require_raise_mode(op)
     x, indices = op.operands[0], op.operands[1]
     shape, out = static_dims(x), static_dims(op.results[0])
     index_shape = static_dims(indices)

@@ -55,6 +55,7 @@ import numpy as np
 
 from gmx.dialect.gmx import static_shape
 from gmx.dialect.mlir import ir
+from gmx.dialect.modes import Mode
 
 from .gather_spec import Iota, NoMatch, Zero, require
 from .index_values import clamps_like_gmx, integer_width, wrap_to_width, wraps_like_gmx
@@ -283,8 +284,8 @@ def _sizes(source_size: int | None) -> tuple:
     return (source_size,) if source_size is not None else DYNAMIC_SAMPLE_SIZES
 
 
-def read_gather(op) -> tuple[LoopGather, str]:
-    """The gather a linalg.generic is, and its mode; NoMatch when it is not provably one."""
+def read_gather(op) -> LoopGather:
+    """The gather a linalg.generic is; NoMatch when it is not provably one."""
     op = op.operation.opview
     require(len(op.outputs) == 1 and len(op.results) == 1, "not one output")
     require(all("parallel" in str(t) for t in op.attributes["iterator_types"]), "a reduction loop")
@@ -347,11 +348,12 @@ def read_gather(op) -> tuple[LoopGather, str]:
     for operation in operations:
         if any(operation == e for e in explained):
             continue
-        require(operation.name in ("arith.constant", "linalg.index") and not any(list(r.uses) for r in operation.results),
+        require(operation.name in ("arith.constant", "linalg.index")
+                and all(any(use.owner == e for e in explained) for r in operation.results for use in r.uses),
                 f"{operation.name} in the body is not part of a gather")
     result_type = ir.RankedTensorType(op.results[0].type)
     coords = pair_unit_dims(coords, static_shape(result_type))
-    return LoopGather(source, coords, result_type, _output_sizes(op)), mode
+    return LoopGather(source, coords, result_type, _output_sizes(op), Mode(mode))
 
 
 def _dim_index(dim_value: ir.Value) -> int | None:
@@ -377,6 +379,4 @@ def _output_sizes(op) -> dict:
 
 def raise_linalg_gather(op, rewriter):
     """A linalg.generic that is provably a gather becomes one gmx op (see the module docstring)."""
-    gather, mode = read_gather(op)
-    require(mode == "raise", f"mode {mode} is not in the dialect yet")
-    return replace_by_gmx(op.operation, gather, rewriter)
+    return replace_by_gmx(op.operation, read_gather(op), rewriter)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from gmx.dialect.gmx import gather_multiaxis, infer_result_type, mlir_shape, static_shape
 from gmx.dialect.mlir import arith, ir, tensor
+from gmx.dialect.modes import Mode
 from gmx.dialect.shapes import GatherShapeError
 
 from .gather_spec import GatherSpec, Indexed, Iota, NoMatch, Zero, layout_of, require, synthesize
@@ -102,6 +103,7 @@ class LoopGather:
     result_type: ir.RankedTensorType
     # the output's dynamic sizes as values where known (d -> value), for slices
     sizes: dict
+    mode: Mode = Mode.RAISE  # what an index outside its dim means
 
 
 def _spec(gather: LoopGather) -> GatherSpec:
@@ -115,7 +117,7 @@ def _spec(gather: LoopGather) -> GatherSpec:
         else:
             coords.append(coord)
     require(any(isinstance(c, Indexed) for c in coords), "no coordinate is read from an index (a copy, not a gather)")
-    return GatherSpec(gather.source, out, coords, list(out))
+    return GatherSpec(gather.source, out, coords, list(out), mode=Mode(gather.mode))
 
 
 def replace_by_gmx(op, gather: LoopGather, rewriter) -> bool:
@@ -213,5 +215,5 @@ class _DynamicGather:
             x = tensor.extract_slice(result, x, [], sizes, [], [0] * len(static), static, [1] * len(static))
         gmx_input = emit_unit_view(x, self.input_shape)
         indices = emit_unit_view(self.index_tensor, self.indices_shape)
-        out = gather_multiaxis(gmx_input, indices, self.axes)
+        out = gather_multiaxis(gmx_input, indices, self.axes, mode=self.spec.mode)
         return emit_unit_view(out, self.spec.out_shape)
