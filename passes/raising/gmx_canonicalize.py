@@ -59,6 +59,7 @@ from gmx.dialect.shapes import GatherShapeError
 
 from . import dynamic_gathers
 from .linalg_gathers import raise_linalg_gather
+from .tensor_gathers import raise_tensor_gather
 from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel, row_major_iota_sizes
 from .index_values import constant_value, evaluation_cache
 from .gather_spec import (
@@ -665,6 +666,7 @@ PATTERNS = (
     ("tosa.cast", fold_value_casts),
     (OP_NAME, simplify_indices),
     ("linalg.generic", raise_linalg_gather),
+    ("tensor.gather", raise_tensor_gather),
 ) + tuple((name, fold_result_reshape) for name in VIEW_OPS) + dynamic_gathers.PATTERNS + tuple(
     (name, dynamic_gathers.RESULT_PATTERN) for name in VIEW_OPS
 )

@@ -23,7 +23,7 @@ from gmx.dialect.mlir import arith, ir, tensor
 from gmx.dialect.modes import Mode
 from gmx.dialect.shapes import GatherShapeError
 
-from .gather_spec import GatherSpec, Indexed, Iota, NoMatch, Zero, layout_of, require, synthesize
+from .gather_spec import GatherSpec, Indexed, Iota, NoMatch, Zero, layout_of, plan_of, require, synthesize
 from ..dynamic_views import emit_unit_view, shape_of, unit_view_groups
 from ..views import defining_op
 
@@ -101,7 +101,8 @@ class LoopGather:
     source: ir.Value
     coords: list
     result_type: ir.RankedTensorType
-    # the output's dynamic sizes as values where known (d -> value), for slices
+    # the output's `?` sizes where known, for slices: d -> a value, or
+    # (tensor, dim) for the size of that tensor's dim (emitted when needed)
     sizes: dict
     mode: Mode = Mode.RAISE  # what an index outside its dim means
 
@@ -120,13 +121,23 @@ def _spec(gather: LoopGather) -> GatherSpec:
     return GatherSpec(gather.source, out, coords, list(out), mode=Mode(gather.mode))
 
 
-def replace_by_gmx(op, gather: LoopGather, rewriter) -> bool:
+def replace_by_gmx(op, gather: LoopGather, rewriter, prepare=None) -> bool:
     """Replace `op` by the gmx op `gather` is; False (= matched) once rewritten.
-    NoMatch, before anything is emitted, when gmx cannot express it."""
+    NoMatch, before anything is emitted, when gmx cannot express it. With
+    `prepare`, the gather emitted is `prepare()` (the same gather on operands
+    it emits, e.g. cast indices), called once `gather` is known to match."""
     spec = _spec(gather)
     static = None not in spec.out_shape and None not in shape_of(spec.input) and all(
         None not in shape_of(c.value) for c in spec.coords if isinstance(c, Indexed))
+    with op.location:
+        if static:
+            plan_of(spec)
+        else:
+            _DynamicGather(spec, gather)
     with rewriter.ip, op.location:
+        if prepare is not None:
+            gather = prepare()
+            spec = _spec(gather)
         value = synthesize(spec) if static else _DynamicGather(spec, gather).emit()
         if value.type != gather.result_type:
             value = tensor.cast(gather.result_type, value)
@@ -191,6 +202,8 @@ class _DynamicGather:
         if source is not None and out is not None:
             return source == out
         size = self.gather.sizes.get(d)
+        if isinstance(size, tuple):
+            return size[0] == self.spec.input and size[1] == s
         op = None if size is None else defining_op(size)
         if op is None or op.name != "tensor.dim" or op.operands[0] != self.spec.input:
             return False
@@ -201,8 +214,10 @@ class _DynamicGather:
         size = self.spec.out_shape[d]
         if size is not None:
             return arith.constant(ir.IndexType.get(), size)
-        require(d in self.gather.sizes, "an output size unknown")
-        return self.gather.sizes[d]
+        size = self.gather.sizes[d]
+        if isinstance(size, tuple):
+            return tensor.dim(size[0], arith.constant(ir.IndexType.get(), size[1]))
+        return size
 
     def emit(self) -> ir.Value:
         x = self.spec.input
