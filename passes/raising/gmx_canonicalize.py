@@ -3,7 +3,9 @@
 IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened
 input, with reshapes (any of the four spellings, see `views`) around it and
 linearised index arithmetic in front of it
-(docs/semantics.md#how-frontends-spell-gathers-today).
+(docs/semantics.md#how-frontends-spell-gathers-today), as linalg-on-tensors
+`linalg.generic`s reading one element at computed positions, or as
+`tensor.gather`.
 IR out: one `gmx.gather_multiaxis` per gather, over the unflattened input
 with its true axes, and at most one reshape per operand and result.
 
@@ -29,6 +31,10 @@ positive and a negative case for each):
     fold-dynamic-result-reshape  reshape(gmx) -> gmx with reshaped indices, where a dim is `?`
     fold-dynamic-input-views     gmx(views(x))  -> gmx(view(x)), one expand/collapse, where a dim is `?`
     fold-dynamic-index-views     gmx(views(cast(views(i)))) -> gmx(view(cast(i))), where a dim is `?`
+    raise-linalg-gather       linalg.generic that is provably a gather -> gmx (`linalg_gathers`:
+                              TorchToLinalg, tosa-to-linalg, stablehlo-legalize-to-linalg; mode clip
+                              for StableHLO's clamp), static or dynamic
+    raise-tensor-gather       tensor.gather          -> gmx (`tensor_gathers`), static or dynamic
 
 Every pattern reads its IR into a `GatherSpec`, transforms it and lets
 `gather_spec.synthesize` emit the result; a pattern that cannot express the
@@ -785,7 +791,8 @@ def _build(pm, options) -> None:
 
 PASS = PassInfo(
     argument="gmx-canonicalize",
-    description="Raise tosa.gather with reshapes and linearised indices into gmx.gather_multiaxis; gmx folds",
+    description="Raise tosa.gather with reshapes and linearised indices, gather-shaped linalg.generic "
+    "and tensor.gather into gmx.gather_multiaxis; gmx folds",
     build=_build,
     options=(
         PassOption(
