@@ -43,12 +43,30 @@ def axes_attr(axes) -> str:
     return "array<i64: " + ", ".join(map(str, axes)) + ">" if axes else "array<i64>"
 
 
+def mode_attrs(mode=None, fill_value=None, dtype=np.float32) -> str:
+    """`, mode = "fill", fill_value = -7.5 : f32` (empty for no mode); a
+    float fill value is written in hex (exact, NaN included)."""
+    if mode is None:
+        return ""
+    text = f', mode = "{mode}"'
+    if fill_value is None:
+        return text
+    dtype, element = np.dtype(dtype), ELEMENT_TYPES[np.dtype(dtype)]
+    if dtype == np.bool_:
+        return text + f", fill_value = {'true' if fill_value else 'false'}"
+    if dtype.kind == "f" or dtype == np.dtype(ml_dtypes.bfloat16):
+        bits = np.array(fill_value, dtype).view(f"u{dtype.itemsize}")
+        return text + f", fill_value = 0x{int(bits):0{2 * dtype.itemsize}X} : {element}"
+    return text + f", fill_value = {int(fill_value)} : {element}"
+
+
 def gather_module(input_shape, indices_shape, axes, dtype=np.float32,
-                  index_dtype=np.int64, dyn_input=(), dyn_indices=()) -> str:
+                  index_dtype=np.int64, dyn_input=(), dyn_indices=(), mode=None, fill_value=None) -> str:
     """A module whose @main(%x, %i) is one gather_multiaxis (generic form).
 
     Dims listed in `dyn_input` / `dyn_indices` become `?`; the result type is
-    `infer_output_shape` of the (partly dynamic) operand shapes.
+    `infer_output_shape` of the (partly dynamic) operand shapes; `mode` and
+    `fill_value` as `mode_attrs` writes them.
     """
     in_shape = [None if d in dyn_input else n for d, n in enumerate(input_shape)]
     ix_shape = [None if d in dyn_indices else n for d, n in enumerate(indices_shape)]
@@ -58,7 +76,7 @@ def gather_module(input_shape, indices_shape, axes, dtype=np.float32,
     to = tensor_type(out_shape, dtype)
     return (
         f"func.func @main(%x: {tx}, %i: {ti}) -> {to} {{\n"
-        f'  %r = "gmx.gather_multiaxis"(%x, %i) {{axes = {axes_attr(axes)}}} '
+        f'  %r = "gmx.gather_multiaxis"(%x, %i) {{axes = {axes_attr(axes)}{mode_attrs(mode, fill_value, dtype)}}} '
         f": ({tx}, {ti}) -> {to}\n"
         f"  return %r : {to}\n"
         f"}}\n"

@@ -25,10 +25,13 @@ GATHERS = [
 ]
 
 
-def _lowered(input_type: str, indices_type: str, axes, checked: bool) -> ir.Module:
-    """A module of one function gathering `axes`, after the pass."""
+def _lowered(input_type: str, indices_type: str, axes, checked: bool, mode: str = "raise") -> ir.Module:
+    """A module of one function gathering `axes` in `mode`, after the pass."""
     result = infer_result_type(ir.Type.parse(input_type), ir.Type.parse(indices_type), axes)
     axes_attr = f"array<i64: {', '.join(map(str, axes))}>" if axes else "array<i64>"
+    element = ir.RankedTensorType(ir.Type.parse(input_type)).element_type
+    fill = f", fill_value = {'0.5' if isinstance(element, ir.FloatType) else '3'} : {element}" if mode == "fill" else ""
+    axes_attr += f', mode = "{mode}"{fill}'
     module = ir.Module.parse(
         f"""func.func @main(%x: {input_type}, %i: {indices_type}) -> {result} {{
           %0 = "gmx.gather_multiaxis"(%x, %i) {{axes = {axes_attr}}} : ({input_type}, {indices_type}) -> {result}
@@ -71,16 +74,23 @@ def unfolded(module: ir.Module) -> list[str]:
     return found
 
 
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip", "fill"])
 @pytest.mark.parametrize("checked", [True, False], ids=["checked", "unchecked"])
 @pytest.mark.parametrize("input_type, indices_type, axes, strategy", GATHERS)
-def test_emitted_ir_is_folded(input_type, indices_type, axes, strategy, checked):
+def test_emitted_ir_is_folded(input_type, indices_type, axes, strategy, checked, mode):
     with make_context(), ir.Location.unknown():
         shapes = [ir.RankedTensorType(ir.Type.parse(t)).shape for t in (input_type, indices_type)]
         shapes = [[None if ir.ShapedType.is_dynamic_size(n) else n for n in s] for s in shapes]
-        assert plan_gather(*shapes, axes).strategy == strategy  # every strategy is covered
-        module = _lowered(input_type, indices_type, axes, checked)
+        if mode == "raise":
+            assert plan_gather(*shapes, axes).strategy == strategy  # every strategy is covered
+        else:  # no index is an error: nothing to scan or flag, column tiles stay
+            expected = strategy if isinstance(strategy, ColumnTiles) else Whole()
+            assert plan_gather(*shapes, axes, mode=mode).strategy == expected
+        module = _lowered(input_type, indices_type, axes, checked, mode)
         assert "gmx.gather_multiaxis" not in str(module)
         assert unfolded(module) == []
+        if mode != "raise":
+            assert "gmx_index_error" not in str(module).split("func.func @main")[1]
 
 
 def test_unfolded_finds_what_it_looks_for():

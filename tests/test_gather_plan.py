@@ -127,3 +127,32 @@ def test_column_tiles(input_shape, indices_shape, axes, element_bits, checked, e
 
 def test_column_tiles_need_axes():
     assert column_tiles(plan_gather([8, 64, 32], [8, 64, 32], [])) is None
+
+
+# -- out-of-range modes ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["wrap", "clip", "fill"])
+def test_modes_check_no_index_and_are_never_flagged_or_row_tiled(mode):
+    """Only "raise" makes an index value an error, so the other modes have
+    nothing to scan: the strategies that exist for the scan are not taken."""
+    assert strategy([4, 3], [2, 3], [0]) == Flagged()
+    assert strategy([64, 50, 512], [64, 8, 1], [1]) == RowTiles(8)
+    for shapes in (([4, 3], [2, 3], [0]), ([64, 50, 512], [64, 8, 1], [1])):
+        plan = plan_gather(*shapes, mode=mode)
+        assert not plan.checks_indices and plan.strategy == Whole()
+    assert plan_gather([8, 64, 32], [4, 1, 2], [0, 2], mode=mode).strategy == ColumnTiles(1, 32)
+
+
+def test_empty_axis_rules_per_mode():
+    """An axis that may be empty: a shape error unless nothing is read
+    ("raise": the output is empty; "wrap"/"clip": no index values), all
+    fill values in "fill"."""
+    raise_plan = plan_gather([None, 5], [3, 1], [0])
+    assert raise_plan.nonempty_axis_checks == (0,) and not raise_plan.empty_axis_needs_indices
+    for mode in ("wrap", "clip"):
+        plan = plan_gather([None, 5], [3, 1], [0], mode=mode)
+        assert plan.nonempty_axis_checks == (0,) and plan.empty_axis_needs_indices and plan.fill_axes == ()
+    fill = plan_gather([None, 5], [3, 1], [0], mode="fill")
+    assert fill.nonempty_axis_checks == () and fill.fill_axes == (0,)
+    assert plan_gather([4, 5], [3, 1], [0], mode="fill").fill_axes == ()

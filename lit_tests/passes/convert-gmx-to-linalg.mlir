@@ -342,3 +342,150 @@ func.func @test_widened_indices(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>) -> ten
   %1 = "gmx.gather_multiaxis"(%x, %0) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
   return %1 : tensor<2x3xf32>
 }
+
+// -----
+
+// mode = "wrap": floor modulo of the axis size (remsi, then + 5 where the
+// remainder is negative). No index is an error: no scan, no report.
+// CHECK-LABEL: func.func @test_mode_wrap
+// CHECK-SAME: (%[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<2x1xi64>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-NOT: reduction
+// CHECK: ^bb0(%[[V:.*]]: i64, %{{.*}}: f32):
+// CHECK: %[[IDX:.*]] = arith.index_cast %[[V]] : i64 to index
+// CHECK: %[[REM:.*]] = arith.remsi %[[IDX]], %[[C5]] : index
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[REM]], %[[C0]] : index
+// CHECK: %[[UP:.*]] = arith.addi %[[REM]], %[[C5]] : index
+// CHECK: %[[POS:.*]] = arith.select %[[NEG]], %[[UP]], %[[REM]] : index
+// CHECK: tensor.extract %[[X]][%[[POS]], %{{.*}}] : tensor<5x3xf32>
+// CHECK-NOT: func.call
+// CHECK: return
+// UNCHECKED-LABEL: func.func @test_mode_wrap
+// UNCHECKED: arith.remsi
+func.func @test_mode_wrap(%x: tensor<5x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "wrap"} : (tensor<5x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// mode = "wrap" on an axis of a power-of-two size: floor modulo is a mask.
+// CHECK-LABEL: func.func @test_mode_wrap_power_of_two
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: %[[IDX:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[POS:.*]] = arith.andi %[[IDX]], %[[C3]] : index
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %[[POS]]] : tensor<2x4xi8>
+func.func @test_mode_wrap_power_of_two(%x: tensor<2x4xi8>, %i: tensor<2x3xi32>) -> tensor<2x3xi8> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>, mode = "wrap"} : (tensor<2x4xi8>, tensor<2x3xi32>) -> tensor<2x3xi8>
+  return %0 : tensor<2x3xi8>
+}
+
+// -----
+
+// mode = "clip": clamped to [0, 4], negatives to 0.
+// CHECK-LABEL: func.func @test_mode_clip
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NOT: reduction
+// CHECK: %[[IDX:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[LOW:.*]] = arith.maxsi %[[IDX]], %[[C0]] : index
+// CHECK: %[[POS:.*]] = arith.minsi %[[LOW]], %[[C4]] : index
+// CHECK: tensor.extract %{{.*}}[%[[POS]], %{{.*}}] : tensor<5x3xf32>
+// CHECK-NOT: func.call
+// CHECK: return
+func.func @test_mode_clip(%x: tensor<5x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "clip"} : (tensor<5x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// mode = "fill": a negative index wraps once; one still outside [0, 5) is
+// read at 0 (never outside the input) and yields the fill value instead.
+// CHECK-LABEL: func.func @test_mode_fill
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[FILL:.*]] = arith.constant -7.500000e+00 : f32
+// CHECK-NOT: reduction
+// CHECK: %[[IDX:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[IDX]], %[[C0]] : index
+// CHECK: %[[UP:.*]] = arith.addi %[[IDX]], %[[C5]] : index
+// CHECK: %[[WRAPPED:.*]] = arith.select %[[NEG]], %[[UP]], %[[IDX]] : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[WRAPPED]], %[[C5]] : index
+// CHECK: %[[SAFE:.*]] = arith.select %[[IN]], %[[WRAPPED]], %[[C0]] : index
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}}[%[[SAFE]], %{{.*}}] : tensor<5x3xf32>
+// CHECK: %[[R:.*]] = arith.select %[[IN]], %[[V]], %[[FILL]] : f32
+// CHECK: linalg.yield %[[R]] : f32
+// CHECK-NOT: func.call
+// CHECK: return
+// UNCHECKED-LABEL: func.func @test_mode_fill
+// UNCHECKED: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+func.func @test_mode_fill(%x: tensor<5x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "fill", fill_value = -7.5 : f32} : (tensor<5x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// mode = "fill" on a tuple: the fill value unless every coordinate is in range.
+// CHECK-LABEL: func.func @test_mode_fill_tuples
+// CHECK-DAG: %[[FILL:.*]] = arith.constant -1 : i32
+// CHECK: %[[IN0:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: %[[IN1:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: %[[V:.*]] = tensor.extract
+// CHECK: %[[ALL:.*]] = arith.andi %[[IN0]], %[[IN1]] : i1
+// CHECK: arith.select %[[ALL]], %[[V]], %[[FILL]] : i32
+func.func @test_mode_fill_tuples(%x: tensor<4x5x6xi32>, %i: tensor<3x1x2xi64>) -> tensor<3x5x1xi32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 2, 0>, mode = "fill", fill_value = -1 : i32} : (tensor<4x5x6xi32>, tensor<3x1x2xi64>) -> tensor<3x5x1xi32>
+  return %0 : tensor<3x5x1xi32>
+}
+
+// -----
+
+// mode = "fill" on an axis whose size is only known at run time: where it
+// is 0, every index is outside it and the output is all fill values
+// (nothing is read).
+// CHECK-LABEL: func.func @test_mode_fill_dynamic_axis
+// CHECK-DAG: %[[FILL:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK: %[[SIZE:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x3xf32>
+// CHECK: %[[EMPTY:.*]] = arith.cmpi eq, %[[SIZE]], %{{.*}} : index
+// CHECK: scf.if %[[EMPTY]] -> (tensor<2x3xf32>) {
+// CHECK: linalg.fill ins(%[[FILL]] : f32)
+// CHECK: } else {
+// CHECK: tensor.extract
+// CHECK-NOT: func.call
+func.func @test_mode_fill_dynamic_axis(%x: tensor<?x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "fill", fill_value = 0.25 : f32} : (tensor<?x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// mode = "fill" on an axis of static size 0: the fill value everywhere.
+// CHECK-LABEL: func.func @test_mode_fill_empty_axis
+// CHECK: %[[R:.*]] = linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<2x3xi8>)
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[R]]
+func.func @test_mode_fill_empty_axis(%x: tensor<0x3xi8>, %i: tensor<2x1xi64>) -> tensor<2x3xi8> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "fill", fill_value = 9 : i8} : (tensor<0x3xi8>, tensor<2x1xi64>) -> tensor<2x3xi8>
+  return %0 : tensor<2x3xi8>
+}
+
+// -----
+
+// mode = "wrap" / "clip" on an axis that may be empty: an error where
+// there are index values (nothing to map them into), before the gather.
+// CHECK-LABEL: func.func @test_mode_wrap_dynamic_axis
+// CHECK-DAG: %[[CM2:.*]] = arith.constant -2 : i64
+// CHECK: %[[SIZE:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x3xf32>
+// CHECK: %[[NONEMPTY:.*]] = arith.cmpi ne, %[[SIZE]], %{{.*}} : index
+// CHECK: %[[BAD:.*]] = arith.cmpi eq, %[[SIZE]], %{{.*}} : index
+// CHECK: scf.if %[[BAD]] {
+// CHECK: func.call @gmx_shape_error(%{{.*}}, %[[CM2]], %{{.*}}, %{{.*}})
+// CHECK: scf.if %[[NONEMPTY]] -> (tensor<2x3xf32>) {
+// CHECK: arith.remsi
+func.func @test_mode_wrap_dynamic_axis(%x: tensor<?x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "wrap"} : (tensor<?x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

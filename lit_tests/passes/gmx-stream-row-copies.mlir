@@ -116,3 +116,65 @@ func.func @negatives(%x: memref<1000x256xf32>, %y: memref<1000x100xf32>, %i: mem
   return
 }
 func.func private @side_effect()
+
+// -----
+
+// A gather in fill mode: the row's in-range flag and the fill value are the
+// same for the whole row, so 16 lanes are selected at once (a row outside
+// the input was read at row 0, never outside it).
+// CHECK-LABEL: func.func @fill_rows
+// CHECK: %[[FILL:.*]] = arith.constant -7.500000e+00 : f32
+// CHECK: scf.for %[[C:.*]] = %c0 to %c256 step %{{.*}} {
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %c1000 : index
+// CHECK: %[[SAFE:.*]] = arith.select %[[OK]], %{{.*}}, %c0 : index
+// CHECK: %[[V:.*]] = vector.load %arg0[%[[SAFE]], %[[C]]] : memref<1000x256xf32>, vector<16xf32>
+// CHECK: %[[F:.*]] = vector.broadcast %[[FILL]] : f32 to vector<16xf32>
+// CHECK: %[[S:.*]] = arith.select %[[OK]], %[[V]], %[[F]] : vector<16xf32>
+// CHECK: vector.store %[[S]], %{{.*}}[%{{.*}}, %[[C]]] {alignment = 64 : i64, nontemporal = true} : memref<8192x256xf32>, vector<16xf32>
+// CHECK-NOT: memref.store
+func.func @fill_rows(%x: memref<1000x256xf32>, %i: memref<8192xindex>) -> memref<8192x256xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c1000 = arith.constant 1000 : index
+  %c8192 = arith.constant 8192 : index
+  %fill = arith.constant -7.5 : f32
+  %out = memref.alloc() {alignment = 64 : i64} : memref<8192x256xf32>
+  scf.for %r = %c0 to %c8192 step %c1 {
+    scf.for %c = %c0 to %c256 step %c1 {
+      %row = memref.load %i[%r] : memref<8192xindex>
+      %ok = arith.cmpi ult, %row, %c1000 : index
+      %safe = arith.select %ok, %row, %c0 : index
+      %v = memref.load %x[%safe, %c] : memref<1000x256xf32>
+      %s = arith.select %ok, %v, %fill : f32
+      memref.store %s, %out[%r, %c] : memref<8192x256xf32>
+    }
+  }
+  return %out : memref<8192x256xf32>
+}
+
+// -----
+
+// A select per element (its condition computed from the loaded value, a
+// ReLU) is no row copy: left alone.
+// CHECK-LABEL: func.func @select_per_element
+// CHECK-NOT: vector.
+// CHECK: memref.store
+func.func @select_per_element(%x: memref<1000x256xf32>, %i: memref<8192xindex>) -> memref<8192x256xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() {alignment = 64 : i64} : memref<8192x256xf32>
+  scf.for %r = %c0 to %c8192 step %c1 {
+    scf.for %c = %c0 to %c256 step %c1 {
+      %row = memref.load %i[%r] : memref<8192xindex>
+      %v = memref.load %x[%row, %c] : memref<1000x256xf32>
+      %positive = arith.cmpf ogt, %v, %zero : f32
+      %s = arith.select %positive, %v, %zero : f32
+      memref.store %s, %out[%r, %c] : memref<8192x256xf32>
+    }
+  }
+  return %out : memref<8192x256xf32>
+}

@@ -57,7 +57,7 @@ class Constants:
 
     def __init__(self, block: ir.Block):
         self._block = block
-        self._values: dict[tuple[int, ir.Type], ir.Value] = {}
+        self._values: dict[tuple, ir.Value] = {}  # by (int or attribute text, type)
         self._last: ir.Operation | None = None  # constants keep their creation order
 
     @staticmethod
@@ -70,10 +70,17 @@ class Constants:
 
     def get(self, value: int, type: ir.Type) -> ir.Value:
         """The constant `value : type`, emitted on first use."""
-        key = (int(value), type)
+        return self._constant((int(value), type), lambda: arith.ConstantOp(type, int(value)))
+
+    def attribute(self, attr: ir.Attribute) -> ir.Value:
+        """The constant of a typed scalar attribute (a fill value), emitted on
+        first use."""
+        return self._constant((str(attr), attr.type), lambda: arith.ConstantOp(attr.type, attr))
+
+    def _constant(self, key: tuple, build: Callable[[], ir.OpView]) -> ir.Value:
         if key not in self._values:
             with ir.InsertionPoint.at_block_begin(self._block):
-                constant = arith.ConstantOp(type, int(value)).operation
+                constant = build().operation
             if self._last is not None:
                 constant.move_after(self._last)
             self._last = constant
@@ -140,6 +147,31 @@ class Folder:
         if self._static(a, b):
             return (a & _MASK) % (b & _MASK)
         return arith.remui(*self._operands(a, b))
+
+    def remsi(self, a: Folded, b: Folded) -> Folded:
+        """Signed remainder (the dividend's sign, as C's %)."""
+        if self._static(a, b):
+            r = abs(a) % abs(b)
+            return -r if a < 0 else r
+        if _same(b, 1):
+            return 0
+        return arith.remsi(*self._operands(a, b))
+
+    def andi(self, a: Folded, b: Folded) -> Folded:
+        """Bitwise and of integers (not of i1 flags: `and_`)."""
+        if self._static(a, b):
+            return a & b
+        return arith.andi(*self._operands(a, b))
+
+    def maxsi(self, a: Folded, b: Folded) -> Folded:
+        if self._static(a, b):
+            return max(a, b)
+        return arith.maxsi(*self._operands(a, b))
+
+    def minsi(self, a: Folded, b: Folded) -> Folded:
+        if self._static(a, b):
+            return min(a, b)
+        return arith.minsi(*self._operands(a, b))
 
     def cmp(self, predicate: str, a: Folded, b: Folded) -> Folded:
         """arith.cmpi `predicate` (eq, ne, slt, ult, uge): a bool if static."""

@@ -10,8 +10,9 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gmx.dialect import GatherMultiaxisOp
+from gmx.dialect import GatherMultiaxisOp, read_mode
 from gmx.dialect.gmx import mlir_shape, static_shape
+from gmx.dialect.modes import FILL_VALUE_ATTR, Mode
 from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
 
 from .folding import Constants, Folded, Folder
@@ -173,6 +174,7 @@ class GatherBuilder:
     result_type: ir.RankedTensorType
     site: int
     fold: Folder
+    fill: ir.Attribute | None = None  # fill mode: the value an index outside its axis yields
 
     def build(self) -> ir.Value:
         """The gather's result, behind its run-time shape checks if any."""
@@ -189,6 +191,24 @@ class GatherBuilder:
         return guard.results[0]
 
     def _gather(self) -> ir.Value:
+        """The gather; in fill mode, all fill values where an axis has size
+        0 (then no index is in range, and nothing may be read)."""
+        empty = self.fold.any_of([self.fold.cmp("eq", self.sizes.input[axis], 0) for axis in self.plan.fill_axes])
+        if empty is True:
+            return self._filled_output()
+        if empty is False:
+            return self._strategy_gather()
+        guard = scf.IfOp(empty, [self.result_type], has_else=True)
+        with ir.InsertionPoint(guard.then_block):
+            scf.YieldOp([self._filled_output()])
+        with ir.InsertionPoint(guard.else_block):
+            scf.YieldOp([self._strategy_gather()])
+        return guard.results[0]
+
+    def _filled_output(self) -> ir.Value:
+        return linalg.fill(self.fold.constants.attribute(self.fill), outs=[self._empty_output()])
+
+    def _strategy_gather(self) -> ir.Value:
         """The gather as its strategy builds it."""
         match self.plan.strategy:
             case Flagged():
@@ -230,10 +250,13 @@ class GatherBuilder:
         fold, flags = self.fold, []
         if not self.plan.nonempty_axis_checks:
             return flags
-        output_empty = fold.any_of([fold.cmp("eq", s, 0) for s in self.sizes.output])
+        # Nothing is read from an empty output; "wrap" and "clip" map any
+        # index value into the axis, so theirs must have none.
+        escape = self.sizes.indices if self.plan.empty_axis_needs_indices else self.sizes.output
+        nothing_read = fold.any_of([fold.cmp("eq", s, 0) for s in escape])
         for axis in self.plan.nonempty_axis_checks:
             size = self.sizes.input[axis]
-            ok = fold.or_(fold.cmp("ne", size, 0), output_empty)
+            ok = fold.or_(fold.cmp("ne", size, 0), nothing_read)
             flags.append(self._report_unless(ok, SHAPE_ERROR_FN, [SHAPE_ERROR_EMPTY_AXIS, axis, size]))
         return flags
 
@@ -417,7 +440,11 @@ class GatherBuilder:
         raw = list(block.arguments)[:inputs] or self._extract_indices(part.indices, loop_index)
         narrowed = [self._narrowed(v) for v in raw]
         positions, in_range = self._input_positions(narrowed, clamp, loop_index, part.row_offset)
-        return tensor.extract(part.input, [self.fold.index(p) for p in positions]), in_range
+        value = tensor.extract(part.input, [self.fold.index(p) for p in positions])
+        if self.plan.mode is Mode.FILL:
+            fill = self.fold.constants.attribute(self.fill)
+            return self.fold.select(self.fold.all_of(in_range), value, fill), []
+        return value, in_range
 
     def _indices_map(self, j: int) -> ir.AffineMap:
         """Indexing map of coordinate j: broadcast dims at 0, last at d*c + j."""
@@ -463,13 +490,13 @@ class GatherBuilder:
         index is in range)."""
         gathered, in_range = {}, []
         for axis, raw in zip(self.plan.axes, raw_values):
-            gathered[axis], ok = self._wrapped_index(axis, raw, clamp)
+            gathered[axis], ok = self._axis_position(axis, raw, clamp)
             in_range.append(ok)
         positions = [
             gathered[d] if d in gathered else self._kept_position(d, loop_index, row_offset)
             for d in range(self.plan.rank)
         ]
-        return positions, (in_range if clamp else [])
+        return positions, (in_range if clamp or self.plan.mode is Mode.FILL else [])
 
     def _kept_position(self, d: int, loop_index: Callable[[int], ir.Value], row_offset) -> Folded:
         """Where non-axis dim d of the input is read, as its access says.
@@ -482,14 +509,30 @@ class GatherBuilder:
 
         return self._position(self.plan.input_access[d], here, self.sizes.input_is_one.get(d))
 
-    def _wrapped_index(self, axis: int, raw: ir.Value, clamp: bool) -> tuple[Folded, Folded | None]:
-        """(position, in range) of an index: a negative one wraps once; with
-        `clamp`, one still outside [0, size) is read as 0 (after, or while
-        finding out, that it is out of range). Without, `in range` is None."""
+    def _axis_position(self, axis: int, raw: ir.Value, clamp: bool) -> tuple[Folded, Folded | None]:
+        """(position, in range) of an index value on its axis, as the mode
+        maps it (`gmx.dialect.modes.normalize_index`):
+
+          raise  a negative one wraps once; with `clamp`, one still outside
+                 [0, size) is read as 0 (after, or while finding out, that
+                 it is out of range). Without, `in range` is None.
+          wrap   floor modulo of the size (the size is not 0: checked);
+          clip   clamped to [0, size - 1] (likewise);
+          fill   as raise with `clamp`: one outside is read as 0 (the size
+                 is not 0 there: `_gather`), and `in range` chooses between
+                 the element and the fill value.
+        """
         fold, size = self.fold, self.sizes.input[axis]
         value = arith.index_cast(ir.IndexType.get(), raw)
+        if self.plan.mode is Mode.WRAP:
+            if isinstance(size, int) and size & (size - 1) == 0:
+                return fold.andi(value, size - 1), None  # two's complement: floor modulo
+            rem = fold.remsi(value, size)
+            return fold.select(fold.cmp("slt", rem, 0), fold.add(rem, size), rem), None
+        if self.plan.mode is Mode.CLIP:
+            return fold.minsi(fold.maxsi(value, 0), fold.add(size, -1)), None
         wrapped = fold.select(fold.cmp("slt", value, 0), fold.add(value, size), value)
-        if not clamp:
+        if not clamp and self.plan.mode is not Mode.FILL:
             return wrapped, None
         in_range = fold.cmp("ult", wrapped, size)
         return fold.select(in_range, wrapped, 0), in_range
@@ -502,13 +545,16 @@ def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Con
     # are read wide and truncated where read: no pass over them first.
     indices, narrow_type = read_through_narrowing(op.indices)
     result_type = ir.RankedTensorType(op.output.type)
+    mode, _ = read_mode(op)
     plan = plan_gather(
         static_shape(op.input.type),
         static_shape(indices.type),
         op.axes_list,
         element_bits=_element_bits(result_type.element_type),
         checked=checked,
+        mode=mode,
     )
     fold = Folder(constants)
     sizes = emit_sizes(fold, plan, op.input, indices)
-    return GatherBuilder(plan, sizes, op.input, indices, narrow_type, result_type, site, fold).build()
+    fill = op.attributes[FILL_VALUE_ATTR] if mode is Mode.FILL else None
+    return GatherBuilder(plan, sizes, op.input, indices, narrow_type, result_type, site, fold, fill).build()

@@ -9,7 +9,10 @@ materialising a broadcast, given the output position `o[d]`:
            (a dynamic dim that may or may not broadcast)
 
 Axis dims of the input are read at the gathered index instead; axis dims of
-the logical indices are always ITER (the output takes their size).
+the logical indices are always ITER (the output takes their size), mapped
+into the axis as the op's out-of-range mode says (`gmx.dialect.modes`).
+Only "raise" has index values to check: "wrap" and "clip" map every value
+into the axis, "fill" yields the fill value for one outside it.
 
 And, for the whole gather, its strategy (`choose_strategy`): in one generic
 (`Whole`), checking while it gathers (`Flagged`), or in tiles of output rows
@@ -26,6 +29,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gmx.dialect.modes import Mode
 from gmx.dialect.shapes import coordinate_size, infer_output_shape, logical_indices_shape
 
 # Outputs per tile of a checked gather: its indices (up to 8 bytes each) and
@@ -108,9 +112,11 @@ class GatherPlan:
     indices_access: tuple  # Access per dim of the logical indices
     broadcast_checks: tuple[int, ...]  # non-axis dims whose compatibility is dynamic
     divisibility_check: bool  # the indices last dim is dynamic and c > 1
-    nonempty_axis_checks: tuple[int, ...]  # axes whose input size may be 0
+    nonempty_axis_checks: tuple[int, ...]  # axes whose input size may be 0 (an error)
     element_bits: int  # of the input's elements
     checked: bool  # the option: report indices outside their axis
+    mode: Mode = Mode.RAISE  # what an index outside its axis means
+    fill_axes: tuple[int, ...] = ()  # fill mode: axes whose size may be 0 (all filled)
 
     @property
     def indices_by_map(self) -> bool:
@@ -119,8 +125,17 @@ class GatherPlan:
 
     @property
     def checks_indices(self) -> bool:
-        """Index values are checked (without axes none is read)."""
-        return self.checked and bool(self.axes)
+        """Index values are checked (without axes none is read, and only
+        "raise" makes a value an error)."""
+        return self.checked and bool(self.axes) and self.mode is Mode.RAISE
+
+    @property
+    def empty_axis_needs_indices(self) -> bool:
+        """Whether an axis of size 0 is an error only where there are index
+        values ("wrap", "clip": nothing maps into it). In "raise" mode it is
+        a shape error where the output is not empty, and the scan reports
+        the values of an empty output's indices."""
+        return self.mode in (Mode.WRAP, Mode.CLIP)
 
     @functools.cached_property
     def strategy(self) -> Strategy:
@@ -134,6 +149,7 @@ def plan_gather(
     *,
     element_bits: int = 32,
     checked: bool = True,
+    mode: Mode = Mode.RAISE,
 ) -> GatherPlan:
     """The plan of a verified gather (shapes with None for `?`)."""
     rank = len(input_shape)
@@ -151,6 +167,8 @@ def plan_gather(
         if (a is None or b is None) and 1 not in (a, b):
             checks.append(d)
     c = coordinate_size(axes)
+    mode = Mode(mode)
+    may_be_empty = tuple(ax for ax in axes if input_shape[ax] in (None, 0))
     return GatherPlan(
         rank=rank,
         axes=tuple(axes),
@@ -163,9 +181,11 @@ def plan_gather(
         indices_access=tuple(indices_access),
         broadcast_checks=tuple(checks),
         divisibility_check=rank > 0 and c > 1 and indices_shape[-1] is None,
-        nonempty_axis_checks=tuple(ax for ax in axes if input_shape[ax] in (None, 0)),
+        nonempty_axis_checks=() if mode is Mode.FILL else may_be_empty,
         element_bits=element_bits,
         checked=checked,
+        mode=mode,
+        fill_axes=may_be_empty if mode is Mode.FILL else (),
     )
 
 

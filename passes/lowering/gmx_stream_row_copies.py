@@ -19,10 +19,20 @@ the caches (NONTEMPORAL_MIN_BYTES), the row becomes
       vector.store %v, %out[%r, %c] {alignment = 64, nontemporal = true} : ...
     }
 
+A gather in fill mode stores `select(%in_range, %v, %fill)`: whether the
+row's index is in range and the fill value are the same for the whole row,
+so the vector is selected as a whole:
+
+      %v = vector.load %x[%row, %c] : memref<50000x256xf32>, vector<16xf32>
+      %f = vector.broadcast %fill : f32 to vector<16xf32>
+      %s = arith.select %in_range, %v, %f : vector<16xf32>
+      vector.store %s, %out[%r, %c] {alignment = 64, nontemporal = true} : ...
+
 Matched: an innermost loop from 0 to a static multiple of 64 bytes' worth
-of elements, step 1, whose body is one load and one store of that value,
-both at the induction variable in their unit-stride last dim, plus ops that
-do not use it (the row's index, hoisted or not). The store's address must
+of elements, step 1, whose body is one load and one store of that value
+(or of such a select, its condition and other value not computed from the
+load), both at the induction variable in their unit-stride last dim, plus
+ops that do not use it (the row's index, hoisted or not). The store's address must
 be provably 64-byte aligned at every step: its memref is a 64-aligned
 `memref.alloc`, or a subview of one that keeps unit strides and does not
 cut into the last dim, and every outer stride is a multiple of 64 bytes.
@@ -118,8 +128,42 @@ _PURE = ("arith.", "affine.apply", "index.", "math.")
 _READS = ("memref.load", "memref.store", "scf.yield")
 
 
+def _uses_value(value: ir.Value, source: ir.Value, loop) -> bool:
+    """Whether `value` is `source` or computed from it inside `loop`."""
+    if value == source:
+        return True
+    op = defining_op(value)
+    if op is None or op.parent != loop:
+        return False
+    return any(_uses_value(operand, source, loop) for operand in op.operands)
+
+
+def _stored_load(store, loop):
+    """(load, select or None): the load whose value `store` stores, directly
+    or as the true value of a select whose condition and false value are
+    the same for the whole row (not computed from the load); else None."""
+    value = store.operands[0]
+    op = defining_op(value)
+    if op is None or op.parent != loop:
+        return None
+    select = None
+    if op.name == "arith.select":
+        select, (condition, value, other) = op, op.operands
+        if not isinstance(condition.type, ir.IntegerType):
+            return None
+        op = defining_op(value)
+        if op is None or op.parent != loop or any(_uses_value(v, value, loop) for v in (condition, other)):
+            return None
+        if len(list(value.uses)) != 1 or len(list(select.results[0].uses)) != 1:
+            return None
+    if op.name != "memref.load":
+        return None
+    return op, select
+
+
 def _row_copy(loop) -> tuple | None:
-    """(load, store, lanes) when `loop` is a streamable row copy, else None."""
+    """(load, select or None, store, lanes) when `loop` is a streamable row
+    copy, else None."""
     lower, upper, step = (_constant_index(v) for v in loop.operands[:3])
     if lower != 0 or step != 1 or upper is None or len(loop.results) != 0:
         return None
@@ -130,9 +174,10 @@ def _row_copy(loop) -> tuple | None:
     if len(stores) != 1 or not all(op.name.startswith(_PURE) or op.name in _READS for op in body):
         return None
     store = stores[0]
-    load = defining_op(store.operands[0])
-    if load is None or load.name != "memref.load" or load.parent != loop:
+    stored = _stored_load(store, loop)
+    if stored is None:
         return None
+    load, select = stored
     if list(load.operands)[-1] != iv or list(store.operands)[-1] != iv:
         return None
     if any(iv in list(op.operands)[:-1] or (op not in (load, store) and iv in list(op.operands)) for op in body):
@@ -149,10 +194,10 @@ def _row_copy(loop) -> tuple | None:
     written = _root(store.operands[1])
     if any(op.name == "memref.load" and _root(op.operands[0]) == written for op in body):
         return None
-    return load, store, lanes
+    return load, select, store, lanes
 
 
-def _stream(loop, load, store, lanes: int) -> None:
+def _stream(loop, load, select, store, lanes: int) -> None:
     """Rewrite the matched row copy in place: step `lanes`, vector copy."""
     with loop.location:
         with ir.InsertionPoint(loop):
@@ -160,8 +205,13 @@ def _stream(loop, load, store, lanes: int) -> None:
         vector_type = ir.VectorType.get([lanes], ir.MemRefType(load.operands[0].type).element_type)
         with ir.InsertionPoint(store):
             value = vector.load(vector_type, load.operands[0], list(load.operands)[1:])
+            if select is not None:
+                other = vector.broadcast(vector_type, select.operands[2])
+                value = arith.select(select.operands[0], value, other)
             vector.store(value, store.operands[1], list(store.operands)[2:], nontemporal=True, alignment=VECTOR_BYTES)
     store.erase()
+    if select is not None:
+        select.erase()
     load.erase()
 
 
