@@ -41,8 +41,8 @@ RESHAPE_OPS = ("tosa.reshape", "tensor.reshape")  # views whose canonical form i
 
 
 def is_dynamic_gather(op) -> bool:
-    """A raise-mode gmx op with a `?` in its input, indices or result (the
-    rebuilt op has no mode: see `gather_spec.require_raise_mode`)."""
+    """A gmx op in the default mode with a `?` in its input, indices or
+    result (a reshape changes the bounds another mode clamps or fills at)."""
     return (op.name == OP_NAME and read_mode(op)[0] is Mode.RAISE
             and any(None in shape_of(v) for v in (*op.operands, op.results[0])))
 

@@ -77,7 +77,8 @@ class GatherSpec:
     # The input read as this shape (a reshape of `input` that `synthesize`
     # emits), or None: its own shape.
     view: list | None = None
-    # The out-of-range mode of the gmx op `synthesize` emits (docs/semantics.md#out-of-range-modes).
+    # The out-of-range mode of the gmx op `synthesize` emits (spec_of_gmx
+    # reads raise-mode ops only; raise-linalg-gather emits clip too).
     mode: Mode = Mode.RAISE
 
     @property
@@ -447,17 +448,12 @@ def plan_of(spec: GatherSpec) -> Plan:
 # --- Reading a gmx op back --------------------------------------------------------
 
 
-def require_raise_mode(op) -> None:
-    """NoMatch unless the gmx op `op` is in raise mode: the patterns that
-    refold a gmx op (absorbing the frontends' negative-index maps among
-    others) hold for raise mode only; an op in another mode is left as it is."""
-    mode, _ = read_mode(op)
-    require(mode is Mode.RAISE, f"a gmx op in mode {mode}")
-
-
 def spec_of_gmx(op) -> GatherSpec:
-    """The spec an existing static raise-mode `gmx.gather_multiaxis` computes."""
-    require_raise_mode(op)
+    """The spec an existing static `gmx.gather_multiaxis` computes, in the
+    default mode: a spec has no out-of-range mode, so the folds leave a
+    gather in another mode as it is (its bounds are its input's dims)."""
+    mode, _ = read_mode(op)
+    require(mode is Mode.RAISE, f"a gather in mode '{mode.value}' (the folds keep mode 'raise' only)")
     x, indices = op.operands[0], op.operands[1]
     shape, out = static_dims(x), static_dims(op.results[0])
     index_shape = static_dims(indices)
