@@ -168,32 +168,54 @@ def unit_view_groups(source: Shape, target: Shape) -> list[list[int]] | None:
 
 def emit_unit_view(value: ir.Value, shape: Shape) -> ir.Value:
     """`value` with unit dims added or removed to make `shape` (which
-    `unit_view_groups` must accept): nothing, one collapse and/or one
-    expand, dynamic sizes the `tensor.dim`s of `value`."""
+    `unit_view_groups` must accept): nothing, one expand, one collapse, or a
+    collapse then an expand; dynamic sizes the `tensor.dim`s of `value`."""
     source, shape = shape_of(value), list(shape)
     if None not in source and None not in shape:
         return emit_view(value, shape)
     if source == shape:
         return value
-    pairs = unit_view_groups(source, shape)
-    assert pairs is not None, f"no unit-dim view from {source} to {shape}"  # callers check first
+    assert unit_view_groups(source, shape) is not None, f"no unit-dim view from {source} to {shape}"  # callers check
     element_type = ir.RankedTensorType(value.type).element_type
     index = ir.IndexType.get()
-    kept = [source[a] for a, _ in pairs]
-    if len(kept) != len(source):
-        value = tensor.collapse_shape(ir.RankedTensorType.get(mlir_shape(kept), element_type), value,
-                                      _unit_groups(len(source), [a for a, _ in pairs]))
-    if len(kept) == len(shape):
-        return value
-    sizes = [tensor.dim(value, arith.constant(index, k)) for k, size in enumerate(kept) if size is None]
+    into_small = _embedding(shape, source)
+    if into_small is not None:  # one collapse
+        return tensor.collapse_shape(ir.RankedTensorType.get(mlir_shape(shape), element_type), value,
+                                     _unit_groups(len(source), into_small))
+    into_large = _embedding(source, shape)
+    if into_large is None:  # a collapse of every unit dim, then an expand
+        kept = [d for d, size in enumerate(source) if size != 1]
+        value = tensor.collapse_shape(ir.RankedTensorType.get(mlir_shape([source[d] for d in kept]), element_type),
+                                      value, _unit_groups(len(source), kept))
+        source = [source[d] for d in kept]
+        into_large = _embedding(source, shape)
+    sizes = [tensor.dim(value, arith.constant(index, k)) for k, size in enumerate(source) if size is None]
     return tensor.expand_shape(ir.RankedTensorType.get(mlir_shape(shape), element_type), value,
-                               _unit_groups(len(shape), [b for _, b in pairs]), sizes, mlir_shape(shape))
+                               _unit_groups(len(shape), into_large), sizes, mlir_shape(shape))
+
+
+def _embedding(small: Shape, large: Shape) -> list[int] | None:
+    """Where each dim of `small` is in `large` when `large` is `small` with
+    unit dims added (in order, a unit dim of `small` on a unit dim of
+    `large`), else None."""
+    positions, j = [], 0
+    for size in small:
+        while j < len(large) and large[j] != size and large[j] == 1:
+            j += 1
+        if j == len(large) or large[j] != size:
+            return None
+        positions.append(j)
+        j += 1
+    if any(large[k] != 1 for k in range(len(large)) if k not in positions):
+        return None
+    return positions
 
 
 def _unit_groups(rank: int, kept: list[int]) -> list[list[int]]:
-    """Reassociation of a shape of `rank` whose dims `kept` are its non-unit
-    dims: each group one kept dim with the unit dims after it (leading unit
-    dims join the first group); no kept dim: one group of all, or none."""
+    """Reassociation of a shape of `rank` whose dims `kept` are the dims of
+    the other shape: each group one kept dim with the unit dims after it
+    (leading unit dims join the first group); no kept dim: one group of
+    all, or none."""
     if not kept:
         return [list(range(rank))] if rank else []
     groups = [[d] for d in kept]

@@ -357,6 +357,16 @@ def test_tensor_gather_rank_preserving_dynamic(tensor_gathers, rows, count):
     np.testing.assert_array_equal(tensor_gathers["preserving"](s, i), tensor_gather_reference(s, i, [0], False))
 
 
+def test_tensor_gather_runs_unraised():
+    """gmx.runtime (--gmx-lower-to-llvm) raises a tensor.gather itself:
+    upstream cannot bufferize it."""
+    rng = np.random.default_rng(2)
+    s = rng.standard_normal((4, 5, 6)).astype(np.float32)
+    i = np.stack([rng.integers(-4, 4, 3), rng.integers(0, 6, 3)], -1).astype(np.int32)
+    result = gmx.runtime.run(TENSOR_GATHERS, s, i, entry="reducing")
+    np.testing.assert_array_equal(result, tensor_gather_reference(s, np.where(i < 0, i + [4, 6], i), [0, 2], True))
+
+
 def test_tensor_gather_index_typed(tensor_gathers):
     rng = np.random.default_rng(1)
     s = rng.standard_normal((4, 3, 6)).astype(np.float32)

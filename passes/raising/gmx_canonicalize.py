@@ -45,9 +45,9 @@ returned: a located warning, or in strict mode (`GMX_STRICT`, see
 by the driver, and equal constants merged, in both modes.
 A gather with a `?` dim is read by shapes alone (`dynamic_gathers`): its
 views and the reshape of its result are fused, nothing else.
-With `fuse=false` it runs alone: every tosa.gather becomes a gmx op and
-nothing around it is fused (the first stage of `--gmx-lower-to-llvm`,
-which needs every gather bounds-checked). Exactness contract: see `coordinates`.
+With `fuse=false` it runs alone: every tosa.gather and tensor.gather becomes a
+gmx op and nothing around it is fused (the first stage of `--gmx-lower-to-llvm`,
+which needs every gather bounds-checked, and tensor.gather lowered at all). Exactness contract: see `coordinates`.
 """
 
 from __future__ import annotations
@@ -752,8 +752,9 @@ def _report(failures: list[PatternFailure]) -> None:
 
 
 # `fuse=false`: what every checked lowering needs first (a tosa.gather
-# bounds-checked as gmx), with nothing around it fused.
-RAISE_ONLY = (("tosa.gather", raise_tosa_gather),)
+# bounds-checked as gmx; a tensor.gather, which upstream cannot lower), with
+# nothing around it fused.
+RAISE_ONLY = (("tosa.gather", raise_tosa_gather), ("tensor.gather", raise_tensor_gather))
 
 
 def _first_location(module) -> ir.Location:
@@ -765,7 +766,7 @@ def _first_location(module) -> ir.Location:
 
 
 def canonicalize(module, fuse: bool = True) -> None:
-    """Apply the gmx patterns (`fuse=False`: raise-tosa-gather alone) to
+    """Apply the gmx patterns (`fuse=False`: raise-tosa-gather and raise-tensor-gather alone) to
     `module` until none applies.
 
     Raises PassFailed, its errors emitted, when a pattern failed in strict mode.
@@ -798,8 +799,8 @@ PASS = PassInfo(
         PassOption(
             "fuse",
             True,
-            "fold what surrounds each gather into it (false: raise-tosa-gather alone, "
-            "every tosa.gather a gmx op with axes = [1], nothing around it fused)",
+            "fold what surrounds each gather into it (false: raise-tosa-gather and raise-tensor-gather alone, "
+            "every tosa.gather a gmx op with axes = [1], every tensor.gather a gmx op, nothing around it fused)",
         ),
     ),
 )
