@@ -192,16 +192,22 @@ def read_mode(op) -> tuple[Mode, int | float | bool | None]:
 
 
 def mode_kwargs(op) -> dict:
-    """`read_mode(op)` as the keyword arguments of `gather_multiaxis`, so a
-    pattern rebuilding a gmx op keeps its mode: `gather_multiaxis(x, i, axes,
-    **mode_kwargs(op))`."""
-    mode, fill_value = read_mode(op)
-    return {"mode": mode, "fill_value": fill_value}
+    """The mode of `op` as keyword arguments of `gather_multiaxis`, so a
+    pattern rebuilding a gmx op keeps it: `gather_multiaxis(x, i, axes,
+    **mode_kwargs(op))` (the fill value as its attribute, every bit kept)."""
+    mode, _ = read_mode(op)
+    fill = op.attributes[FILL_VALUE_ATTR] if mode is Mode.FILL else None
+    return {"mode": mode, "fill_value": fill}
 
 
 def fill_value_attr(element_type, fill_value) -> ir.Attribute:
-    """`fill_value` (a Python number) as a scalar attribute of `element_type`;
-    ValueError where the value does not fit the type."""
+    """`fill_value` (a Python number, or a scalar attribute of the element
+    type) as a scalar attribute of `element_type`; ValueError where the
+    value does not fit the type."""
+    if isinstance(fill_value, ir.Attribute):
+        if not (_is_fillable(element_type) and _is_scalar_of(fill_value, element_type)):
+            raise ValueError(f"fill_value {fill_value} is not a scalar of the element type {element_type}")
+        return fill_value
     if isinstance(element_type, ir.FloatType):
         if isinstance(fill_value, bool) or not isinstance(fill_value, int | float):
             raise ValueError(f"fill_value must be a number for element type {element_type}, got {fill_value!r}")
@@ -230,8 +236,8 @@ def gather_multiaxis(
     """Build a `gmx.gather_multiaxis` with its result type inferred.
 
     `mode` is None or a `Mode` / its spelling; None and "raise" emit no
-    attribute. In "fill" mode `fill_value` (a Python number) is required and
-    typed with the element type. Raises GatherShapeError when the operands
+    attribute. In "fill" mode `fill_value` (a Python number, typed with the
+    element type, or such a scalar attribute) is required. Raises GatherShapeError when the operands
     violate a shape rule, ValueError for a bad mode or fill value.
     """
     result_type = infer_result_type(input.type, indices.type, axes)

@@ -111,6 +111,8 @@ def test_builder_default_and_raise_emit_no_mode():
         assert "mode" not in text and "fill_value" not in text
         assert read == (Mode.RAISE, None)
         assert kwargs == {"mode": Mode.RAISE, "fill_value": None}
+    _, _, kwargs = _build_mode(_f32, "fill", -7.5)
+    assert kwargs["mode"] is Mode.FILL and str(kwargs["fill_value"]) == "-7.500000e+00 : f32"
 
 
 def test_builder_emits_wrap_and_clip():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from gmx.passes.raising.index_values import _current_cache, evaluation_cache
 
 
@@ -80,3 +82,29 @@ def test_constants_read_through_resources_slices_and_broadcasts():
     assert values[1].tolist() == [1, -3]
     assert values[2].tolist() == [[1, -3], [1, -3]]
     assert values[3] is None  # float data is not an index
+
+
+def _torch_mlir_floor_modulo(size, width=64):
+    """torch-mlir's TOSA floor modulo, in numpy with its wrap to `width`."""
+    from gmx.passes.raising.index_values import _truncating_divide, wrap_to_width
+
+    def f(t):
+        q = _truncating_divide(t, np.full_like(t, size))
+        negative = 0 > wrap_to_width(t * size, width)
+        inexact = wrap_to_width(q * size, width) != t
+        return wrap_to_width(t - size * np.where(negative & inexact, q - 1, q), width)
+
+    return f
+
+
+def test_is_floor_modulo():
+    from gmx.passes.raising.index_values import is_floor_modulo, wrap_to_width
+
+    assert is_floor_modulo(lambda t: np.mod(t, 5), 64, 5)
+    assert is_floor_modulo(_torch_mlir_floor_modulo(5), 64, 5)  # exact while |t| * 5 fits
+    assert is_floor_modulo(_torch_mlir_floor_modulo(7, 32), 32, 7)
+    assert not is_floor_modulo(_torch_mlir_floor_modulo(5), 64, 4)  # another size
+    assert not is_floor_modulo(lambda t: np.fmod(t, 5), 64, 5)  # truncating: -1 -> -1
+    assert not is_floor_modulo(lambda t: np.mod(wrap_to_width(t, 32), 5), 64, 5)  # a cast first
+    assert not is_floor_modulo(lambda t: np.where(t < 0, t + 5, t), 64, 5)  # negatives wrapped once
+    assert not is_floor_modulo(lambda t: np.mod(t, 5), 64, 0)

@@ -79,7 +79,8 @@ def _floor_mod(t, size):
     (_normalise, "raise"),  # TorchToLinalg's select
     (lambda t, n: np.clip(t, 0, n - 1), "clip"),  # StableHLO's clamp
     (lambda t, n: np.minimum(np.maximum(t, 0), n - 1), "clip"),
-    (_floor_mod, None),  # a wrap-around reads out-of-range indices in range
+    (_floor_mod, "wrap"),  # numpy's take(mode="wrap"), take_along_dim
+    (lambda t, n: np.fmod(t, n), None),  # a truncating remainder reads -1 as -1
     (lambda t, n: np.clip(t, 0, n - 2), None),  # a clamp to the wrong bound
     (lambda t, n: t + 1, None),
     (lambda t, n: np.where(t < 0, t + 2 * n, t), None),  # wraps [-2n, -n) into range

@@ -159,3 +159,28 @@ def test_large_fill_rows_are_streamed_and_exact():
     got = program((100, 256), (4096, 1), (0,), "fill")(x, i)
     expected = jnp.take(jnp.asarray(x), jnp.asarray(i[:, 0]), axis=0, mode="fill", fill_value=-7.5)
     assert_identical(got, np.asarray(expected))
+
+
+# --- torch.take_along_dim: absorb-floor-modulo ------------------------------------
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_take_along_dim_is_one_wrap_gather_equal_to_eager(dim):
+    """torch-mlir's floor modulo in front of the gather becomes mode = "wrap"
+    on the wide indices; fused and unfused programs run equal to eager
+    PyTorch, on indices far outside the axis (both signs)."""
+    torch = pytest.importorskip("torch")
+    from gmx.tools.experiments.frontends import torch_to_tosa
+
+    x = torch.randn(4, 5, 6)
+    shape = [4, 5, 6]
+    shape[dim] = 3
+    i = torch.randint(-40, 40, tuple(shape))
+    i.view(-1)[0] = 2**40 + 3  # a cast to i32 before the modulo would read 3 mod size
+    tosa = torch_to_tosa(lambda x, i: torch.take_along_dim(x, i, dim), (x, i))
+    fused = run_pipeline(tosa, ["gmx-canonicalize"])
+    assert fused.counts["gmx.gather_multiaxis"] == 1 and 'mode = "wrap"' in fused.text
+    assert not any(fused.counts[name] for name in ("tosa.intdiv", "tosa.select", "tosa.gather", "tosa.cast"))
+    expected = torch.take_along_dim(x, i, dim).numpy()
+    assert_identical(gmx.runtime.run(fused.text, x.numpy(), i.numpy()), expected)
+    assert_identical(gmx.runtime.run(tosa, x.numpy(), i.numpy()), expected)

@@ -162,3 +162,18 @@ func.func @dynamic_index_views_not_certain(%x: tensor<1x10x8xf32>, %ids: tensor<
   %0 = "gmx.gather_multiaxis"(%x, %e) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, tensor<?x?x1xi32>) -> tensor<?x?x8xf32>
   return %0 : tensor<?x?x8xf32>
 }
+
+// -----
+
+// fold-dynamic-input-views keeps the gather's mode (the axis keeps its
+// size, the index values stay): here "fill" with its value.
+// CHECK-LABEL: func.func @dynamic_input_view_mode
+// CHECK: %[[W:.*]] = tensor.expand_shape %arg0
+// CHECK: "gmx.gather_multiaxis"(%[[W]], %arg1) {axes = array<i64: 1>, fill_value = -1.000000e+00 : f32, mode = "fill"} : (tensor<1x?x8xf32>, tensor<1x4x1xi32>) -> tensor<1x4x8xf32>
+// CHECK-NOT: tosa.reshape
+func.func @dynamic_input_view_mode(%w: tensor<?x8xf32>, %i: tensor<1x4x1xi32>) -> tensor<1x4x8xf32> {
+  %s = tosa.const_shape  {values = dense<[1, -1, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %x = tosa.reshape %w, %s : (tensor<?x8xf32>, !tosa.shape<3>) -> tensor<1x?x8xf32>
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>, mode = "fill", fill_value = -1.0 : f32} : (tensor<1x?x8xf32>, tensor<1x4x1xi32>) -> tensor<1x4x8xf32>
+  return %0 : tensor<1x4x8xf32>
+}

@@ -272,12 +272,13 @@ func.func @not_gather_index_plus_loop(%arg0: tensor<4x5xf32>, %arg1: tensor<2xi6
 }
 
 // -----
-// Negative: a floor modulo of the index (a wrap-around, not gmx's raise or clip).
-// CHECK-LABEL: func.func @not_gather_floor_mod
-// CHECK: linalg.generic
-// CHECK-NOT: gmx.gather_multiaxis
-// WHY: raise-linalg-gather: no match: a position that is not gmx's reading of an index
-func.func @not_gather_floor_mod(%arg0: tensor<4x5xf32>, %arg1: tensor<2xi64>) -> tensor<2x5xf32> {
+// A floor modulo by the dim (the remainder corrected toward the divisor's sign):
+// mode "wrap".
+// CHECK-LABEL: func.func @floor_mod_wraps
+// CHECK: %[[I:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
+// CHECK: "gmx.gather_multiaxis"(%arg0, %[[I]]) {axes = array<i64: 0>, mode = "wrap"} : (tensor<4x5xf32>, tensor<2x1xi64>) -> tensor<2x5xf32>
+// CHECK-NOT: linalg.generic
+func.func @floor_mod_wraps(%arg0: tensor<4x5xf32>, %arg1: tensor<2xi64>) -> tensor<2x5xf32> {
   %c4_i64 = arith.constant 4 : i64
   %c0_i64 = arith.constant 0 : i64
   %0 = tensor.empty() : tensor<2x5xf32>
@@ -288,6 +289,26 @@ func.func @not_gather_floor_mod(%arg0: tensor<4x5xf32>, %arg1: tensor<2xi64>) ->
     %4 = arith.addi %2, %c4_i64 : i64
     %5 = arith.select %3, %4, %2 : i64
     %6 = arith.index_cast %5 : i64 to index
+    %7 = linalg.index 1 : index
+    %extracted = tensor.extract %arg0[%6, %7] : tensor<4x5xf32>
+    linalg.yield %extracted : f32
+  } -> tensor<2x5xf32>
+  return %1 : tensor<2x5xf32>
+}
+
+// -----
+// Negative: a truncating remainder (-1 stays -1, which gmx would wrap to 3).
+// CHECK-LABEL: func.func @not_gather_truncating_remainder
+// CHECK: linalg.generic
+// CHECK-NOT: gmx.gather_multiaxis
+// WHY: raise-linalg-gather: no match: a position that is not gmx's reading of an index
+func.func @not_gather_truncating_remainder(%arg0: tensor<4x5xf32>, %arg1: tensor<2xi64>) -> tensor<2x5xf32> {
+  %c4_i64 = arith.constant 4 : i64
+  %0 = tensor.empty() : tensor<2x5xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg1 : tensor<2xi64>) outs(%0 : tensor<2x5xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %2 = arith.remsi %in, %c4_i64 : i64
+    %6 = arith.index_cast %2 : i64 to index
     %7 = linalg.index 1 : index
     %extracted = tensor.extract %arg0[%6, %7] : tensor<4x5xf32>
     linalg.yield %extracted : f32

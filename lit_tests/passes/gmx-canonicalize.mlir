@@ -442,3 +442,88 @@ func.func @two_views_kept(%x: tensor<4x6x5xf32>, %i: tensor<4x1x1xi64>) -> tenso
   %r = tensor.expand_shape %c [[0, 1]] output_shape [5, 4] : tensor<20xf32> into tensor<5x4xf32>
   return %r : tensor<5x4xf32>
 }
+
+// -----
+// absorb-floor-modulo: torch-mlir's floor modulo of torch.take_along_dim
+// (x: 4x5x6, i: 4x3x6, dim 1) by the axis size 5 is the wrap mode; the wide
+// i64 indices are gathered, the cast after the modulo goes with it.
+// CHECK-LABEL: func.func @take_along_dim_floor_modulo(
+// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>, mode = "wrap"} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+// CHECK-NEXT: return %[[G]]
+// TENSOR-LABEL: func.func @take_along_dim_floor_modulo(
+// TENSOR-NEXT: "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>, mode = "wrap"}
+func.func @take_along_dim_floor_modulo(%arg0: tensor<4x5x6xf32>, %arg1: tensor<4x3x6xi64>) -> tensor<4x3x6xf32> {
+  %0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %1 = "tosa.const"() <{values = dense<5> : tensor<1x1x1xi64>}> : () -> tensor<1x1x1xi64>
+  %2 = "tosa.const"() <{values = dense<1> : tensor<1x1x1xi64>}> : () -> tensor<1x1x1xi64>
+  %3 = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi64>}> : () -> tensor<1x1x1xi64>
+  %4 = tosa.intdiv %arg1, %1 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>) -> tensor<4x3x6xi64>
+  %5 = tosa.mul %arg1, %1, %0 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>, tensor<1xi8>) -> tensor<4x3x6xi64>
+  %6 = tosa.greater %3, %5 : (tensor<1x1x1xi64>, tensor<4x3x6xi64>) -> tensor<4x3x6xi1>
+  %7 = tosa.mul %4, %1, %0 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>, tensor<1xi8>) -> tensor<4x3x6xi64>
+  %8 = tosa.equal %7, %arg1 : (tensor<4x3x6xi64>, tensor<4x3x6xi64>) -> tensor<4x3x6xi1>
+  %9 = tosa.logical_not %8 : (tensor<4x3x6xi1>) -> tensor<4x3x6xi1>
+  %10 = tosa.sub %4, %2 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>) -> tensor<4x3x6xi64>
+  %11 = tosa.logical_and %6, %9 : (tensor<4x3x6xi1>, tensor<4x3x6xi1>) -> tensor<4x3x6xi1>
+  %12 = tosa.select %11, %10, %4 : (tensor<4x3x6xi1>, tensor<4x3x6xi64>, tensor<4x3x6xi64>) -> tensor<4x3x6xi64>
+  %13 = tosa.mul %1, %12, %0 : (tensor<1x1x1xi64>, tensor<4x3x6xi64>, tensor<1xi8>) -> tensor<4x3x6xi64>
+  %14 = tosa.sub %arg1, %13 : (tensor<4x3x6xi64>, tensor<4x3x6xi64>) -> tensor<4x3x6xi64>
+  %15 = tosa.cast %14 : (tensor<4x3x6xi64>) -> tensor<4x3x6xi32>
+  %16 = "gmx.gather_multiaxis"(%arg0, %15) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi32>) -> tensor<4x3x6xf32>
+  return %16 : tensor<4x3x6xf32>
+}
+
+// -----
+// absorb-floor-modulo, negative: a truncating remainder (torch.fmod,
+// i - intdiv(i, 5) * 5) keeps the sign of a negative index: not the wrap.
+// CHECK-LABEL: func.func @truncating_remainder
+// CHECK: %[[R:.*]] = tosa.sub %arg1
+// CHECK: "gmx.gather_multiaxis"(%arg0, %[[R]]) {axes = array<i64: 1>} :
+func.func @truncating_remainder(%arg0: tensor<4x5x6xf32>, %arg1: tensor<4x3x6xi64>) -> tensor<4x3x6xf32> {
+  %0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %1 = "tosa.const"() <{values = dense<5> : tensor<1x1x1xi64>}> : () -> tensor<1x1x1xi64>
+  %4 = tosa.intdiv %arg1, %1 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>) -> tensor<4x3x6xi64>
+  %7 = tosa.mul %4, %1, %0 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>, tensor<1xi8>) -> tensor<4x3x6xi64>
+  %14 = tosa.sub %arg1, %7 : (tensor<4x3x6xi64>, tensor<4x3x6xi64>) -> tensor<4x3x6xi64>
+  %16 = "gmx.gather_multiaxis"(%arg0, %14) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+  return %16 : tensor<4x3x6xf32>
+}
+
+// -----
+// absorb-floor-modulo, negative: a floor modulo by 4 on an axis of 5.
+// CHECK-LABEL: func.func @floor_modulo_other_size
+// CHECK: %[[R:.*]] = tosa.sub %arg1
+// CHECK: "gmx.gather_multiaxis"(%arg0, %[[R]]) {axes = array<i64: 1>} :
+func.func @floor_modulo_other_size(%arg0: tensor<4x5x6xf32>, %arg1: tensor<4x3x6xi64>) -> tensor<4x3x6xf32> {
+  %0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %1 = "tosa.const"() <{values = dense<4> : tensor<1x1x1xi64>}> : () -> tensor<1x1x1xi64>
+  %2 = "tosa.const"() <{values = dense<1> : tensor<1x1x1xi64>}> : () -> tensor<1x1x1xi64>
+  %3 = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi64>}> : () -> tensor<1x1x1xi64>
+  %4 = tosa.intdiv %arg1, %1 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>) -> tensor<4x3x6xi64>
+  %5 = tosa.mul %arg1, %1, %0 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>, tensor<1xi8>) -> tensor<4x3x6xi64>
+  %6 = tosa.greater %3, %5 : (tensor<1x1x1xi64>, tensor<4x3x6xi64>) -> tensor<4x3x6xi1>
+  %7 = tosa.mul %4, %1, %0 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>, tensor<1xi8>) -> tensor<4x3x6xi64>
+  %8 = tosa.equal %7, %arg1 : (tensor<4x3x6xi64>, tensor<4x3x6xi64>) -> tensor<4x3x6xi1>
+  %9 = tosa.logical_not %8 : (tensor<4x3x6xi1>) -> tensor<4x3x6xi1>
+  %10 = tosa.sub %4, %2 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>) -> tensor<4x3x6xi64>
+  %11 = tosa.logical_and %6, %9 : (tensor<4x3x6xi1>, tensor<4x3x6xi1>) -> tensor<4x3x6xi1>
+  %12 = tosa.select %11, %10, %4 : (tensor<4x3x6xi1>, tensor<4x3x6xi64>, tensor<4x3x6xi64>) -> tensor<4x3x6xi64>
+  %13 = tosa.mul %1, %12, %0 : (tensor<1x1x1xi64>, tensor<4x3x6xi64>, tensor<1xi8>) -> tensor<4x3x6xi64>
+  %14 = tosa.sub %arg1, %13 : (tensor<4x3x6xi64>, tensor<4x3x6xi64>) -> tensor<4x3x6xi64>
+  %16 = "gmx.gather_multiaxis"(%arg0, %14) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+  return %16 : tensor<4x3x6xf32>
+}
+
+// -----
+// A gather with a mode other than "raise" is left as it is by the patterns
+// that rewrite through a spec (here fold-result-reshape): they change index
+// values and axis sizes, which only "raise" survives.
+// CHECK-LABEL: func.func @mode_kept
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>, fill_value = 0.000000e+00 : f32, mode = "fill"}
+// CHECK: tosa.reshape %[[G]]
+func.func @mode_kept(%x: tensor<1x10x8xf32>, %i: tensor<1x12x1xi64>) -> tensor<3x4x8xf32> {
+  %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>, mode = "fill", fill_value = 0.0 : f32} : (tensor<1x10x8xf32>, tensor<1x12x1xi64>) -> tensor<1x12x8xf32>
+  %s = tosa.const_shape {values = dense<[3, 4, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %r = tosa.reshape %g, %s : (tensor<1x12x8xf32>, !tosa.shape<3>) -> tensor<3x4x8xf32>
+  return %r : tensor<3x4x8xf32>
+}

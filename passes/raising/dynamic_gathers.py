@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.gmx import OP_NAME, gather_multiaxis, mlir_shape, read_mode
-from gmx.dialect.modes import Mode
+from gmx.dialect.gmx import OP_NAME, gather_multiaxis, mlir_shape, mode_kwargs
 from gmx.dialect.mlir import ir, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
@@ -41,10 +40,8 @@ RESHAPE_OPS = ("tosa.reshape", "tensor.reshape")  # views whose canonical form i
 
 
 def is_dynamic_gather(op) -> bool:
-    """A gmx op in the default mode with a `?` in its input, indices or
-    result (a reshape changes the bounds another mode clamps or fills at)."""
-    return (op.name == OP_NAME and read_mode(op)[0] is Mode.RAISE
-            and any(None in shape_of(v) for v in (*op.operands, op.results[0])))
+    """A gmx op with a `?` in its input, indices or result."""
+    return op.name == OP_NAME and any(None in shape_of(v) for v in (*op.operands, op.results[0]))
 
 
 def _axes(op) -> list[int]:
@@ -145,7 +142,9 @@ def fold_dynamic_result_reshape(op, rewriter):
                            shape_of(op.results[0]))
     x_source, indices_source = _viewable_from(x, plan.input), _viewable_from(indices, plan.indices)
     with rewriter.ip, op.location:
-        value = gather_multiaxis(emit_view_of(x_source, plan.input), emit_view_of(indices_source, plan.indices), plan.axes)
+        # The axis keeps its size and the index values stay: so does the mode.
+        value = gather_multiaxis(emit_view_of(x_source, plan.input), emit_view_of(indices_source, plan.indices),
+                                 plan.axes, **mode_kwargs(gather))
     rewriter.replace_op(op, [value])
     return False
 
@@ -167,7 +166,7 @@ def _replace_operand(op, rewriter, position: int, value_builder) -> bool:
     with rewriter.ip, op.location:
         operands = list(op.operands)
         operands[position] = value_builder()
-        rewriter.replace_op(op, [gather_multiaxis(*operands, _axes(op))])
+        rewriter.replace_op(op, [gather_multiaxis(*operands, _axes(op), **mode_kwargs(op))])
     return False
 
 

@@ -449,11 +449,13 @@ def plan_of(spec: GatherSpec) -> Plan:
 
 
 def spec_of_gmx(op) -> GatherSpec:
-    """The spec an existing static `gmx.gather_multiaxis` computes, in the
-    default mode: a spec has no out-of-range mode, so the folds leave a
-    gather in another mode as it is (its bounds are its input's dims)."""
+    """The spec an existing static `gmx.gather_multiaxis` computes.
+
+    A spec has no out-of-range mode: its rewrites change axis sizes and
+    index values, which only "raise" (the default) survives, so a gather
+    with another mode is NoMatch (it is left as it is)."""
     mode, _ = read_mode(op)
-    require(mode is Mode.RAISE, f"a gather in mode '{mode.value}' (the folds keep mode 'raise' only)")
+    require(mode is Mode.RAISE, f'mode "{mode}" (only "raise" gathers are rewritten)')
     x, indices = op.operands[0], op.operands[1]
     shape, out = static_dims(x), static_dims(op.results[0])
     index_shape = static_dims(indices)

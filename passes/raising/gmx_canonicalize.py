@@ -28,6 +28,8 @@ positive and a negative case for each):
                               constants become non-axis dims; an identity
                               gather becomes its input; a broadcast constant
                               index is folded
+    absorb-floor-modulo       gmx(i mod size)        -> gmx(i) {mode = "wrap"}: the floor-modulo
+                              arithmetic of torch.take_along_dim / torch.remainder
     fold-dynamic-result-reshape  reshape(gmx) -> gmx with reshaped indices, where a dim is `?`
     fold-dynamic-input-views     gmx(views(x))  -> gmx(view(x)), one expand/collapse, where a dim is `?`
     fold-dynamic-index-views     gmx(views(cast(views(i)))) -> gmx(view(cast(i))), where a dim is `?`
@@ -38,7 +40,9 @@ positive and a negative case for each):
 
 Every pattern reads its IR into a `GatherSpec`, transforms it and lets
 `gather_spec.synthesize` emit the result; a pattern that cannot express the
-whole gather (`NoMatch`) changes nothing. A pattern that raises anything
+whole gather (`NoMatch`) changes nothing. A spec has no out-of-range mode, so
+a gather whose `mode` is not "raise" is left as it is (absorb-floor-modulo
+makes one, the last step of a raising). A pattern that raises anything
 else (a bug) changes nothing either; it is reported once the driver has
 returned: a located warning, or in strict mode (`GMX_STRICT`, see
 `gmx.passes.debug`) a located error that fails the pass. Dead ops are erased
@@ -58,7 +62,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gmx.dialect.gmx import OP_NAME, gather_multiaxis, infer_result_type, mlir_shape, static_shape
+from gmx.dialect.gmx import OP_NAME, gather_multiaxis, infer_result_type, mlir_shape, read_mode, static_shape
+from gmx.dialect.modes import Mode
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, ir, rewrite, tensor
 from gmx.dialect.shapes import GatherShapeError
@@ -67,7 +72,15 @@ from . import dynamic_gathers
 from .linalg_gathers import raise_linalg_gather
 from .tensor_gathers import raise_tensor_gather
 from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel, row_major_iota_sizes
-from .index_values import constant_value, evaluation_cache
+from .index_values import (
+    constant_value,
+    elementwise_inputs,
+    elementwise_operands,
+    evaluation_cache,
+    index_function,
+    integer_width,
+    is_floor_modulo,
+)
 from .gather_spec import (
     GatherSpec,
     Indexed,
@@ -90,6 +103,7 @@ from ..views import (
     VIEW_OPS,
     common_refinement,
     defining_op,
+    emit_view,
     merge_groups,
     op_name,
     static_shape_of,
@@ -661,6 +675,68 @@ def simplify_indices(op, rewriter):
     return _rewrite(op, spec, rewriter, current_form(op), 0)
 
 
+# --- absorb-floor-modulo -------------------------------------------------------------------------------
+
+
+def _floor_modulo_leaf(indices: ir.Value, size: int) -> ir.Value | None:
+    """The tensor `t` of which `indices` (under views) is `t mod size`,
+    elementwise with the same shape, as the leaf's own integer type; None
+    when no such leaf exists."""
+    value, _ = strip_views(indices)
+    if elementwise_operands(defining_op(value)) is None:
+        return None
+    shape = static_shape_of(value)
+    for leaf in reversed(elementwise_inputs(value)):  # the farthest first: all the arithmetic
+        element_type = ir.ShapedType(leaf.type).element_type
+        width = integer_width(element_type)
+        if static_shape_of(leaf) != shape or width is None or not 8 <= width <= 64:
+            continue
+        function = index_function(value, leaf)
+        if function is not None and is_floor_modulo(function, width, size):
+            return leaf
+    return None
+
+
+def absorb_floor_modulo(op, rewriter):
+    """Floor-modulo arithmetic by the axis size in front of a gather becomes its wrap mode.
+
+    torch-mlir spells `torch.take_along_dim(x, i, 1)` (and `i % 5`,
+    `torch.remainder`) on an axis of 5 as a floor division in TOSA:
+
+        %q = tosa.intdiv %i, %c5 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>) -> tensor<4x3x6xi64>
+        %f = tosa.select (0 > %i * 5 and %q * 5 != %i), %q - 1, %q
+        %m = tosa.sub %i, (tosa.mul %c5, %f)
+        %c = tosa.cast %m : (tensor<4x3x6xi64>) -> tensor<4x3x6xi32>
+        %g = "gmx.gather_multiaxis"(%x, %c) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi32>) -> tensor<4x3x6xf32>
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>, mode = "wrap"} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+    The wide indices are gathered (a cast after the modulo is exact, one
+    before it would not be). Absorbed: exactly `t mod size` for every value
+    of `t`'s type (`is_floor_modulo`: exhaustive near the axis, probes far
+    from it), the size being that of every gathered axis. Left alone: a
+    truncating remainder (`torch.fmod`), a modulo by another size, a gather
+    already in a mode other than "raise" or "wrap".
+    """
+    require(op.name == OP_NAME, "not a gmx op")
+    mode, _ = read_mode(op)
+    require(mode in (Mode.RAISE, Mode.WRAP), f'mode "{mode}"')
+    x, indices = op.operands[0], op.operands[1]
+    axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
+    input_shape = static_shape_of(x)
+    require(bool(axes) and input_shape is not None, "no axes, or a dynamic input")
+    sizes = {input_shape[a] for a in axes}
+    require(len(sizes) == 1, "gathered axes of different sizes")
+    (size,) = sizes
+    leaf = _floor_modulo_leaf(indices, size)
+    require(leaf is not None, f"the indices are not a floor modulo by the axis size {size}")
+    shape = static_shape_of(indices)
+    with rewriter.ip, op.location:
+        wide = emit_view(leaf, shape) if static_shape_of(leaf) != shape else leaf
+        value = gather_multiaxis(x, wide, axes, mode=Mode.WRAP)
+    rewriter.replace_op(op, [value])
+    return False
+
+
 PATTERNS = (
     ("tosa.gather", raise_tosa_gather),
     (OP_NAME, fold_input_reshape),
@@ -671,6 +747,7 @@ PATTERNS = (
     (OP_NAME, fold_input_broadcast),
     ("tosa.cast", fold_value_casts),
     (OP_NAME, simplify_indices),
+    (OP_NAME, absorb_floor_modulo),
     ("linalg.generic", raise_linalg_gather),
     ("tensor.gather", raise_tensor_gather),
 ) + tuple((name, fold_result_reshape) for name in VIEW_OPS) + dynamic_gathers.PATTERNS + tuple(

@@ -343,6 +343,26 @@ def normalises_negative_indices(function, size: int) -> bool:
     return result.shape == t.shape and bool(np.array_equal(result, np.where(t < 0, t + size, t)))
 
 
+def is_floor_modulo(function, leaf_width: int, size: int) -> bool:
+    """Whether `function(t)` is `t mod size` (floor modulo: the result in
+    [0, size), negatives too), what gmx's `mode = "wrap"` reads, for every
+    `t` of the leaf's width with `|t| * size` in range: a frontend's floor
+    division multiplies the index by the size (torch-mlir tests the sign of
+    `t * size`), and beyond that its own arithmetic overflows where the
+    source program (PyTorch's `%`) still means the true floor modulo.
+    Checked exhaustively on [-2 size, 2 size) and on probes far outside
+    (multiples of the size, powers of two, the bound), where a truncating
+    remainder, a cast before the modulo or another modulus differs."""
+    if size <= 0 or size > MAX_CHECKED_AXIS or size > (1 << (leaf_width - 1)):
+        return False
+    bound = ((1 << (leaf_width - 1)) - 1) // size  # |t| * size does not overflow
+    probes = _probes(size, leaf_width)
+    t = np.concatenate([np.arange(-2 * size, 2 * size, dtype=np.int64), probes[(probes >= -bound) & (probes <= bound)],
+                        np.array([-bound, bound], dtype=np.int64)])
+    result = np.asarray(function(t))
+    return result.shape == t.shape and bool(np.array_equal(result.astype(np.int64), np.mod(t, size)))
+
+
 def clamps_like_gmx(function, leaf_width: int, size: int) -> bool:
     """Whether `function(t)` is gmx's `clip` mode for a dim of `size`: `t`
     clamped to [0, size - 1] (StableHLO's clamp of a start index), checked

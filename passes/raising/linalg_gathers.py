@@ -27,6 +27,8 @@ reading of an index in one mode for all positions:
   of [0, size)); gmx's checked `raise` refines both (an index in
   [-size, 0) that an assert rejects is read wrapped, as gmx reads it).
 - `clip`: exactly a clamp to [0, size - 1] (StableHLO); no asserts.
+- `wrap`: exactly a floor modulo by the size (`index_values.is_floor_modulo`:
+  where `|index| * size` fits the index type); no asserts.
 
 Where a source dim is `?`, the functions are checked at several sizes.
 An index operand that is itself an iota (a generic yielding its
@@ -58,7 +60,7 @@ from gmx.dialect.mlir import ir
 from gmx.dialect.modes import Mode
 
 from .gather_spec import Iota, NoMatch, Zero, require
-from .index_values import clamps_like_gmx, integer_width, wrap_to_width, wraps_like_gmx
+from .index_values import clamps_like_gmx, integer_width, is_floor_modulo, wrap_to_width, wraps_like_gmx
 from .loop_gathers import IndexRead, LoopGather, pair_unit_dims, replace_by_gmx
 from ..views import defining_op
 
@@ -266,9 +268,11 @@ def _iota_dim(read: IndexRead) -> int | None:
 
 def position_mode(function, leaf_width: int, size: int) -> str | None:
     """The gmx mode a position function is on a dim of `size` (`raise`,
-    `clip`), or None when it is neither (a wrap-around, any other map)."""
+    `clip`, `wrap`), or None when it is none of them (any other map)."""
     if clamps_like_gmx(function, leaf_width, size):
         return "clip"
+    if is_floor_modulo(function, leaf_width, size):
+        return "wrap"
     if wraps_like_gmx(function, leaf_width, size):
         return "raise"
     return None
@@ -334,7 +338,7 @@ def read_gather(op) -> LoopGather:
     mode = modes.pop() if modes else "raise"
     for operation in operations:
         if operation.name == "cf.assert":
-            require(mode == "raise", "a bounds check on a clamped index")
+            require(mode == "raise", f"a bounds check on an index in mode {mode}")
             condition = operation.operands[0]
             trace = body.trace(condition, source)
             require(len(trace.leaves) == 1, "an assert on no index or on several")
