@@ -290,6 +290,39 @@ def test_stablehlo_legalize_to_linalg_gather_is_clip_mode():
     np.testing.assert_array_equal(gmx.runtime.run(fused.text, x, i), _stablehlo_reference(x, i))
 
 
+FLOOR_MOD_GATHER = """
+func.func @main(%x: tensor<4x5xf32>, %i: tensor<6xi64>) -> tensor<6x5xf32> {
+  %c4 = arith.constant 4 : i64
+  %c0 = arith.constant 0 : i64
+  %0 = tensor.empty() : tensor<6x5xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]} ins(%i : tensor<6xi64>) outs(%0 : tensor<6x5xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %r = arith.remsi %in, %c4 : i64
+    %n = arith.cmpi slt, %r, %c0 : i64
+    %a = arith.addi %r, %c4 : i64
+    %m = arith.select %n, %a, %r : i64
+    %p = arith.index_cast %m : i64 to index
+    %d = linalg.index 1 : index
+    %e = tensor.extract %x[%p, %d] : tensor<4x5xf32>
+    linalg.yield %e : f32
+  } -> tensor<6x5xf32>
+  return %1 : tensor<6x5xf32>
+}
+"""
+
+
+def test_floor_modulo_generic_is_wrap_mode():
+    fused = run_pipeline(FLOOR_MOD_GATHER, ["gmx-canonicalize"])
+    assert_raised(fused.counts, 1, "floor modulo")
+    assert 'mode = "wrap"' in fused.text
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    i = np.array([-9, -4, -1, 0, 7, 13], dtype=np.int64)
+    expected = np.take(x, i, axis=0, mode="wrap")
+    np.testing.assert_array_equal(gmx.runtime.run(fused.text, x, i), expected)
+    np.testing.assert_array_equal(gmx.runtime.run(FLOOR_MOD_GATHER, x, i), expected)  # the generic itself
+
+
 # --- tensor.gather -------------------------------------------------------------------------------
 
 TENSOR_GATHERS = """
