@@ -120,6 +120,9 @@ def test_evaluate_scalar_follows_mlir_integer_semantics():
     assert list(evaluate_scalar("arith.floordivsi", [t, np.int64(2)], 64, 64)) == [-2, -1, 0, 2]
     assert list(evaluate_scalar("arith.trunci", [np.array([255, 128])], 8, 32)) == [-1, -128]
     assert list(evaluate_scalar("arith.index_castui", [np.array([-1])], 64, 32)) == [(1 << 32) - 1]
+    big = np.array([(1 << 62) + 1, -(1 << 62) - 1], dtype=np.int64)  # exact, no float rounding
+    assert list(evaluate_scalar("arith.divsi", [big, np.int64(3)], 64, 64)) == [((1 << 62) + 1) // 3, -(((1 << 62) + 1) // 3)]
+    assert list(evaluate_scalar("arith.cmpi", [np.array([-1, 1]), np.int64(2)], 1, 64, predicates["ult"])) == [False, True]
 
 
 def test_tensor_gather_coords():

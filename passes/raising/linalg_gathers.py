@@ -90,7 +90,9 @@ def _width(value: ir.Value) -> int:
 
 
 def _unsigned(values: np.ndarray, width: int) -> np.ndarray:
-    return np.asarray(values).astype(np.int64) & ((1 << width) - 1) if width < 64 else np.asarray(values)
+    """Signless values read as unsigned integers of `width` bits."""
+    values = np.asarray(values).astype(np.int64)
+    return values.view(np.uint64) if width >= 64 else values & ((1 << width) - 1)
 
 
 def _constant(op) -> int:
@@ -117,8 +119,9 @@ def evaluate_scalar(name: str, args: list[np.ndarray], width: int, operand_width
         divisor = np.where(args[1] == 0, 1, args[1])  # division by 0 is undefined: any value
         if name == "arith.floordivsi":
             result = np.floor_divide(args[0], divisor)
-        elif name == "arith.divsi":
-            result = np.fix(args[0] / divisor).astype(np.int64)
+        elif name == "arith.divsi":  # toward zero
+            quotient = np.abs(args[0]) // np.abs(divisor)
+            result = np.where((args[0] < 0) != (divisor < 0), -quotient, quotient)
         else:
             result = np.fmod(args[0], divisor)
     else:
@@ -163,6 +166,7 @@ class Body:
             owner = defining_op(value)
             if owner is None:
                 require(value.owner == self.block and value.arg_number < self.inputs, "a block argument of another block")
+                require(isinstance(self.op.inputs[value.arg_number].type, ir.RankedTensorType), "a scalar input in a position")
                 require(integer_width(value.type) is not None, "a non-integer input in a position")
                 trace.leaves.append(value)
             elif owner.name == "arith.constant":
