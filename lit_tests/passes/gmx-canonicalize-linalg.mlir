@@ -397,3 +397,28 @@ func.func @not_gather_permuted_index_map(%arg0: tensor<4x5x6xf32>, %arg1: tensor
   } -> tensor<2x3x6xf32>
   return %1 : tensor<2x3x6xf32>
 }
+
+// -----
+// Negative (for now): the body reads the first 2 of the 7 index rows; no view
+// of the index tensor reads part of it.
+// CHECK-LABEL: func.func @not_gather_index_tensor_read_in_part
+// CHECK: linalg.generic
+// CHECK-NOT: gmx.gather_multiaxis
+// WHY: raise-linalg-gather: no match: an index tensor read over part of a dim
+func.func @not_gather_index_tensor_read_in_part(%arg0: tensor<4x5xf32>, %arg1: tensor<7x1xi64>) -> tensor<2x5xf32> {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %0 = tensor.empty() : tensor<2x5xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%0 : tensor<2x5xf32>) {
+  ^bb0(%out: f32):
+    %2 = linalg.index 0 : index
+    %3 = linalg.index 1 : index
+    %extracted = tensor.extract %arg1[%2, %c0] : tensor<7x1xi64>
+    %4 = arith.index_cast %extracted : i64 to index
+    %5 = arith.maxsi %c0, %4 : index
+    %6 = arith.minsi %5, %c3 : index
+    %extracted_2 = tensor.extract %arg0[%6, %3] : tensor<4x5xf32>
+    linalg.yield %extracted_2 : f32
+  } -> tensor<2x5xf32>
+  return %1 : tensor<2x5xf32>
+}

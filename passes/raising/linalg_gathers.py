@@ -234,8 +234,8 @@ class Body:
 def _leaf_read(body: Body, leaf: ir.Value) -> IndexRead:
     """The index tensor and read positions behind an index value."""
     owner = defining_op(leaf)
-    if owner is not None:  # a tensor.extract in the body
-        return IndexRead(owner.operands[0], body.read_positions(owner))
+    if owner is not None:  # a tensor.extract in the body: it may read part of the tensor
+        return IndexRead(owner.operands[0], body.read_positions(owner), whole=False)
     operand = body.op.inputs[leaf.arg_number]
     affine_map = ir.AffineMapAttr(body.op.attributes["indexing_maps"][leaf.arg_number]).value
     dims = []

@@ -35,6 +35,9 @@ class IndexRead:
 
     tensor: ir.Value
     dims: tuple
+    # Whether each loop dim of `tensor` is as large as the loop (a linalg
+    # input: its indexing map makes it so); else it is checked.
+    whole: bool = True
 
     def __eq__(self, other):  # identity of the IR value
         return isinstance(other, IndexRead) and self.tensor == other.tensor and self.dims == other.dims
@@ -112,7 +115,11 @@ def _spec(gather: LoopGather) -> GatherSpec:
     coords = []
     for coord in gather.coords:
         if isinstance(coord, IndexRead):
-            mask, component, tuple_size = indexed_form(coord.dims, shape_of(coord.tensor), len(out))
+            index_shape = shape_of(coord.tensor)
+            mask, component, tuple_size = indexed_form(coord.dims, index_shape, len(out))
+            require(coord.whole or all(index_shape[p] is not None and index_shape[p] == out[d]
+                                       for p, (kind, d) in enumerate(coord.dims) if kind == "loop"),
+                    "an index tensor read over part of a dim")
             shape = tuple(size if varies else 1 for size, varies in zip(out, mask))
             coords.append(Indexed(coord.tensor, shape, component, tuple_size))
         else:
