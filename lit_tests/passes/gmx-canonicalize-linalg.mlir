@@ -233,6 +233,39 @@ func.func @stablehlo_clamped_tuple(%arg0: tensor<4x5x6xf32>, %arg1: tensor<3x2xi
 }
 
 // -----
+// x[i, :, j] as TorchToLinalg emits it: a linalg.transpose puts the sliced dim
+// last and an arange (viewed or not) reads it; the arange becomes that loop dim
+// and fold-input-transpose folds the linalg.transpose into the axes.
+// CHECK-LABEL: func.func @torch_noncontiguous_through_transpose
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[I:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : tensor<1x3x1x2xi64> into tensor<3x1x2xi64>
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[I]]) {axes = array<i64: 0, 2>} : (tensor<4x5x6xf32>, tensor<3x1x2xi64>) -> tensor<3x5x1xf32>
+// CHECK-NOT: linalg.generic
+func.func @torch_noncontiguous_through_transpose(%arg0: tensor<4x5x6xf32>, %arg1: tensor<3xi64>, %arg2: tensor<3xi64>) -> tensor<3x5xf32> {
+  %0 = tensor.empty() : tensor<4x6x5xf32>
+  %transposed = linalg.transpose ins(%arg0 : tensor<4x5x6xf32>) outs(%0 : tensor<4x6x5xf32>) permutation = [0, 2, 1]
+  %1 = tensor.empty() : tensor<5xi64>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%1 : tensor<5xi64>) {
+  ^bb0(%out: i64):
+    %5 = linalg.index 0 : index
+    %6 = arith.index_cast %5 : index to i64
+    linalg.yield %6 : i64
+  } -> tensor<5xi64>
+  %expanded = tensor.expand_shape %arg1 [[0, 1]] output_shape [3, 1] : tensor<3xi64> into tensor<3x1xi64>
+  %expanded_0 = tensor.expand_shape %arg2 [[0, 1]] output_shape [3, 1] : tensor<3xi64> into tensor<3x1xi64>
+  %3 = tensor.empty() : tensor<3x5xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%expanded, %expanded_0, %2 : tensor<3x1xi64>, tensor<3x1xi64>, tensor<5xi64>) outs(%3 : tensor<3x5xf32>) {
+  ^bb0(%in: i64, %in_1: i64, %in_2: i64, %out: f32):
+    %5 = arith.index_cast %in : i64 to index
+    %6 = arith.index_cast %in_1 : i64 to index
+    %7 = arith.index_cast %in_2 : i64 to index
+    %extracted = tensor.extract %transposed[%5, %6, %7] : tensor<4x6x5xf32>
+    linalg.yield %extracted : f32
+  } -> tensor<3x5xf32>
+  return %4 : tensor<3x5xf32>
+}
+
+// -----
 // Negative: the body scales the extracted value.
 // CHECK-LABEL: func.func @not_gather_computes_on_value
 // CHECK: linalg.generic

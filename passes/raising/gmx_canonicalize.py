@@ -19,7 +19,7 @@ positive and a negative case for each):
     split-linearised-index    gmx(v, sum(concat(c...) * strides)) -> gmx(view(v), c...): the dims
                               the strides imply (a reshape before indexing, unit dims)
     fold-constant-input       gmx(const)             -> gmx(const without the unit dims it does not gather)
-    fold-input-transpose      gmx(transpose(x))      -> gmx(x), axes permuted
+    fold-input-transpose      gmx(transpose(x))      -> gmx(x), axes permuted (tosa or linalg.transpose)
     fold-input-broadcast      gmx(tile(x))           -> gmx(x) broadcasting its unit dims
     fold-value-casts          cast(gmx(cast(x)))     -> gmx(x) when the casts round-trip
     fold-result-reshape       reshape(gmx)           -> gmx with the reshaped output
@@ -450,11 +450,15 @@ def fold_input_transpose(op, rewriter):
     becomes
         %g = "gmx.gather_multiaxis"(%x, %ij) {axes = array<i64: 0, 2>} : (tensor<4x5x6xf32>, ...) -> tensor<3x5x1xf32>
     Only when the output needs no transpose (its non-axis dims stay in order).
+    A `linalg.transpose` (`permutation`, the same convention; torch-mlir's
+    linalg-on-tensors `x[i, :, j]`) folds the same way.
     """
     spec = spec_of_gmx(op)
     transpose = op.operands[0]
-    require(op_name(transpose) == "tosa.transpose", "input is not a tosa.transpose")
-    perms = list(ir.DenseI32ArrayAttr(defining_op(transpose).attributes["perms"]))
+    require(op_name(transpose) in ("tosa.transpose", "linalg.transpose"), "input is not a transpose")
+    attributes = defining_op(transpose).attributes
+    perms = list(ir.DenseI32ArrayAttr(attributes["perms"]) if "perms" in attributes
+                 else ir.DenseI64ArrayAttr(attributes["permutation"]))
     x0 = defining_op(transpose).operands[0]
     static_dims(x0)
     coords = [None] * len(perms)

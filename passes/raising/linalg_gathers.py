@@ -62,7 +62,7 @@ from gmx.dialect.modes import Mode
 from .gather_spec import Iota, NoMatch, Zero, require
 from .index_values import clamps_like_gmx, integer_width, is_floor_modulo, wrap_to_width, wraps_like_gmx
 from .loop_gathers import IndexRead, LoopGather, pair_unit_dims, replace_by_gmx
-from ..views import defining_op
+from ..views import defining_op, static_shape_of, strip_views
 
 # Sizes at which a position function over a `?` source dim is checked.
 DYNAMIC_SAMPLE_SIZES = (1, 2, 3, 5, 8, 13, 64, 1000)
@@ -250,8 +250,17 @@ def _leaf_read(body: Body, leaf: ir.Value) -> IndexRead:
 
 def _iota_dim(read: IndexRead) -> int | None:
     """The loop dim an index read runs along when its tensor is an iota (a
-    generic with no inputs yielding the cast of one `linalg.index`), else None."""
-    producer = defining_op(read.tensor)
+    generic with no inputs yielding the cast of one `linalg.index`, or a
+    static view adding unit dims to a 1-D one: torch-mlir's arange), else None."""
+    tensor, dims = read.tensor, read.dims
+    source, views = strip_views(tensor)
+    if views:
+        shape, size = static_shape_of(tensor), static_shape_of(source)
+        kept = [p for p, n in enumerate(shape) if n != 1]
+        if size is None or len(size) != 1 or len(kept) != 1 or shape[kept[0]] != size[0]:
+            return None
+        tensor, dims = source, (dims[kept[0]],)
+    producer = defining_op(tensor)
     if producer is None or producer.name != "linalg.generic":
         return None
     producer = producer.opview
@@ -266,7 +275,7 @@ def _iota_dim(read: IndexRead) -> int | None:
     owner = defining_op(value)
     if owner is None or owner.name != "linalg.index":
         return None
-    kind, dim = read.dims[ir.IntegerAttr(owner.attributes["dim"]).value]
+    kind, dim = dims[ir.IntegerAttr(owner.attributes["dim"]).value]
     return dim if kind == "loop" else None
 
 
