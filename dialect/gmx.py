@@ -237,8 +237,9 @@ def gather_multiaxis(
 
     `mode` is None or a `Mode` / its spelling; None and "raise" emit no
     attribute. In "fill" mode `fill_value` (a Python number, typed with the
-    element type, or such a scalar attribute) is required. Raises GatherShapeError when the operands
-    violate a shape rule, ValueError for a bad mode or fill value.
+    element type, or such a scalar attribute) is required. Raises
+    GatherShapeError when the operands violate a shape rule, ValueError for
+    a bad mode or fill value.
     """
     result_type = infer_result_type(input.type, indices.type, axes)
     mode = parse_mode(mode)

@@ -57,6 +57,8 @@ def _fill_scalar(dtype: np.dtype, mode: Mode, fill_value):
     if fill_value is None:
         raise ValueError("mode 'fill' requires a fill_value")
     if dtype.kind in "iub":
+        if isinstance(fill_value, bool | np.bool_):
+            fill_value = int(fill_value)
         if isinstance(fill_value, float):
             if not fill_value.is_integer():
                 raise ValueError(f"fill_value {fill_value!r} is not an integer, the dtype is {dtype}")

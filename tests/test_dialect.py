@@ -150,3 +150,14 @@ def test_builder_types_fill_value_with_element_type():
 def test_builder_rejects_bad_mode_or_fill_value(element_type, mode, fill_value, message):
     with pytest.raises(ValueError, match=message):
         _build_mode(element_type, mode, fill_value)
+
+
+def test_builder_takes_a_fill_value_attribute_of_the_element_type():
+    with make_context(), ir.Location.unknown():
+        f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
+        from gmx.dialect.gmx import fill_value_attr
+
+        nan = ir.Attribute.parse("0x7FC00001 : f32")  # a NaN payload survives
+        assert fill_value_attr(f32, nan) == nan
+        with pytest.raises(ValueError, match="fill_value -1 : i32 is not a scalar of the element type f32"):
+            fill_value_attr(f32, ir.IntegerAttr.get(i32, -1))

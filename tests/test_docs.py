@@ -102,6 +102,7 @@ def table_kind(header: list[str]) -> str | None:
         "data": "onnx gather table",
         "class": "equivalence class",
         "symbol": "notation",
+        "mode": "mode example",
     }.get(first)
 
 
@@ -173,6 +174,20 @@ def test_gather_multiaxis_example(row):
     expected = np.array(literal(row["output"]))
     assert out.shape == expected.shape
     assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("row", tables_of("mode example"), ids=lambda row: row["mode"])
+def test_mode_example(row):
+    """The reference in that mode, and numpy's or JAX's expression beside it."""
+    x, i = np.array(literal(row["input"])), np.array(literal(row["indices"]))
+    fill = literal(row["fill_value"]) if row["fill_value"] else None
+    expected = np.array(literal(row["output"]))
+    assert_array_equal(gather_multiaxis(x, i, [0], mode=row["mode"], fill_value=fill), expected)
+    namespace = {"np": np, "x": x, "i": i}
+    if "jnp." in row["same as"]:
+        jnp = pytest.importorskip("jax.numpy")
+        namespace.update(jnp=jnp, x=jnp.asarray(x), i=jnp.asarray(i))
+    assert_array_equal(np.asarray(eval(row["same as"], namespace)), expected)
 
 
 # --- worked examples ---------------------------------------------------------------

@@ -11,6 +11,11 @@ index type's extremes, far out). Each batch runs in a process of its own
 signal. Every case must give exactly the numpy reference's result, or an
 IndexError where the reference raises one.
 
+Gathers in an out-of-range mode ("wrap", "clip", "fill" with a fill value
+of arbitrary bits) are fuzzed the same way, with more hostile values: the
+compiled code must never read outside the input, and gives the reference's
+result in that mode (an IndexError only for indices into an empty axis).
+
 `GMX_FUZZ_BATCHES=N` runs N batches instead of the default (for a longer
 session of fuzzing by hand; the suite keeps the default).
 """
@@ -131,13 +136,16 @@ def materialise_tosa(case) -> dict:
             "reference": (x, idx)}
 
 
-def materialise(case) -> dict:
+def materialise(case, mode=None) -> dict:
     input_shape, logical, axes, dtype, index_dtype, dyn_input, dyn_indices, hostile, seed = case
     rng = np.random.default_rng(seed)
     x = random_bits(rng, input_shape, dtype)
     idx = index_values(rng, input_shape, logical, axes, index_dtype, hostile)
-    text = gather_module(input_shape, idx.shape, axes, dtype, index_dtype, dyn_input, dyn_indices)
-    return {"text": text, "arrays": (x, idx), "axes": axes}
+    if mode == "fill" and np.dtype(dtype).kind == "c":
+        mode = "wrap"  # fill needs an integer or float element type
+    fill = random_bits(rng, (), dtype)[()] if mode == "fill" else None
+    text = gather_module(input_shape, idx.shape, axes, dtype, index_dtype, dyn_input, dyn_indices, mode, fill)
+    return {"text": text, "arrays": (x, idx), "axes": axes, "mode": mode, "fill_value": fill}
 
 
 def run_in_worker(cases: list[dict], tmp_path: Path) -> tuple[list, subprocess.CompletedProcess]:
@@ -161,7 +169,8 @@ def mismatch(case: dict, result: tuple) -> str | None:
     """Why `result` is not what the reference gives for `case`, or None."""
     x, idx = case.get("reference", case["arrays"])
     try:
-        want = gather_multiaxis(x, idx, case["axes"])
+        want = gather_multiaxis(x, idx, case["axes"], mode=case.get("mode") or "raise",
+                                fill_value=case.get("fill_value"))
     except IndexError:
         return None if result[0] == "IndexError" else f"expected IndexError, got {result[0]}: {result[1]!r}"
     if result[0] != "ok":
@@ -187,5 +196,27 @@ def test_random_gathers_with_hostile_indices(tmp_path_factory, batch):
         name = signal.Signals(-done.returncode).name if done.returncode < 0 else done.returncode
         raise AssertionError(f"the worker died ({name}) on case {number}:\n{describe(cases[number])}\n"
                              f"{done.stderr[-2000:]}")
+    problems = [(case, why) for case, result in zip(cases, results) if (why := mismatch(case, result))]
+    assert not problems, "\n\n".join(f"{why}\n{describe(case)}" for case, why in problems[:3])
+
+
+@st.composite
+def mode_cases(draw):
+    """A fuzz case with an out-of-range mode, and more of its indices hostile."""
+    case = list(draw(fuzz_cases()))
+    case[7] = draw(st.sampled_from([0.3, 0.5, 1.0]))
+    return tuple(case), draw(st.sampled_from(["wrap", "clip", "fill"]))
+
+
+@settings(derandomize=True, max_examples=max(BATCHES // 2, 1), deadline=None, database=None,
+          phases=[Phase.explicit, Phase.generate])
+@given(st.lists(mode_cases(), min_size=BATCH, max_size=BATCH))
+def test_random_gathers_in_every_mode(tmp_path_factory, batch):
+    cases = [materialise(case, mode) for case, mode in batch]
+    results, done = run_in_worker(cases, tmp_path_factory.mktemp("fuzz"))
+    if done.returncode != 0:
+        crashed = [line for line in done.stderr.splitlines() if line.startswith("case ")][-1:]
+        number = int(crashed[0].split()[1]) if crashed else 0
+        raise AssertionError(f"the worker died ({done.returncode}) on case {number}:\n{describe(cases[number])}")
     problems = [(case, why) for case, result in zip(cases, results) if (why := mismatch(case, result))]
     assert not problems, "\n\n".join(f"{why}\n{describe(case)}" for case, why in problems[:3])

@@ -47,6 +47,7 @@ BAD_ARGUMENTS = [
     (["multiaxis", "--axes", "0,0"], "multiaxis: axes must be unique"),
     (["multiaxis", "--indices-shape", "3x1x3"], "multiaxis: indices last dim 3 must be a multiple of the coordinate size 2"),
     (["take", "--axis", "0"], "--axis does not apply to take"),
+    (["take-wrap", "--indices-shape", "2x3x1"], "take-wrap: indices must have size 1 off the axis 1, got 2x3x1"),
     (["torch-gather", "--shape", "4x0x6"], "--shape '4x0x6': every dim must be at least 1"),
     (["torch-gather", "--shape", "4,5"], "--shape '4,5' must be dims separated by 'x'"),
     (["torch-gather", "--stages", "llvm"], "--stages: unknown stage 'llvm'"),
@@ -56,6 +57,11 @@ BAD_ARGUMENTS = [
     (["--all", "--report", "out", "--axis", "1"], "--axis does not apply with --all"),
     (["--all", "--report", "out", "--no-timing"], "--no-timing does not apply with --all"),
     (["--all", "--report", "out", "--sizes", "100"], "--sizes '100': 100 is not a positive multiple of 64"),
+    (["index-select", "--frontend", "onnx"],
+     "index-select is not spelled by frontend onnx (its frontends: tosa, stablehlo, linalg)"),
+    (["index-select", "--frontend", "jax"], "argument --frontend: invalid choice: 'jax'"),
+    (["--all", "--report", "out", "--frontend", "tosa"], "--frontend does not apply with --all"),
+    (["--model", "bart", "--frontend", "tosa"], "--frontend does not apply with --model"),
 ]
 
 
@@ -178,8 +184,9 @@ def test_unfused_that_does_not_compile_is_reported(monkeypatch, capsys):
 DERIVED_AXES = {
     "onnx-gather": "[1]", "onnx-gather-elements": "[1]", "onnx-gather-nd": "[0, 1]", "take": "[1]",
     "take-along-axis": "[1]", "torch-gather": "[1]", "index-select": "[1]", "embedding": "[0]",
-    "advanced-index": "[0, 2]", "multiaxis": "[2, 0]",
+    "advanced-index": "[0, 2]", "multiaxis": "[2, 0]", "take-wrap": "[1]", "take-clip": "[1]", "take-fill": "[1]",
 }
+GMX_FRONTEND = ("multiaxis", "take-wrap", "take-clip", "take-fill")  # no unfused program
 
 
 def markdown_tables(text: str) -> dict[str, list[dict[str, str]]]:
@@ -219,9 +226,16 @@ def test_sweep_writes_the_report(report, capsys):
     times = tables["Run times"]
     assert len(times) == 2 * len(VARIANTS)
     for row in times:
-        timed = ["fused", "numpy", "torch"] + ([] if row["variant"] == "multiaxis" else ["unfused"])
+        timed = ["fused", "numpy", "torch"] + ([] if row["variant"] in GMX_FRONTEND else ["unfused"])
         assert all(float(row[f"{n} ms"]) > 0 for n in timed), row
     assert "None: every result equals numpy's and every stage lowered." in (directory / "report.md").read_text()
+    spellings = tables["One gather, every frontend"]
+    assert [(r["variant"], r["frontend"]) for r in spellings] == [
+        (name, f) for name, variant in VARIANTS.items() for f in variant.frontends()]
+    verdicts = {(r["variant"], r["frontend"]): r["vs the variant's own"] for r in spellings}
+    assert verdicts[("onnx-gather", "onnx")] == "the variant's own spelling"
+    assert verdicts[("onnx-gather", "tosa")] == "same op"
+    assert verdicts[("multiaxis", "tosa")] == "same op, its axes (and coordinates) in another order"
 
 
 def test_sweep_plots_are_valid_pngs(report):
@@ -275,3 +289,13 @@ def test_a_wrong_result_fails_the_study(monkeypatch, capsys):
         "gmx-study: error: multiaxis: fused: wrong: 15 of 15 elements differ",
         "gmx-study: error: multiaxis: torch: wrong: 15 of 15 elements differ",
     ]
+
+
+@pytest.mark.parametrize("mode", ["wrap", "clip", "fill"])
+def test_mode_variants_run_equal_to_numpy_and_torch(mode, capsys):
+    """numpy.take(mode=...) (and JAX's fill) as gmx ops in their mode, on
+    indices mostly outside the axis: checked code reports none of them."""
+    assert study(f"take-{mode}", "--no-timing", "--stages", "none", "--shape", "7x9", "--indices-shape", "1x40") == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^fused +equal\nunfused +absent: the frontend program is gmx already\nnumpy +equal: the reference\n"
+                     r"torch +equal$", out, re.MULTILINE), out

@@ -129,6 +129,23 @@ def test_reference_rejects_bad_mode_arguments(kwargs, error, message):
         gather_multiaxis(np.arange(4), np.array([1]), [0], **kwargs)
 
 
+def test_reference_bool_fill_value():
+    x = np.array([True, False])
+    assert_array_equal(gather_multiaxis(x, np.array([1, 5]), [0], mode="fill", fill_value=True), [False, True])
+    with pytest.raises(ValueError, match="fill_value must be 0 or 1 for a bool array, got 2"):
+        gather_multiaxis(x, np.array([1]), [0], mode="fill", fill_value=2)
+
+
+def test_mode_variant_rejects_an_empty_axis():
+    from gmx.tools.experiments.variants import StudyError, make_study
+
+    with pytest.raises(StudyError, match="take-clip: the axis 1 has size 0: every index is out of bounds"):
+        make_study("take-clip", shape=(4, 0, 6))
+    study = make_study("take-fill", shape=(4, 0, 6))  # all fill values
+    x, idx = study.inputs()
+    assert_array_equal(study.variant.numpy_fn(study)(x, idx), np.ones((4, 3, 6), x.dtype))
+
+
 @st.composite
 def mode_cases(draw):
     """(x, indices, axes, mode) of rank 1..3, values far outside the axes."""

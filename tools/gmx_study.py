@@ -1,15 +1,18 @@
 """gmx-study: how a gather variant lowers, stage by stage, with costs.
 
-    gmx-study VARIANT [--shape 4x5x6] [--indices-shape 4x3x6] [--axis 1] ...
+    gmx-study VARIANT [--frontend tosa|stablehlo|linalg|onnx] [--shape 4x5x6] ...
     gmx-study --all --report DIR [--sizes 4096,65536]
     gmx-study --model NAME|FILE.mlir|FILE.onnx [--input X.npy ...]
 
-For one variant: the frontend program (TOSA from torch-mlir for the torch
-and ONNX variants, gmx for multiaxis), the program after --gmx-canonicalize
+For one variant: the frontend program (by default TOSA from torch-mlir for
+the torch variants, from torch-mlir's ONNX importer for the ONNX ones, gmx
+for multiaxis; --frontend picks another spelling of the same gather), the
+program after --gmx-canonicalize
 with what the fusion derived, after --convert-gmx-to-linalg, at loop level;
 op counts per stage; fused, unfused and torch results against numpy; run
 times and ratios. With --all: every variant over a size sweep, written to
-DIR/report.md and one PNG plot per variant. With --model: a whole program
+DIR/report.md and one PNG plot per variant, with a table of the gmx op each
+frontend's spelling of each variant raises to. With --model: a whole program
 (a model of the real-program corpus, or a TOSA or ONNX file) fused against
 unfused, gather by gather, with compile and run times (`study.model`).
 
@@ -40,6 +43,8 @@ from .experiments.variants import (
     sweep_study,
 )
 from .study.stages import STAGE_KEYS
+
+FRONTEND_CHOICES = ("tosa", "stablehlo", "linalg", "onnx")
 
 PROG = "gmx-study"
 DEFAULT_SIZES = tuple(2**k for k in (12, 14, 16, 18, 20))
@@ -74,6 +79,9 @@ def _argument_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     parser.add_argument("variant", nargs="?", metavar="VARIANT", help="one of the variants below")
+    parser.add_argument("--frontend", choices=FRONTEND_CHOICES,
+                        help="how the gather is spelled: torch-mlir's TOSA, StableHLO or linalg-on-tensors export "
+                             "of its torch expression, or the ONNX node (ONNX variants); default: the variant's own")
     shapes = parser.add_argument_group("the gather")
     shapes.add_argument("--shape", metavar="DIMS", help="data shape, e.g. 4x5x6 (for embedding: the table)")
     shapes.add_argument("--indices-shape", metavar="DIMS", help="indices shape (multiaxis: with the tuples folded into the last dim)")
@@ -189,11 +197,16 @@ def parse_arguments(argv=None) -> argparse.Namespace:
             for name in VARIANTS
             for n in args.sizes
         ]
+        args.spellings = [
+            _study(parser, make_study, name, **{**given, "index_dtype": args.index_dtypes[name], "frontend": f})
+            for name, variant in VARIANTS.items()
+            for f in variant.frontends()
+        ]
     else:
         _check_single_arguments(parser, args)
-        given.update(_shape_options(parser, args))
+        given.update(_shape_options(parser, args), frontend=args.frontend)
         study = _study(parser, make_study, args.variant, **given)
-        needed = ("torch", "onnx") if study.variant.frontend == "onnx" else ("torch",)
+        needed = ("torch", "onnx") if study.frontend == "onnx" else ("torch",)
         args.study = study
     problem = missing_dependency(needed)
     if problem:
@@ -243,7 +256,7 @@ def _check_model_arguments(parser, args) -> tuple[str, ...]:
     if args.variant is not None or args.all:
         parser.error(f"--model studies one whole program; drop {'--all' if args.all else repr(args.variant)}")
     for flag in ("--shape", "--indices-shape", "--axis", "--axes", "--batch-dims", "--pattern", "--report",
-                 "--sizes", "--stages"):
+                 "--sizes", "--stages", "--frontend"):
         if getattr(args, flag[2:].replace("-", "_")) is not None:
             parser.error(f"{flag} does not apply with --model")
     if args.model in MODELS:
@@ -280,6 +293,8 @@ def _check_sweep_arguments(parser, args) -> None:
     for flag in ("--shape", "--indices-shape", "--axis", "--axes", "--batch-dims", "--pattern"):
         if getattr(args, flag[2:].replace("-", "_")) is not None:
             parser.error(f"{flag} does not apply with --all: the sweep sets the shapes (see --sizes)")
+    if args.frontend is not None:
+        parser.error("--frontend does not apply with --all: the report compares every frontend of each variant")
     if args.stages is not None or args.no_timing:
         flag = "--stages" if args.stages is not None else "--no-timing"
         parser.error(f"{flag} does not apply with --all: the report shows no IR and times every point")

@@ -350,6 +350,37 @@ func.func @iota_prefix(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
 }
 
 // -----
+// simplify-indices: an iota with an offset (`arange(T) + 2`, BART's positions)
+// is a slice of the input from that offset.
+// CHECK-LABEL: func.func @iota_offset
+// CHECK-NEXT: %[[S:.*]] = tensor.extract_slice %arg0[2, 0] [2, 3] [1, 1]
+// CHECK-NEXT: return %[[S]]
+func.func @iota_offset(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  %iota = "tosa.const"() <{values = dense<[[2], [3]]> : tensor<2x1xi32>}> : () -> tensor<2x1xi32>
+  %0 = "gmx.gather_multiaxis"(%x, %iota) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+// simplify-indices, negative: an iota running past the axis (3, 4 on size 4)
+// or starting below 0 (-1, 0: -1 reads the last row) is no slice: the indices
+// stay, and 4 is reported out of bounds at run time.
+// CHECK-LABEL: func.func @iota_offset_beyond
+// CHECK: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>}
+// CHECK-LABEL: func.func @iota_negative_start
+// CHECK: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>}
+func.func @iota_offset_beyond(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  %iota = "tosa.const"() <{values = dense<[[3], [4]]> : tensor<2x1xi32>}> : () -> tensor<2x1xi32>
+  %0 = "gmx.gather_multiaxis"(%x, %iota) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+func.func @iota_negative_start(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  %iota = "tosa.const"() <{values = dense<[[-1], [0]]> : tensor<2x1xi32>}> : () -> tensor<2x1xi32>
+  %0 = "gmx.gather_multiaxis"(%x, %iota) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
 // simplify-indices, negative: constant indices that are no iota stay indices.
 // CHECK-LABEL: func.func @constant_indices
 // CHECK: %[[C:.*]] = "tosa.const"() <{values = dense<{{\[}}[3], [1]]>

@@ -178,11 +178,19 @@ def _classify_constant(work: Work, index: int, array: np.ndarray, size: int):
     flat = compact.reshape(-1)
     if not spanned and flat[0] in (0, -size):
         return Zero()
-    if len(spanned) == 1 and np.array_equal(flat, np.arange(flat.size)) and flat.size <= size:
-        return Iota(spanned[0])
+    if len(spanned) == 1 and _is_iota(flat, size):
+        return Iota(spanned[0], int(flat[0]))
     if tuple(shape) == tuple(coord.shape) and list(compact.shape) == static_shape_of(coord.value):
         return replace(coord, shape=tuple(shape))
     return replace(coord, shape=tuple(shape), array=compact.reshape(shape))
+
+
+def _is_iota(flat: np.ndarray, size: int) -> bool:
+    """`flat` counts up by one from a start s >= 0 and stays inside an axis of
+    `size` (`arange(n) + s`; no wrap-around: a negative start would read
+    from the end)."""
+    start = int(flat[0])
+    return 0 <= start and start + flat.size <= size and np.array_equal(flat, np.arange(start, start + flat.size))
 
 
 def row_major_iota_sizes(array: np.ndarray) -> list[int] | None:

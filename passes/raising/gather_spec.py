@@ -8,7 +8,8 @@ static shape `S` and an output space `B`:
     out[o] = X[p],   p[d] = coords[d](o)
 
 where each coordinate is one of
-    Iota(b)     p[d] = o[b]                      (a non-axis dim of gmx)
+    Iota(b, s)  p[d] = o[b] + s                  (a non-axis dim of gmx; s > 0
+                                                  reads a slice of the input)
     Zero()      p[d] = 0
     Indexed     p[d] = reshape(value, shape + [tuple])[o', component]
                 (o' = o with 0 where `shape` is 1: broadcasting; an axis of gmx)
@@ -41,6 +42,7 @@ class NoMatch(Exception):
 @dataclass(frozen=True)
 class Iota:
     dim: int
+    start: int = 0  # `arange(n) + 2` (BART's positions) starts at 2
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,8 @@ def refine_output(spec: GatherSpec, fine: Sequence[int]) -> GatherSpec:
         if isinstance(coord, Iota):
             group = groups[coord.dim]
             require(len(group) <= 1, "an iota output dim would split")
-            coords.append(Iota(group[0]) if group else Zero())
+            require(bool(group) or coord.start == 0, "an offset iota would become a constant")
+            coords.append(replace(coord, dim=group[0]) if group else Zero())
         elif isinstance(coord, Indexed):
             shape = [1] * len(fine)
             for b, group in enumerate(groups):
@@ -171,27 +174,33 @@ def layout_of(spec: GatherSpec) -> Layout:
 
 
 def _reachable_sizes(spec: GatherSpec) -> list[int]:
-    """Per input dim, the extent the coordinates can reach: an iota reaches
-    its output dim's size, a constant 0 one element, an index the whole dim."""
+    """Per input dim, the extent the coordinates can reach (from
+    its `_reachable_offsets` on): an iota reaches its output dim's size, a constant
+    0 one element, an index the whole dim."""
     sizes = list(spec.input_shape)
     for d, coord in enumerate(spec.coords):
         if isinstance(coord, Iota):
-            require(spec.out_shape[coord.dim] <= sizes[d], "iota beyond its input dim")
+            require(coord.start + spec.out_shape[coord.dim] <= sizes[d], "iota beyond its input dim")
             sizes[d] = spec.out_shape[coord.dim]
         elif isinstance(coord, Zero):
             sizes[d] = 1
     return sizes
 
 
+def _reachable_offsets(spec: GatherSpec) -> list[int]:
+    """Per input dim, the first element the coordinates can reach: an iota's start, else 0."""
+    return [c.start if isinstance(c, Iota) else 0 for c in spec.coords]
+
+
 def _slice_input(spec: GatherSpec) -> tuple[ir.Value, list[int]]:
     """The input cut to what the coordinates can reach, as a `tensor.extract_slice`."""
-    sizes = _reachable_sizes(spec)
+    sizes, offsets = _reachable_sizes(spec), _reachable_offsets(spec)
     if sizes == spec.input_shape:
         return spec.input, sizes
     element = ir.RankedTensorType(spec.input.type).element_type
     source = spec.input if spec.view is None else emit_constant_view(spec.input, spec.view)
     sliced = tensor.extract_slice(
-        tensor_type(sizes, element), source, [], [], [], [0] * len(sizes), sizes, [1] * len(sizes)
+        tensor_type(sizes, element), source, [], [], [], offsets, sizes, [1] * len(sizes)
     )
     return sliced, sizes
 

@@ -237,6 +237,7 @@ def _unflatten_input(spec: GatherSpec, linear: bool) -> GatherSpec:
         if len(group) == 1:
             coords[group[0]] = coord
         elif len(group) > 1 and isinstance(coord, Iota):
+            require(coord.start == 0, "an offset iota over a merged input dim")
             for x, b in zip(group, where[coord.dim]):
                 coords[x] = Iota(b)
         elif len(group) > 1 and isinstance(coord, Indexed):
@@ -647,7 +648,8 @@ def _keep_broadcast_index(spec: GatherSpec, element_source: ir.Value) -> GatherS
         shape = [1] * len(spec.out_shape)
         if isinstance(coord, Iota):
             shape[coord.dim] = spec.out_shape[coord.dim]
-        array = np.arange(math.prod(shape)).reshape(shape) if isinstance(coord, Iota) else np.zeros(shape, np.int64)
+        array = (np.arange(coord.start, coord.start + math.prod(shape)).reshape(shape) if isinstance(coord, Iota)
+                 else np.zeros(shape, np.int64))
         coords = list(spec.coords)
         coords[d] = Indexed(element_source, tuple(shape), array=array)
         candidate = replace(spec, coords=coords)

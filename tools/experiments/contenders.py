@@ -160,7 +160,7 @@ class Unfused:
     checked: bool = True
 
     def prepare(self, case: Case) -> Prepared:
-        if case.study.variant.frontend == "gmx":
+        if case.study.frontend == "gmx":
             return Prepared(None, note="the frontend program is gmx already")
         start = time.perf_counter()
         # CompiledProgram, not gmx.runtime.compile: its cache would keep every

@@ -1,5 +1,6 @@
-"""The one way gmx's tools and tests get a frontend program: TOSA from
-torch-mlir, or gmx directly.
+"""The one way gmx's tools and tests get a frontend program: TOSA,
+StableHLO or linalg-on-tensors from torch-mlir, TOSA from ONNX, or gmx
+directly.
 
 - `torch_export(forward, inputs, dynamic_dims=None, output_type="tosa")`:
   `torch_mlir.fx.export_and_import(..., output_type=...)` (TOSA, StableHLO
@@ -10,7 +11,7 @@ torch-mlir, or gmx directly.
   imports a model with torch-mlir's ONNX importer and lowers it to TOSA.
 - `gmx_program(...)`: one `gmx.gather_multiaxis` in a function.
 - `frontend_program(study, inputs, output_shape)`: the program of a
-  study's variant, by its frontend (ROUTES).
+  study's gather as its frontend (FRONTENDS) spells it.
 
 Failures raise `FrontendError` whose message is the frontend's first
 diagnostic line (the frontend's own exception is its cause), never a binding
@@ -180,9 +181,11 @@ def onnx_model(op_type: str, attributes: dict, inputs: list[tuple], output: tupl
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", ONNX_OPSET)])
 
 
-def gmx_program(input_type: tuple[str, tuple], indices_type: tuple[str, tuple], axes) -> str:
+def gmx_program(input_type: tuple[str, tuple], indices_type: tuple[str, tuple], axes, *,
+                mode=None, fill_value=None) -> str:
     """`@main(x, idx)` returning one gmx.gather_multiaxis; types are
-    (MLIR element type, shape)."""
+    (MLIR element type, shape); `mode` and `fill_value` as the builder takes
+    them."""
     from gmx.dialect import gather_multiaxis, make_context
     from gmx.dialect.mlir import func, ir
 
@@ -193,28 +196,36 @@ def gmx_program(input_type: tuple[str, tuple], indices_type: tuple[str, tuple], 
 
             @func.FuncOp.from_py_func(*types, name="main")
             def main(x, idx):
-                return gather_multiaxis(x, idx, list(axes))
+                return gather_multiaxis(x, idx, list(axes), mode=mode, fill_value=fill_value)
 
         return str(module)
 
 
-ROUTES = {
-    "torch": 'TOSA from torch_mlir.fx.export_and_import(..., output_type="tosa")',
+# How each frontend spells a study's gather (gmx-study --frontend); the
+# first three export the variant's torch expression with torch-mlir.
+FRONTENDS = {
+    "tosa": 'TOSA from torch_mlir.fx.export_and_import(..., output_type="tosa")',
+    "stablehlo": 'StableHLO from torch_mlir.fx.export_and_import(..., output_type="stablehlo")',
+    "linalg": 'linalg-on-tensors from torch_mlir.fx.export_and_import(..., output_type="linalg-on-tensors")',
     "onnx": "TOSA from torch-mlir's ONNX importer and " + TOSA_PIPELINE,
     "gmx": "the gmx program itself (no frontend)",
 }
+_OUTPUT_TYPES = {"tosa": "tosa", "stablehlo": "stablehlo", "linalg": "linalg-on-tensors"}
 
 
 def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[int, ...]) -> str:
-    """The program `study`'s frontend emits (ROUTES), entry `@main`, taking
-    the inputs in `study.arguments()` order; `output_shape` is the
-    reference's (an ONNX model declares it). Raises FrontendError."""
+    """The program `study.frontend` (FRONTENDS) emits for the study's gather,
+    entry `@main`, taking the inputs in `study.arguments()` order;
+    `output_shape` is the reference's (an ONNX model declares it). Raises
+    FrontendError."""
     variant = study.variant
-    if variant.frontend == "torch":
-        return torch_to_tosa(variant.torch_fn(study), inputs)
+    if study.frontend in _OUTPUT_TYPES:
+        return torch_export(variant.torch_fn(study), inputs, output_type=_OUTPUT_TYPES[study.frontend])
     types = variant.input_types(study)
-    if variant.frontend == "onnx":
+    if study.frontend == "onnx":
         op_type, attributes = variant.onnx_node(study)
         arguments = [(name, t, shape) for name, (t, shape) in zip(study.arguments(), types)]
         return onnx_to_tosa(onnx_model(op_type, attributes, arguments, (study.dtype, output_shape)))
+    if variant.mode is not None:
+        return gmx_program(*types, [study.axis_index], mode=variant.mode, fill_value=variant.fill_value)
     return gmx_program(*types, study.axes)

@@ -539,9 +539,8 @@ _add("clip_text_pooled", "CLIP", "CLIPTextModel pooled output at each sequence's
      3, 2, "the position_ids buffer[:, :T] is arange(T): a slice", T)
 _add("bart", "BART", "BartModel decoder hidden states (decoder ids by shift_tokens_right)",
      _hf("BartModel", "BartConfig", _hidden_no_cache, **BART),
-     4, 2, "encoder and decoder positions, arange(T) + 2, are slices of their table", T,
-     blocked={"fused": f"{FUSION}: the positions arange(T) + 2 are an iota with an offset, and gmx-canonicalize "
-                       "only slices from 0: each position gather stays a gmx op with a folded constant index"})
+     4, 3, "the decoder's positions arange(T) + 2 are a slice of its table; the encoder's, expanded over the batch, "
+     "stay a gmx op with a folded 2..T+1 index (a gmx op broadcasts along its indices only)", T)
 
 # programs users write around models
 _add("cross_entropy", "losses", "F.cross_entropy(logits, target): gather of the target logit",

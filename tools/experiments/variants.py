@@ -17,7 +17,9 @@ paths.
 
 Index values: eager torch.gather, index_select and embedding reject negative
 indices, so those use [0, size); ONNX, torch.take, take_along_dim, advanced
-indexing and gmx accept [-size, size), and use all of it.
+indexing and gmx accept [-size, size), and use all of it. A variant with an
+out-of-range `mode` (numpy.take's "wrap" and "clip", JAX's "fill") uses
+[-3 size, 3 size): most indices lie outside the axis.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class Study:
     dtype: str = "f32"
     index_dtype: str = "i64"
     seed: int = 0
+    frontend: str = ""  # how the program is spelled (`Variant.frontends`); make_study sets it
 
     @property
     def rank(self) -> int:
@@ -114,6 +117,20 @@ class Variant:
     options: dict = field(default_factory=dict)  # option -> default value
     negative: bool = True  # the frontend accepts indices in [-size, size)
     index_dtypes: tuple[str, ...] = ("i32", "i64")
+    mode: str | None = None  # gmx's out-of-range mode of the frontend's gather (None: "raise")
+
+    @property
+    def fill_value(self):
+        """The value an index outside the axis yields in mode "fill", else None."""
+        return MODE_FILL_VALUE if self.mode == "fill" else None
+
+    # -- how frontends spell it ---------------------------------------------------
+    def frontends(self) -> tuple[str, ...]:
+        """The frontends (`frontends.FRONTENDS`) that spell this gather, its
+        own first (the default): every variant has a torch expression, which
+        torch-mlir exports as TOSA, StableHLO and linalg-on-tensors."""
+        own = {"torch": (), "onnx": ("onnx",), "gmx": ("gmx",)}[self.frontend]
+        return own + TORCH_FRONTENDS
 
     # -- arguments and inputs --------------------------------------------------
     def arguments(self, s: Study) -> tuple[str, ...]:
@@ -524,6 +541,82 @@ def check_pattern(s: Study) -> None:
             raise StudyError(f"advanced-index: index name '{name}' {why} in pattern '{','.join(s.pattern)}'")
 
 
+# --- numpy.take(mode=...) as gmx ---------------------------------------------------
+
+MODE_FILL_VALUE = 1  # a value of every element type (true for i1)
+MODE_RANGE = 3  # mode variants draw indices from [-3 size, 3 size)
+
+
+class TakeMode(Variant):
+    """numpy.take(x, idx, axis, mode=...) (JAX's jnp.take for "fill") as the
+    gmx op it is: idx has unit dims but at the axis, `axes = [axis]`."""
+
+    def inputs(self, s, rng):
+        size = max(self.indexed_size(s), 1)  # an empty axis (fill): any values
+        low, high = -MODE_RANGE * size, MODE_RANGE * size
+        return random_data(s.shape, s.dtype, rng), rng.integers(low, high, s.indices_shape).astype(INDEX_DTYPES[s.index_dtype])
+
+    def check(self, s):
+        check_axis(s)
+        check_same_rank(s)
+        off_axis = [m for d, m in enumerate(s.indices_shape) if d != s.axis_index]
+        if any(m != 1 for m in off_axis):
+            raise StudyError(f"{self.name}: indices must have size 1 off the axis {s.axis_index}, got {fmt_dims(s.indices_shape)}")
+        if self.indexed_size(s) == 0 and self.mode != "fill":
+            raise StudyError(f"{self.name}: the axis {s.axis_index} has size 0: every index is out of bounds")
+
+    def expression(self, s):
+        fill = f", fill_value={MODE_FILL_VALUE}" if self.mode == "fill" else ""
+        return f'gmx.gather_multiaxis(x, idx, axes=[{s.axis_index}], mode="{self.mode}"{fill})'
+
+    def numpy_expression(self, s):
+        if self.mode == "fill":
+            return f"np.where(valid, np.take(x, where(valid, wrapped, 0), axis={s.axis}), {MODE_FILL_VALUE})"
+        return f'np.take(x, idx.reshape(-1), axis={s.axis}, mode="{self.mode}")'
+
+    def numpy_fn(self, s):
+        axis, size = s.axis_index, self.indexed_size(s)
+        if self.mode != "fill":
+            return lambda x, idx: np.take(x, idx.reshape(-1).astype(np.int64), axis=axis, mode=self.mode)
+
+        def fill(x, idx):
+            wide = idx.reshape(-1).astype(np.int64)
+            wrapped = np.where(wide < 0, wide + size, wide)
+            valid = (wrapped >= 0) & (wrapped < size)
+            shape = [1] * x.ndim
+            shape[axis] = valid.size
+            if size == 0:  # nothing to read: all fill values
+                return np.full(x.shape[:axis] + (valid.size,) + x.shape[axis + 1:], MODE_FILL_VALUE, x.dtype)
+            taken = np.take(x, np.where(valid, wrapped, 0), axis=axis)
+            return np.where(valid.reshape(shape), taken, np.asarray(MODE_FILL_VALUE).astype(x.dtype))
+
+        return fill
+
+    def torch_fn(self, s):
+        import torch
+
+        axis, size = s.axis_index, self.indexed_size(s)
+
+        def take(x, idx):
+            flat = idx.reshape(-1).to(torch.int64)
+            if self.mode == "wrap":
+                return torch.index_select(x, axis, torch.remainder(flat, size))
+            if self.mode == "clip":
+                return torch.index_select(x, axis, flat.clamp(0, size - 1))
+            wrapped = torch.where(flat < 0, flat + size, flat)
+            valid = (wrapped >= 0) & (wrapped < size)
+            taken = torch.index_select(x, axis, torch.where(valid, wrapped, 0))
+            shape = [1] * x.dim()
+            shape[axis] = flat.numel()
+            return torch.where(valid.reshape(shape), taken, torch.tensor(MODE_FILL_VALUE, dtype=x.dtype))
+
+        return take
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (1, c), "axis": 1}
+
+
 # --- gmx --------------------------------------------------------------------------
 
 
@@ -594,8 +687,13 @@ VARIANTS: dict[str, Variant] = {
         Embedding("embedding", "torch", BLOCK, (10, 4), (2, 3), negative=False),
         AdvancedIndex("advanced-index", "torch", MULTIAXIS, (4, 5, 6), (3,), {"pattern": ("i", ":", "j")}),
         Multiaxis("multiaxis", "gmx", MULTIAXIS, (4, 5, 6), (3, 1, 2), {"axes": (2, 0)}),
+        *(TakeMode(f"take-{mode}", "gmx", BLOCK, (4, 5, 6), (1, 3, 1), {"axis": 1}, mode=mode)
+          for mode in ("wrap", "clip", "fill")),
     )
 }
+
+# torch-mlir's output types, as gmx-study's --frontend names them
+TORCH_FRONTENDS = ("tosa", "stablehlo", "linalg")
 
 OPTION_FLAGS = {"axis": "--axis", "axes": "--axes", "batch_dims": "--batch-dims", "pattern": "--pattern"}
 
@@ -609,7 +707,11 @@ def make_study(name: str, **given) -> Study:
     for option, flag in OPTION_FLAGS.items():
         if given.get(option) is not None and option not in variant.options:
             raise StudyError(f"{flag} does not apply to {name}")
-    values = {"shape": variant.shape, "indices_shape": variant.indices_shape, **variant.options}
+    frontend = given.get("frontend")
+    if frontend is not None and frontend not in variant.frontends():
+        raise StudyError(f"{name} is not spelled by frontend {frontend} (its frontends: {', '.join(variant.frontends())})")
+    values = {"shape": variant.shape, "indices_shape": variant.indices_shape, **variant.options,
+              "frontend": variant.frontends()[0]}
     values.update({k: v for k, v in given.items() if v is not None})
     study = Study(variant, **values)
     if study.index_dtype not in variant.index_dtypes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..experiments.contenders import Run, ratio
-from ..experiments.frontends import ROUTES
+from ..experiments.frontends import FRONTENDS
 from ..experiments.tables import fmt_ms, fmt_ratio, text_table
 from ..experiments.variants import Study, fmt_dims
 from .outcome import CONTENDERS, Outcome
@@ -31,7 +31,7 @@ def stage_sections(study: Study, lowering: Lowering, shown: Iterable[str]) -> li
         if key not in shown:
             continue
         stage = lowering.stages[key]
-        title = ROUTES[study.variant.frontend] if key == "frontend" else stage.title
+        title = FRONTENDS[study.frontend] if key == "frontend" else stage.title
         ops = "" if stage.error else f" ({stage.total} ops)"
         lines += ["", f"=== {number}. {key}: {title}{ops} ==="]
         if key == "fused":

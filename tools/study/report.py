@@ -9,6 +9,7 @@ from ..experiments.machine import machine_line, machine_summary
 from ..experiments.tables import fmt_ms, fmt_ratio, markdown_table
 from .outcome import CONTENDERS, Point
 from .render import STAGE_COLUMNS
+from .spellings import spelling_rows
 from .stages import STAGE_KEYS
 
 
@@ -70,6 +71,19 @@ def equivalence_section(points: list[Point]) -> list[str]:
         "axes, the output type and what becomes of it.",
         "",
         *markdown_table(head, equivalence_rows(points)),
+    ]
+
+
+def spelling_section(spellings: list) -> list[str]:
+    return [
+        "## One gather, every frontend",
+        "",
+        "Each variant at its default shapes as each frontend spells it (torch-mlir's TOSA, StableHLO and "
+        "linalg-on-tensors exports of its torch expression; the ONNX node; the gmx op itself), and the "
+        "gmx op `--gmx-canonicalize` raises each spelling to, compared with the variant's own spelling "
+        "(index element types may differ: frontends narrow indices differently).",
+        "",
+        *markdown_table(["variant", "frontend", "gmx op", "vs the variant's own"], spelling_rows(spellings)),
     ]
 
 
@@ -166,9 +180,11 @@ def index_dtypes(args) -> str:
     return f"{args.index_dtype} (i64 for {', '.join(others)}: their frontends take no {args.index_dtype})"
 
 
-def report_text(points: list[Point], args, seconds: float, other_problems: list[str] = ()) -> str:
+def report_text(points: list[Point], args, seconds: float, other_problems: list[str] = (),
+                spellings: list = ()) -> str:
     """The Markdown of the whole report; `other_problems` (plots that
-    failed) join the failures."""
+    failed) join the failures; `spellings` (`spellings.spell` of every
+    variant's frontends) make the frontend table."""
     sizes = ", ".join(f"{n:,}" for n in args.sizes)
     lines = [
         "# gmx-study report",
@@ -180,7 +196,10 @@ def report_text(points: list[Point], args, seconds: float, other_problems: list[
         machine_line(machine_summary()),
         "",
     ]
-    lines += equivalence_section(points) + [""] + count_section(points) + [""]
+    lines += equivalence_section(points) + [""]
+    if spellings:
+        lines += spelling_section(list(spellings)) + [""]
+    lines += count_section(points) + [""]
     lines += time_section(points, args.repeat, args.warmup) + [""]
     others = list(other_problems)
     lines += plot_section(points, others) + failure_section(points, others)

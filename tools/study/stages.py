@@ -57,10 +57,12 @@ class Derived:
     indices_source: str
     output_type: str
     result: str  # what happens to the result: `returned`, `collapse_shape to 3x5xf32, returned`
+    mode: str = "raise"  # the op's out-of-range mode
 
     def summary(self) -> str:
+        mode = "" if self.mode == "raise" else f" mode={self.mode}"
         return (
-            f"{OP_NAME} axes={list(self.axes)}: input {self.input_type} = {self.input_source}; "
+            f"{OP_NAME} axes={list(self.axes)}{mode}: input {self.input_type} = {self.input_source}; "
             f"indices {self.indices_type} = {self.indices_source}; output {self.output_type}, {self.result}"
         )
 
@@ -167,7 +169,15 @@ def _describe_gather(op, arguments: Sequence[str]) -> Derived:
         source(indices, arguments),
         type_text(op.results[0].type),
         fate(op.results[0]),
+        _mode(op),
     )
+
+
+def _mode(op) -> str:
+    """The op's `mode` attribute, `raise` when absent."""
+    if "mode" not in op.attributes:
+        return "raise"
+    return ir.StringAttr(op.attributes["mode"]).value
 
 
 def type_text(t: ir.Type) -> str:

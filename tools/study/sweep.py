@@ -19,6 +19,7 @@ from ..output import OutputError, write_output
 from . import plots
 from .outcome import Point, run_study
 from .report import report_text
+from .spellings import spell
 
 
 class Progress:
@@ -97,11 +98,12 @@ def sweep_main(args) -> int:
         print(f"gmx-study: error: could not create '{args.report}': {error.strerror or error}", file=sys.stderr)
         return 1
     points = sweep(args.sweep, not args.unchecked, (args.repeat, args.warmup))
+    spellings = [spell(study) for study in args.spellings]
     seconds = time.perf_counter() - start
     report = os.path.join(args.report, "report.md")
     try:
         plot_problems = write_plots(args.report, points)
-        write_output(report, report_text(points, args, seconds, plot_problems))
+        write_output(report, report_text(points, args, seconds, plot_problems, spellings))
     except OutputError as error:
         print(f"gmx-study: error: {error}", file=sys.stderr)
         return 1

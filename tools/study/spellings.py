@@ -1,0 +1,113 @@
+"""One gather, every frontend: how each frontend spells a variant's gather
+and the gmx op `--gmx-canonicalize` raises each spelling to.
+
+`spell(study)` exports the study's gather through `study.frontend`, runs
+`--gmx-canonicalize` and reads the gmx ops it made (`stages.derive`) and
+the gather-like ops left (`GATHER_LIKE`). `spelling_rows` compares every
+frontend of a variant with its first (the variant's own): the same op
+(axes, input, index and output shapes, mode), or what differs, or why
+there is no op. gmx-study's `--all` report shows the table.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from gmx.dialect import make_context
+from gmx.dialect.locations import error_text
+from gmx.dialect.mlir import ir
+from gmx.passes.pipeline import build_pass_manager
+
+from ..experiments.contenders import make_case
+from ..experiments.frontends import FrontendError
+from ..experiments.pipelines import count_ops
+from ..experiments.variants import Study
+from .stages import Derived, derive
+
+# Ops that gather: what a frontend spells a gather with. After the fusion,
+# none should be left (a `tensor.extract` is the body of a linalg gather).
+GATHER_LIKE = ("tosa.gather", "stablehlo.gather", "stablehlo.dynamic_gather", "tensor.gather", "tensor.extract")
+
+
+@dataclass
+class Spelling:
+    """One frontend's spelling of a study's gather, after the fusion."""
+
+    study: Study
+    derived: list[Derived] = field(default_factory=list)  # the gmx ops
+    left: Counter = field(default_factory=Counter)  # GATHER_LIKE ops left
+    error: str | None = None  # why there is no fused program
+
+    def op(self) -> tuple | None:
+        """What identifies the one gmx op (None unless there is exactly one):
+        axes, input, index shape (not its element type: frontends narrow
+        indices differently), output, mode."""
+        if len(self.derived) != 1:
+            return None
+        d = self.derived[0]
+        return (d.axes, d.input_type, d.indices_type.rsplit("x", 1)[0], d.output_type, d.mode)
+
+
+def spell(study: Study) -> Spelling:
+    """`study`'s gather as its frontend spells it, after --gmx-canonicalize."""
+    try:
+        case = make_case(study)
+    except FrontendError as error:
+        return Spelling(study, error=str(error))
+    with make_context():
+        try:
+            module = ir.Module.parse(case.text)
+        except ir.MLIRError as error:
+            return Spelling(study, error=f"the frontend program does not parse: {_first_line(error)}")
+        try:
+            build_pass_manager(["gmx-canonicalize"]).run(module.operation)
+        except ir.MLIRError as error:
+            return Spelling(study, error=f"--gmx-canonicalize failed: {_first_line(error)}")
+        counts = count_ops(module)
+        left = Counter({name: counts[name] for name in GATHER_LIKE if counts[name]})
+        return Spelling(study, derive(module.operation, study.arguments()), left)
+
+
+def _first_line(error: ir.MLIRError) -> str:
+    return error_text(error).splitlines()[0]
+
+
+def describe_op(spelling: Spelling) -> str:
+    """`axes=[1] 4x5x6xf32, 1x3x1xi64 -> 4x3x6xf32` (and the mode when not raise)."""
+    if len(spelling.derived) != 1:
+        return f"{len(spelling.derived)} gmx ops"
+    d = spelling.derived[0]
+    mode = "" if d.mode == "raise" else f" mode={d.mode}"
+    return f"axes={list(d.axes)}{mode} {d.input_type}, {d.indices_type} -> {d.output_type}"
+
+
+def verdict(spelling: Spelling, first: Spelling) -> str:
+    """`same op`, or why this spelling is not raised to the first's op."""
+    if spelling.error:
+        return spelling.error
+    if spelling.left:
+        return "not raised: " + ", ".join(f"{n} {name}" for name, n in sorted(spelling.left.items())) + " left"
+    if spelling.op() is None:
+        return f"{len(spelling.derived)} gmx ops (one expected)"
+    if spelling is first:
+        return "the variant's own spelling"
+    if first.op() is None:
+        return "its own spelling has no single op to compare with"
+    names = ("axes", "input", "index shape", "output", "mode")
+    differ = [f"{n} {a} vs {b}" for n, a, b in zip(names, spelling.op(), first.op()) if a != b]
+    if not differ:
+        return "same op"
+    if differ == [differ[0]] and names[0] in differ[0] and sorted(spelling.op()[0]) == sorted(first.op()[0]):
+        return "same op, its axes (and coordinates) in another order"
+    return "differs: " + "; ".join(differ)
+
+
+def spelling_rows(spellings: list[Spelling]) -> list[list[str]]:
+    """Rows (variant, frontend, gmx op, verdict), each variant's own spelling first."""
+    rows, firsts = [], {}
+    for s in spellings:
+        first = firsts.setdefault(s.study.variant.name, s)
+        op = "–" if s.error else describe_op(s)
+        rows.append([s.study.variant.name, s.study.frontend, op, verdict(s, first)])
+    return rows
