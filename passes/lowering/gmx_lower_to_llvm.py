@@ -7,6 +7,8 @@ that checked mode holds for TOSA's gathers too: upstream's tosa-to-linalg
 reads out of bounds on a bad index. Unchecked (`checked=false`) they are
 raised the same way and lowered without the check; checked, a tosa.gather
 left unraised (a pattern failure) is a located error, never lowered unchecked.
+Every `tensor.gather`, which no upstream pass lowers, is raised in the same
+stage (raise-tensor-gather) and so lowered as gmx.
 
 Every tosa.scatter becomes upstream's tosa-to-scf loops; checked, behind
 gmx-check-scatter-indices, since those loops write unchecked indices.
