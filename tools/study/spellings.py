@@ -124,7 +124,7 @@ def verdict(spelling: Spelling, first: Spelling) -> str:
         differ = [f"{n} {a} vs {b}" for n, a, b in zip(names, spelling.op(), first.op()) if a != b]
         return "differs: " + "; ".join(differ) + (f"; mode {mine.mode} vs {own.mode}" if mine.mode != own.mode else "")
     if mine.mode != own.mode:
-        notes.append(f"mode {mine.mode} where its own is {own.mode}: this spelling's out-of-range rule")
+        notes.append(f"mode {mine.mode} where its own is {own.mode}")
     return "same gather, " + "; ".join(notes)
 
 
