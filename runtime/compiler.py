@@ -81,6 +81,9 @@ class CompiledProgram:
         self._engine.register_runtime(SHAPE_ERROR_FN, self._callbacks[1])
         self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
         self._function = self._engine.lookup(entry)
+        self.destinations = jitted.destinations
+        self._result_kinds = [(sig.rank, sig.dtype) for sig in self.results]
+        self._frames = threading.local()
 
     # -- errors the compiled code reported ------------------------------------
     def _site(self, site: int) -> str:
@@ -89,6 +92,8 @@ class CompiledProgram:
     def _raise_reported_errors(self) -> None:
         log = self._log
         shape_errors, index_errors = log.shape_errors, log.index_errors
+        if not (shape_errors or index_errors):
+            return
         log.clear()
         if shape_errors:
             site, dim, a, b = shape_errors[0]
@@ -116,36 +121,54 @@ class CompiledProgram:
 
     # -- calling ---------------------------------------------------------------
     def __call__(self, *arrays):
-        arrays = self._check_arguments(arrays)
-        descriptors = [memref.to_descriptor(a) for a in arrays]
-        returned = self._call(descriptors)
-        outputs = memref.adopt_results(returned, [(sig.rank, sig.dtype) for sig in self.results])
+        frame = self._frame()
+        arrays = frame.bind(self, arrays)
+        if self.destinations:
+            outputs = frame.allocate_outputs()
+            self._invoke(frame.packed)
+        else:
+            outputs = memref.adopt_results(self._call(frame), self._result_kinds)
         self._raise_reported_errors()
-        self._check_results(outputs)
+        if not self.destinations:
+            self._check_results(outputs)
+        del arrays  # alive until the call returned
         if len(outputs) == 1:
             return outputs[0]
         return tuple(outputs)
 
-    def _call(self, descriptors) -> list:
-        """Invoke the C interface; return the result descriptors."""
-        args = [ctypes.pointer(ctypes.pointer(d)) for d in descriptors]
+    def _frame(self) -> _Frame:
+        """This thread's descriptors for calling the entry (built once per
+        thread: two threads never share one)."""
+        frame = getattr(self._frames, "frame", None)
+        if frame is None:
+            frame = self._frames.frame = _Frame(self.arguments, self.results if self.destinations else [])
+        return frame
+
+    def _call(self, frame) -> list:
+        """Invoke the C interface of an entry that returns its results;
+        return the result descriptors."""
         if not self.results:
-            self._invoke(args)
+            self._invoke(frame.packed)
             return []
         if len(self.results) == 1:
             result = memref.descriptor_type(self.results[0].rank)()
-            self._invoke([ctypes.pointer(ctypes.pointer(result))] + args)
+        else:
+            result = memref.results_struct_type([r.rank for r in self.results])()
+        cell = ctypes.c_void_p(ctypes.addressof(result))
+        args = (ctypes.c_void_p * (1 + len(frame.cells)))(ctypes.addressof(cell), *frame.packed)
+        self._invoke(args)
+        if len(self.results) == 1:
             return [result]
-        packed = memref.results_struct_type([r.rank for r in self.results])()
-        self._invoke([ctypes.pointer(ctypes.pointer(packed))] + args)
-        return [getattr(packed, f"r{i}") for i in range(len(self.results))]
+        return [getattr(result, f"r{i}") for i in range(len(self.results))]
 
     def _check_results(self, outputs) -> None:
         """Each result has the static dims its type promises. A `tensor.cast`
         to a static dim (raise-tosa-gather casts a gather back to the
         tosa.gather's type) is not checked by the compiled code: on
         arguments it does not hold for, the descriptor keeps the size the
-        data has, and the result would silently have another shape."""
+        data has, and the result would silently have another shape. (An
+        entry with destinations has static results, and the cast is checked
+        where its value is copied into them.)"""
         for i, (array, sig) in enumerate(zip(outputs, self.results)):
             if any(want is not None and want != got for want, got in zip(sig.shape, array.shape)):
                 raise ValueError(
@@ -153,18 +176,12 @@ class CompiledProgram:
                     f"{list(array.shape)}: a cast in the program does not hold for these arguments"
                 )
 
-    def _invoke(self, args) -> None:
-        self._log.clear()
-        packed = (ctypes.c_void_p * len(args))(*[ctypes.cast(a, ctypes.c_void_p) for a in args])
+    def _invoke(self, packed) -> None:
+        """Call the entry, this thread's error log empty before."""
+        log = self._log
+        if log.index_errors or log.shape_errors:  # left by a call interrupted before it raised
+            log.clear()
         self._function(packed)
-
-    def _check_arguments(self, arrays) -> list[np.ndarray]:
-        if len(arrays) != len(self.arguments):
-            raise TypeError(
-                f"@{self.entry} takes {len(self.arguments)} arguments "
-                f"({', '.join(s.describe() for s in self.arguments)}), got {len(arrays)}"
-            )
-        return [self._check_argument(i, a, sig) for i, (a, sig) in enumerate(zip(arrays, self.arguments))]
 
     def _check_argument(self, i: int, array, sig: TensorSignature) -> np.ndarray:
         array = np.asarray(array)
@@ -180,6 +197,60 @@ class CompiledProgram:
                 f"argument #{i} of @{self.entry} must be {sig.describe()}, got shape {list(array.shape)}"
             )
         return np.ascontiguousarray(array)
+
+    def _wrong_arity(self, count: int) -> TypeError:
+        return TypeError(
+            f"@{self.entry} takes {len(self.arguments)} arguments "
+            f"({', '.join(s.describe() for s in self.arguments)}), got {count}"
+        )
+
+
+class _Frame:
+    """One thread's memref descriptors for calling an entry: one per
+    argument, then one per destination, and the packed argument array the
+    C interface takes (a pointer to a pointer to each descriptor). They are
+    built once; a call only writes the data pointers in (and, for dynamic
+    dims, the sizes and strides)."""
+
+    def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature]):
+        self.signatures = arguments
+        self.outputs = destinations
+        self.descriptors = [memref.descriptor_type(s.rank)() for s in (*arguments, *destinations)]
+        # The shape each argument must have to skip the slow path (None: no
+        # fast path, it has a dynamic dim).
+        self.static = [None if None in s.shape else s.shape for s in arguments]
+        for d, s in zip(self.descriptors, (*arguments, *destinations)):
+            if None not in s.shape:
+                memref.set_contiguous_layout(d, s.shape)
+        self.cells = [ctypes.c_void_p(ctypes.addressof(d)) for d in self.descriptors]
+        self.packed = (ctypes.c_void_p * len(self.cells))(*[ctypes.addressof(c) for c in self.cells])
+
+    def bind(self, program: CompiledProgram, arrays: tuple) -> list:
+        """Point the argument descriptors at `arrays` (checked); return the
+        arrays the descriptors view, which must outlive the call."""
+        if len(arrays) != len(self.signatures):
+            raise program._wrong_arity(len(arrays))
+        bound = []
+        for i, (array, sig, shape, descriptor) in enumerate(zip(arrays, self.signatures, self.static, self.descriptors)):
+            fast = (
+                type(array) is np.ndarray and array.dtype == sig.dtype and array.shape == shape
+                and array.flags.c_contiguous
+            )
+            if not fast:
+                array = program._check_argument(i, array, sig)
+                memref.set_contiguous_layout(descriptor, array.shape)
+            descriptor.allocated = descriptor.aligned = memref.data_pointer(array)
+            bound.append(array)
+        return bound
+
+    def allocate_outputs(self) -> list[np.ndarray]:
+        """A fresh aligned array per destination, its descriptor pointed at it."""
+        outputs = []
+        for sig, descriptor in zip(self.outputs, self.descriptors[len(self.signatures):]):
+            array, pointer = memref.aligned_empty(sig.shape, sig.dtype)
+            descriptor.allocated = descriptor.aligned = pointer
+            outputs.append(array)
+        return outputs
 
 
 def compile(asm_or_module, entry: str = "main", *, checked: bool = True) -> CompiledProgram:

@@ -34,7 +34,7 @@ from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
-from gmx.passes.lowering.runtime_abi import error_sites
+from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, error_sites
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
@@ -48,10 +48,14 @@ class Jitted:
     arguments: list[TensorSignature]
     results: list[TensorSignature]
     sites: list[str]
+    # The entry writes its results into buffers the caller passes after its
+    # arguments (runtime_abi.DESTINATIONS_ATTR), instead of returning them.
+    destinations: bool = False
 
 
 def jit(text: str, entry: str, checked: bool) -> Jitted:
-    """Parse, lower (unless already in the LLVM dialect) and JIT `entry`."""
+    """Parse, lower (unless already in the LLVM dialect) and JIT `entry`;
+    a tensor-level entry with static results takes destinations."""
     context = make_context()
     with context, ir.Location.unknown():
         module = _parse(text)
@@ -59,8 +63,10 @@ def jit(text: str, entry: str, checked: bool) -> Jitted:
         arguments, results = numpy_signature(entry_op)
         if entry_op.name == "func.func":
             _lower(module, text, checked)
+        # Lowering rewrote the entry: its handle is stale, look it up again.
+        destinations = DESTINATIONS_ATTR in find_entry(module, entry).attributes
         engine = _engine(module, context, text, entry, checked)
-        return Jitted(engine, arguments, results, error_sites(module.operation))
+        return Jitted(engine, arguments, results, error_sites(module.operation), destinations)
 
 
 def _parse(text: str) -> ir.Module:
@@ -75,8 +81,8 @@ def _parse(text: str) -> ir.Module:
 
 
 def lower_option(checked: bool) -> str:
-    """--gmx-lower-to-llvm's option string (empty for the default)."""
-    return "" if checked else "checked=false"
+    """--gmx-lower-to-llvm's option string: entries take destinations."""
+    return "destinations=true" + ("" if checked else ",checked=false")
 
 
 def _lower(module: ir.Module, text: str, checked: bool) -> None:
@@ -85,7 +91,7 @@ def _lower(module: ir.Module, text: str, checked: bool) -> None:
     try:
         pm.run(module.operation)
     except ir.MLIRError as error:
-        flag = f"--{LOWER_TO_LLVM.argument}" + (f"={lower_option(checked)}" if lower_option(checked) else "")
+        flag = f"--{LOWER_TO_LLVM.argument}={lower_option(checked)}"
         raise CompileError(
             _failure_report(error_text(error), text, lambda path: f"gmx-opt {path} {flag}")
         ) from None

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir
 
-from . import convert_gmx_to_linalg, gmx_check_scatter_indices, gmx_stream_row_copies
+from . import convert_gmx_to_linalg, gmx_check_scatter_indices, gmx_destination_passing, gmx_stream_row_copies
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..elements import add_element
@@ -96,6 +96,11 @@ STAGES = (
 )
 
 
+# With destinations, the tensor.empty each result starts from becomes the
+# caller's buffer (upstream), just before bufferization.
+ELIMINATE_EMPTY_TENSORS = "eliminate-empty-tensors"
+
+
 def loop_level_elements(checked: bool = True) -> list[str]:
     """Pipeline elements (for `build_pass_manager`) taking a tensor module to
     its loop level: what `--gmx-lower-to-llvm` has made of it just before
@@ -106,11 +111,16 @@ def loop_level_elements(checked: bool = True) -> list[str]:
     return elements[:stop]
 
 
-def _elements(checked: bool) -> list[str]:
+def _elements(checked: bool, destinations: bool = False) -> list[str]:
     """Raising tosa.gathers, convert-gmx-to-linalg, checked the scatters'
-    guards, then STAGES (gmx and upstream pass flags)."""
+    guards, then STAGES (gmx and upstream pass flags), with destinations
+    eliminate-empty-tensors before bufferization."""
     scatter_checks = [gmx_check_scatter_indices.PASS.argument] if checked else []
-    return [RAISE_TOSA_GATHERS, f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *scatter_checks, *STAGES]
+    stages = list(STAGES)
+    if destinations:
+        bufferize = next(i for i, s in enumerate(stages) if s.startswith("one-shot-bufferize"))
+        stages.insert(bufferize, ELIMINATE_EMPTY_TENSORS)
+    return [RAISE_TOSA_GATHERS, f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *scatter_checks, *stages]
 
 
 def require_no_tosa_gather(module) -> None:
@@ -135,7 +145,9 @@ def require_no_tosa_gather(module) -> None:
 
 def _build(pm, options) -> None:
     add_python_pass(pm, prepare_entry_points, PASS)
-    raising, *rest = _elements(options["checked"])
+    if options["destinations"]:
+        gmx_destination_passing.PASS.add_to(pm)
+    raising, *rest = _elements(options["checked"], options["destinations"])
     add_element(pm, raising, _GMX_STAGES.get)
     if options["checked"]:
         add_python_pass(pm, require_no_tosa_gather, PASS)
@@ -151,5 +163,6 @@ PASS = PassInfo(
     build=_build,
     options=(
         PassOption("checked", True, "bounds-check gathered indices at run time"),
+        PassOption("destinations", False, "public functions write their results into buffers the caller passes (gmx-destination-passing)"),
     ),
 )

@@ -21,6 +21,12 @@ Signature. Public functions keep their tensor signature in the function
 attribute `gmx.signature` through the LLVM lowering, so that a module in the
 LLVM dialect can still be called on numpy arrays.
 
+Destinations. A public function marked `gmx.destinations` (by
+--gmx-destination-passing) takes one buffer per result of its tensor
+signature after its arguments, writes the results there and returns
+nothing; the caller allocates those buffers (C-contiguous, 64-byte
+aligned) and owns them.
+
 Helpers. Copies between non-identity memref layouts call `memrefCopy`
 (MLIR's runner utils, which this build's ExecutionEngine lacks); the
 runtime registers its own under that name.
@@ -43,6 +49,7 @@ SHAPE_ERROR_EMPTY_AXIS = -2
 
 ERROR_SITES_ATTR = "gmx.error_sites"
 SIGNATURE_ATTR = "gmx.signature"
+DESTINATIONS_ATTR = "gmx.destinations"
 MEMREF_COPY_FN = "memrefCopy"
 
 

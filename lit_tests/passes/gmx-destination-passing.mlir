@@ -1,0 +1,75 @@
+// RUN: gmx-opt %s --split-input-file --gmx-destination-passing | FileCheck %s
+// Idempotent: a rewritten function returns nothing, so it is left alone.
+// RUN: gmx-opt %s --split-input-file --gmx-destination-passing --gmx-destination-passing | FileCheck %s
+// Through the whole lowering, the caller's buffer is written in place:
+// nothing is allocated, freed or returned.
+// RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm=destinations=true | FileCheck %s --check-prefix=LOWERED
+
+// A public function of static results: one memref per result after its
+// arguments, each result materialized there (restrict: it aliases nothing
+// the function sees), and nothing returned.
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x3xf32>, %[[I:[a-z0-9]+]]: tensor<2x1xi64>, %[[OUT:[a-z0-9]+]]: memref<2x3xf32>)
+// CHECK-SAME: attributes {gmx.destinations}
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%[[X]], %[[I]])
+// CHECK: bufferization.materialize_in_destination %[[G]] in restrict writable %[[OUT]] : (tensor<2x3xf32>, memref<2x3xf32>) -> ()
+// CHECK-NEXT: return{{$}}
+// LOWERED-LABEL: llvm.func @gather(
+// LOWERED-SAME: gmx.destinations
+// LOWERED-NOT: llvm.call @{{(malloc|free|aligned_alloc)}}
+// LOWERED: llvm.return{{$}}
+func.func @gather(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Several results, one of them an argument (copied into its destination)
+// and a rank-0 one; the arguments' attributes are kept.
+// CHECK-LABEL: func.func @several(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<3xi16> {bufferization.writable = false}, %[[A:[a-z0-9]+]]: memref<3xi16>, %[[B:[a-z0-9]+]]: memref<i32>)
+// CHECK: bufferization.materialize_in_destination %[[X]] in restrict writable %[[A]]
+// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %[[B]]
+// CHECK-NEXT: return{{$}}
+func.func @several(%x: tensor<3xi16> {bufferization.writable = false}) -> (tensor<3xi16>, tensor<i32>) {
+  %c = arith.constant dense<7> : tensor<i32>
+  return %x, %c : tensor<3xi16>, tensor<i32>
+}
+
+// -----
+
+// Left alone: a private function (and its caller, whose call would need
+// rewriting, is rewritten only because nothing calls it), a result of
+// dynamic shape (the caller cannot size it before the call), a function
+// that returns nothing, and a declaration.
+// CHECK-LABEL: func.func private @helper(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NOT: gmx.destinations
+// CHECK-LABEL: func.func @calls(
+// CHECK-SAME: memref<4xf32>
+// CHECK-SAME: gmx.destinations
+// CHECK-LABEL: func.func @called(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NOT: gmx.destinations
+// CHECK-LABEL: func.func @dynamic(%{{.*}}: tensor<?xf32>) -> tensor<?xf32>
+// CHECK-NOT: gmx.destinations
+// CHECK-LABEL: func.func @nothing(%{{.*}}: tensor<4xf32>) {
+// CHECK-NOT: gmx.destinations
+// CHECK-LABEL: func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @calls(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @helper(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @called(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func @called(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}
+func.func @nothing(%x: tensor<4xf32>) {
+  return
+}
+func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
