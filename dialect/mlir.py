@@ -13,6 +13,7 @@ from torch_mlir.dialects import (  # noqa: F401
     ext,
     func,
     linalg,
+    memref,
     scf,
     tensor,
     tosa,

@@ -42,6 +42,12 @@ def _gmx_destination_passing() -> PassInfo:
     return gmx_destination_passing.PASS
 
 
+def _gmx_row_ranges() -> PassInfo:
+    from .lowering import gmx_row_ranges
+
+    return gmx_row_ranges.PASS
+
+
 def _gmx_lower_to_llvm() -> PassInfo:
     from .lowering import gmx_lower_to_llvm
 
@@ -63,6 +69,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-check-scatter-indices": _gmx_check_scatter_indices,
         "gmx-stream-row-copies": _gmx_stream_row_copies,
         "gmx-destination-passing": _gmx_destination_passing,
+        "gmx-row-ranges": _gmx_row_ranges,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }
 

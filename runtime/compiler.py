@@ -11,7 +11,9 @@ turn out incompatible at run time raise ValueError. Programs are cached by
 
 from __future__ import annotations
 
+import copy
 import ctypes
+import math
 import threading
 from collections import OrderedDict
 
@@ -31,6 +33,7 @@ from .entry import TensorSignature
 from .errors import CompileError
 from .lowering import jit
 from .source import check_checked, check_entry, module_text
+from .threads import check_threads, chunks, pool
 
 __all__ = ["CompileError", "CompiledProgram", "compile", "run"]
 
@@ -67,7 +70,7 @@ class CompiledProgram:
     """A lowered, JIT-compiled entry function, callable on numpy arrays
     from any number of threads at once; freed like any Python object."""
 
-    def __init__(self, asm: str, entry: str, checked: bool):
+    def __init__(self, asm: str, entry: str, checked: bool, threads: int | None = None):
         self.entry = entry
         jitted = jit(asm, entry, checked)
         self.arguments: list[TensorSignature] = jitted.arguments
@@ -82,8 +85,30 @@ class CompiledProgram:
         self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
         self._function = self._engine.lookup(entry)
         self.destinations = jitted.destinations
+        self.row_ranges = jitted.row_ranges
         self._result_kinds = [(sig.rank, sig.dtype) for sig in self.results]
         self._frames = threading.local()
+        self._set_threads(check_threads(threads))
+
+    # -- threads -----------------------------------------------------------------
+    def _set_threads(self, threads: int) -> None:
+        self.threads = threads
+        self._ranges = None
+        if self.row_ranges is not None:
+            rows, tile = self.row_ranges
+            output_bytes = math.prod(self.results[0].shape) * self.results[0].dtype.itemsize
+            self._ranges = chunks(rows, tile, threads, output_bytes)
+
+    def with_threads(self, threads: int | None) -> CompiledProgram:
+        """This program, called on `threads` threads (None: the usable
+        cores): itself if it already is, else a copy sharing its compiled
+        code."""
+        threads = check_threads(threads)
+        if threads == self.threads:
+            return self
+        program = copy.copy(self)
+        program._set_threads(threads)
+        return program
 
     # -- errors the compiled code reported ------------------------------------
     def _site(self, site: int) -> str:
@@ -91,10 +116,20 @@ class CompiledProgram:
 
     def _raise_reported_errors(self) -> None:
         log = self._log
-        shape_errors, index_errors = log.shape_errors, log.index_errors
-        if not (shape_errors or index_errors):
-            return
+        if log.shape_errors or log.index_errors:
+            self._raise_errors(*self._take_errors())
+
+    def _take_errors(self) -> tuple[list, list]:
+        """(shape errors, index errors) this thread's calls reported; the log is emptied."""
+        log = self._log
+        errors = log.shape_errors, log.index_errors
         log.clear()
+        return errors
+
+    def _raise_errors(self, shape_errors: list, index_errors: list) -> None:
+        """Raise the first error reported, if any: a shape error before any
+        index error; an IndexError names the first bad index reported and
+        how many were."""
         if shape_errors:
             site, dim, a, b = shape_errors[0]
             if dim == SHAPE_ERROR_EMPTY_AXIS:
@@ -123,8 +158,13 @@ class CompiledProgram:
     def __call__(self, *arrays):
         frame = self._frame()
         arrays = frame.bind(self, arrays)
-        if self.destinations:
+        if self._ranges is not None and len(self._ranges) > 1:
             outputs = frame.allocate_outputs()
+            self._call_on_threads(frame, arrays, outputs)
+        elif self.destinations:
+            outputs = frame.allocate_outputs()
+            if self._ranges is not None:
+                frame.set_range(*self._ranges[0])
             self._invoke(frame.packed)
         else:
             outputs = memref.adopt_results(self._call(frame), self._result_kinds)
@@ -141,8 +181,40 @@ class CompiledProgram:
         thread: two threads never share one)."""
         frame = getattr(self._frames, "frame", None)
         if frame is None:
-            frame = self._frames.frame = _Frame(self.arguments, self.results if self.destinations else [])
+            destinations = self.results if self.destinations else []
+            frame = self._frames.frame = _Frame(self.arguments, destinations, self.row_ranges is not None)
         return frame
+
+    def _call_on_threads(self, frame: _Frame, arrays: list, outputs: list) -> None:
+        """Run the ranges of one call, the first on this thread, the others
+        on the pool; return once every one has finished. The errors each
+        range reported are raised as one call over all rows would raise
+        them: ranges in row order, each one's in the order it reported
+        them. An exception in a worker is raised here."""
+        workers = pool(len(self._ranges) - 1)
+        futures = [workers.submit(self._run_range, arrays, outputs, r) for r in self._ranges[1:]]
+        try:
+            frame.set_range(*self._ranges[0])
+            self._invoke(frame.packed)
+            reported = [self._take_errors()]
+        finally:
+            # Every range must be done before the arrays may go.
+            done = [(f.exception(), None) for f in futures]
+        for error, _ in done:
+            if error is not None:
+                raise error
+        reported += [f.result() for f in futures]
+        self._raise_errors([e for s, _ in reported for e in s], [e for _, i in reported for e in i])
+
+    def _run_range(self, arrays: list, outputs: list, rows: tuple[int, int]) -> tuple[list, list]:
+        """On a worker thread: compute `rows` of the call on `arrays` into
+        `outputs`; the errors it reported."""
+        frame = self._frame()
+        frame.bind(self, arrays)
+        frame.point_outputs(outputs)
+        frame.set_range(*rows)
+        self._invoke(frame.packed)
+        return self._take_errors()
 
     def _call(self, frame) -> list:
         """Invoke the C interface of an entry that returns its results;
@@ -150,6 +222,7 @@ class CompiledProgram:
         if not self.results:
             self._invoke(frame.packed)
             return []
+        # A returned result's descriptor goes first.
         if len(self.results) == 1:
             result = memref.descriptor_type(self.results[0].rank)()
         else:
@@ -212,10 +285,12 @@ class _Frame:
     built once; a call only writes the data pointers in (and, for dynamic
     dims, the sizes and strides)."""
 
-    def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature]):
+    def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature], ranges: bool):
         self.signatures = arguments
         self.outputs = destinations
         self.descriptors = [memref.descriptor_type(s.rank)() for s in (*arguments, *destinations)]
+        # The row range's first and last (index arguments after the destinations).
+        self.range = [ctypes.c_int64(0), ctypes.c_int64(0)] if ranges else []
         # The shape each argument must have to skip the slow path (None: no
         # fast path, it has a dynamic dim).
         self.static = [None if None in s.shape else s.shape for s in arguments]
@@ -223,7 +298,17 @@ class _Frame:
             if None not in s.shape:
                 memref.set_contiguous_layout(d, s.shape)
         self.cells = [ctypes.c_void_p(ctypes.addressof(d)) for d in self.descriptors]
-        self.packed = (ctypes.c_void_p * len(self.cells))(*[ctypes.addressof(c) for c in self.cells])
+        addresses = [ctypes.addressof(c) for c in (*self.cells, *self.range)]
+        self.packed = (ctypes.c_void_p * len(addresses))(*addresses)
+
+    def set_range(self, first: int, last: int) -> None:
+        self.range[0].value, self.range[1].value = first, last
+
+    def point_outputs(self, outputs: list[np.ndarray]) -> None:
+        """Point the destination descriptors at `outputs` (allocated by
+        another thread's frame)."""
+        for array, descriptor in zip(outputs, self.descriptors[len(self.signatures):]):
+            descriptor.allocated = descriptor.aligned = memref.data_pointer(array)
 
     def bind(self, program: CompiledProgram, arrays: tuple) -> list:
         """Point the argument descriptors at `arrays` (checked); return the
@@ -253,7 +338,7 @@ class _Frame:
         return outputs
 
 
-def compile(asm_or_module, entry: str = "main", *, checked: bool = True) -> CompiledProgram:
+def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None) -> CompiledProgram:
     """Lower and JIT-compile `entry`, a public function of a module given
     as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
 
@@ -265,11 +350,12 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True) -> Comp
     freed once nothing refers to them.
     """
     key = (module_text(asm_or_module), check_entry(entry), check_checked(checked))
+    threads = check_threads(threads)
     with _cache_lock:
         program = _cache.get(key)
         if program is not None:
             _cache.move_to_end(key)
-            return program
+            return program.with_threads(threads)
     # Compiled outside the lock, so that threads compile in parallel; of two
     # threads compiling the same program, both get the one cached first.
     program = CompiledProgram(*key)
@@ -278,9 +364,9 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True) -> Comp
         _cache.move_to_end(key)
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
-    return program
+    return program.with_threads(threads)
 
 
-def run(asm_or_module, *arrays, entry: str = "main", checked: bool = True):
+def run(asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None):
     """compile(...) then call once: a numpy array, or a tuple for several results."""
-    return compile(asm_or_module, entry, checked=checked)(*arrays)
+    return compile(asm_or_module, entry, checked=checked, threads=threads)(*arrays)

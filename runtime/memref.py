@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from gmx.passes.lowering.runtime_abi import DESTINATION_ALIGNMENT
+
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
 
@@ -58,7 +60,7 @@ def _data_pointer_reader():
 
 data_pointer = _data_pointer_reader()
 
-ALIGNMENT = 64  # bytes: what the compiled code may assume of a destination
+ALIGNMENT = DESTINATION_ALIGNMENT  # bytes: what the compiled code assumes of a destination
 
 
 def aligned_empty(shape: tuple, dtype: np.dtype) -> tuple[np.ndarray, int]:

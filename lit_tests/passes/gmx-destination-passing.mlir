@@ -1,19 +1,21 @@
 // RUN: gmx-opt %s --split-input-file --gmx-destination-passing | FileCheck %s
-// Idempotent: a rewritten function returns nothing, so it is left alone.
+// Idempotent: a rewritten function (gmx.destinations) is left alone.
 // RUN: gmx-opt %s --split-input-file --gmx-destination-passing --gmx-destination-passing | FileCheck %s
 // Through the whole lowering, the caller's buffer is written in place:
 // nothing is allocated, freed or returned.
 // RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm=destinations=true | FileCheck %s --check-prefix=LOWERED
 
-// A public function of static results: one memref per result after its
-// arguments, each result materialized there (restrict: it aliases nothing
-// the function sees), and nothing returned.
+// A public function of static results: one writable tensor per result
+// after its arguments, and each result materialized there. Lowered, the
+// gather writes the destination (a memref after the arguments) in place,
+// in both of its branches (all indices valid or not): no allocation, no
+// copy, nothing returned.
 // CHECK-LABEL: func.func @gather(
-// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x3xf32>, %[[I:[a-z0-9]+]]: tensor<2x1xi64>, %[[OUT:[a-z0-9]+]]: memref<2x3xf32>)
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x3xf32>, %[[I:[a-z0-9]+]]: tensor<2x1xi64>, %[[OUT:[a-z0-9]+]]: tensor<2x3xf32> {bufferization.writable = true}) -> tensor<2x3xf32>
 // CHECK-SAME: attributes {gmx.destinations}
 // CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%[[X]], %[[I]])
-// CHECK: bufferization.materialize_in_destination %[[G]] in restrict writable %[[OUT]] : (tensor<2x3xf32>, memref<2x3xf32>) -> ()
-// CHECK-NEXT: return{{$}}
+// CHECK: %[[R:.*]] = bufferization.materialize_in_destination %[[G]] in %[[OUT]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: return %[[R]] : tensor<2x3xf32>
 // LOWERED-LABEL: llvm.func @gather(
 // LOWERED-SAME: gmx.destinations
 // LOWERED-NOT: llvm.call @{{(malloc|free|aligned_alloc)}}
@@ -25,13 +27,16 @@ func.func @gather(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
 
 // -----
 
-// Several results, one of them an argument (copied into its destination)
-// and a rank-0 one; the arguments' attributes are kept.
+// Several results, one of them an argument and one a constant, copied
+// into their destinations (the argument's own attributes are kept).
 // CHECK-LABEL: func.func @several(
-// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<3xi16> {bufferization.writable = false}, %[[A:[a-z0-9]+]]: memref<3xi16>, %[[B:[a-z0-9]+]]: memref<i32>)
-// CHECK: bufferization.materialize_in_destination %[[X]] in restrict writable %[[A]]
-// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %[[B]]
-// CHECK-NEXT: return{{$}}
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<3xi16> {bufferization.writable = false}, %[[A:[a-z0-9]+]]: tensor<3xi16> {bufferization.writable = true}, %[[B:[a-z0-9]+]]: tensor<i32> {bufferization.writable = true}) -> (tensor<3xi16>, tensor<i32>)
+// CHECK: %[[RA:.*]] = bufferization.materialize_in_destination %[[X]] in %[[A]]
+// CHECK: %[[RB:.*]] = bufferization.materialize_in_destination %{{.*}} in %[[B]]
+// CHECK-NEXT: return %[[RA]], %[[RB]]
+// LOWERED-LABEL: llvm.func @several(
+// LOWERED-COUNT-2: llvm.intr.memcpy
+// LOWERED: llvm.return{{$}}
 func.func @several(%x: tensor<3xi16> {bufferization.writable = false}) -> (tensor<3xi16>, tensor<i32>) {
   %c = arith.constant dense<7> : tensor<i32>
   return %x, %c : tensor<3xi16>, tensor<i32>
@@ -46,8 +51,7 @@ func.func @several(%x: tensor<3xi16> {bufferization.writable = false}) -> (tenso
 // CHECK-LABEL: func.func private @helper(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NOT: gmx.destinations
 // CHECK-LABEL: func.func @calls(
-// CHECK-SAME: memref<4xf32>
-// CHECK-SAME: gmx.destinations
+// CHECK-SAME: %{{.*}}: tensor<4xf32> {bufferization.writable = true}) -> tensor<4xf32> attributes {gmx.destinations}
 // CHECK-LABEL: func.func @called(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NOT: gmx.destinations
 // CHECK-LABEL: func.func @dynamic(%{{.*}}: tensor<?xf32>) -> tensor<?xf32>

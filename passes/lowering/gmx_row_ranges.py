@@ -1,0 +1,303 @@
+"""`--gmx-row-ranges`: an entry that takes its result's buffer computes any
+range of the result's rows (dim 0) it is asked for, so that threads can
+each compute a range of one call.
+
+Applies to a function of `--gmx-destination-passing` whose one result is a
+gmx.gather_multiaxis of static shape, under views that keep dim 0 (rows R):
+
+    func.func @main(%x: tensor<256x64xf32>, %i: tensor<256x8xi64>, %out: memref<256x8xf32>)
+        attributes {gmx.destinations} {
+      %c = tosa.cast %i : (tensor<256x8xi64>) -> tensor<256x8xi32>
+      %g = "gmx.gather_multiaxis"(%x, %c) {axes = array<i64: 1>} : ... -> tensor<256x8xf32>
+      bufferization.materialize_in_destination %g in restrict writable %out
+      return
+    }
+
+becomes a loop over tiles of T rows (`row_tile`) from `%first` to `%last`,
+two index arguments after the destination, each tile gathering from the
+rows of its operands that it reads (the same views and narrowing casts
+replayed on a slice, so that nothing is computed for rows outside the
+range) into its rows of the destination:
+
+    func.func @main(%x: ..., %i: ..., %out: memref<256x8xf32>, %first: index, %last: index)
+        attributes {gmx.destinations, gmx.row_ranges = array<i64: 256, 32>} {
+      scf.for %r = %first to %last step %c32 {
+        %xs = tensor.extract_slice %x[%r, 0] [32, 64] [1, 1]
+        %is = tensor.extract_slice %i[%r, 0] [32, 8] [1, 1]
+        %cs = tosa.cast %is : (tensor<32x8xi64>) -> tensor<32x8xi32>
+        %g = "gmx.gather_multiaxis"(%xs, %cs) {axes = array<i64: 1>} : ... -> tensor<32x8xf32>
+        %o = memref.subview %out[%r, 0] [32, 8] [1, 1]
+        bufferization.materialize_in_destination %g in restrict writable %o
+      }
+      return
+    }
+
+`gmx.row_ranges = [R, T]` (`runtime_abi`) tells the runtime: `%first` and
+`%last` are multiples of T (or R), 0 <= first <= last <= R, and the rows
+outside the range are left as they were. An operand whose dim 0 is
+broadcast (size 1) or gathered (an axis) is read whole by every tile.
+
+Exactness: a tile reads each index of its rows once, so in checked mode
+the indices must be sliced with the rows (their logical dim 0 is R):
+then the bad indices of a range are reported in the order one call over
+all rows reports them, and ranges in row order concatenate to that
+order. Indices broadcast along the rows would be checked, and reported,
+once per tile: such a gather is split only unchecked or in a mode that
+reports nothing (wrap, clip, fill). Left alone otherwise: several results,
+a result not a gather (under dim-0-keeping views), a dynamic or small
+(`row_tile` says None) output.
+"""
+
+from __future__ import annotations
+
+import math
+
+from gmx.dialect import OP_NAME
+from gmx.dialect.mlir import arith, ir, scf, tensor
+from gmx.dialect.shapes import coordinate_size
+
+from . import gather_plan
+from ..registry import PassInfo, PassOption, add_python_pass
+from ..views import VIEW_OPS, defining_op, emit_view, static_shape_of
+from .runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR
+
+# Outputs smaller than this are not split: a thread's share of a call
+# would cost less than handing it to the thread.
+SPLIT_MIN_BYTES = 512 << 10
+# Outputs per tile, at most (when R has a divisor that fits): the unit the
+# runtime hands to threads. As many as the checked gather's own row tiles
+# hold (`gather_plan.TILE_ELEMENTS`: a tile's indices and outputs stay in
+# L2 between its scan and its gather), so a tile is one of them.
+TILE_ELEMENTS = gather_plan.TILE_ELEMENTS
+# Unary ops replayed on a slice of their operand: elementwise (the slice of
+# their result is their result on the slice).
+_NARROWING = ("tosa.cast", "arith.trunci", "arith.extsi", "arith.index_cast")
+_REPORTING_MODES = ("raise",)
+
+
+def row_tile(rows: int, row_elements: int, element_bytes: int) -> int | None:
+    """Rows per tile of an output of `rows` rows of `row_elements` elements
+    of `element_bytes` bytes: the largest divisor of `rows` whose tile holds
+    at most TILE_ELEMENTS (at least one row); None when the output is not
+    worth splitting (under SPLIT_MIN_BYTES, or fewer than two rows)."""
+    if rows < 2 or rows * row_elements * element_bytes < SPLIT_MIN_BYTES:
+        return None
+    fitting = max(1, TILE_ELEMENTS // max(row_elements, 1))
+    return max(d for d in range(1, min(rows, fitting) + 1) if rows % d == 0)
+
+
+def _row_keeping_view(value: ir.Value) -> ir.Value | None:
+    """The source of `value` when it is a static view that keeps dim 0 (the
+    same size on both sides: row r of one is row r of the other)."""
+    op = defining_op(value)
+    if op is None or op.name not in VIEW_OPS:
+        return None
+    source = op.operands[0]
+    a, b = static_shape_of(source), static_shape_of(value)
+    if not a or not b or a[0] != b[0]:
+        return None
+    return source
+
+
+def _rows_chain(value: ir.Value) -> tuple[ir.Value, list[ir.Operation]]:
+    """(root, ops from the root up to `value`): the dim-0-keeping views and
+    elementwise narrowing casts `value` is made of."""
+    chain = []
+    while True:
+        op = defining_op(value)
+        if op is not None and op.name in _NARROWING:
+            source = op.operands[0]
+        else:
+            source = _row_keeping_view(value)
+        if source is None:
+            return value, chain[::-1]
+        chain.append(op)
+        value = source
+
+
+def _element_bytes(value: ir.Value) -> int:
+    """Bytes per element as stored (i1 in a byte; complex as two floats)."""
+    element = ir.RankedTensorType(value.type).element_type
+    if isinstance(element, ir.ComplexType):
+        return 2 * _element_bytes_of(element.element_type)
+    return _element_bytes_of(element)
+
+
+def _element_bytes_of(element: ir.Type) -> int:
+    width = element.width if isinstance(element, (ir.IntegerType, ir.FloatType)) else 64
+    return max(width // 8, 1)
+
+
+def _attributes(op) -> dict:
+    return {name: op.attributes[name] for name in op.attributes}
+
+
+def _static(value: ir.Value) -> list[int] | None:
+    shape = static_shape_of(value)
+    return shape if shape else None
+
+
+class _Split:
+    """What the rewrite of one function needs: the gather, the views from
+    it to the result, the destination and how each operand is sliced."""
+
+    def __init__(self, function, checked: bool):
+        self.function = function
+        self.checked = checked
+
+    def match(self) -> bool:
+        block = self.function.regions[0].blocks[0]
+        out = block.arguments[len(block.arguments) - 1]
+        if len(list(out.uses)) != 1:
+            return False
+        self.out = out
+        self.materialize = next(iter(out.uses)).owner
+        if self.materialize.name != "bufferization.materialize_in_destination" or self.materialize.parent != self.function:
+            return False
+        views = []
+        value = self.materialize.operands[0]
+        while (source := _row_keeping_view(value)) is not None:
+            views.append(value)
+            value = source
+        gather = defining_op(value)
+        if gather is None or gather.name != OP_NAME:
+            return False
+        self.gather, self.views = gather, views[::-1]
+        shapes = [_static(v) for v in (*gather.operands, gather.results[0])]
+        if None in shapes:
+            return False
+        self.input_shape, self.indices_shape, self.output_shape = shapes
+        rows = self.output_shape[0]
+        self.tile = row_tile(rows, math.prod(self.output_shape[1:]), _element_bytes(gather.results[0]))
+        if self.tile is None:
+            return False
+        return self._operands_sliceable(rows)
+
+    def _operands_sliceable(self, rows: int) -> bool:
+        axes = list(ir.DenseI64ArrayAttr(self.gather.attributes["axes"]))
+        c = coordinate_size(axes)
+        rank = len(self.output_shape)
+        # Elements of dim 0 per output row: c for a rank-1 gather's folded
+        # coordinates, else 1; 0 when the operand is read whole.
+        indices_rows = self.indices_shape[0] // (c if rank == 1 else 1)
+        self.indices_per_row = (c if rank == 1 else 1) if indices_rows == rows else 0
+        self.input_per_row = 1 if 0 not in axes and self.input_shape[0] == rows else 0
+        if self.indices_per_row == 0 and self.checked and self._reports_indices():
+            return False  # each tile would check, and report, the same indices
+        return True
+
+    def _reports_indices(self) -> bool:
+        if "mode" not in self.gather.attributes:
+            return True
+        return ir.StringAttr(self.gather.attributes["mode"]).value in _REPORTING_MODES
+
+    # -- the rewrite ------------------------------------------------------------
+    def rewrite(self) -> None:
+        function, block = self.function, self.function.regions[0].blocks[0]
+        index = ir.IndexType.get()
+        first = block.add_argument(index, function.location)
+        last = block.add_argument(index, function.location)
+        with ir.InsertionPoint(self.materialize), self.gather.location:
+            step = arith.constant(index, self.tile)
+            loop = scf.ForOp(first, last, step, [self.out])
+            with ir.InsertionPoint(loop.body):
+                scf.YieldOp([self._tile(loop.induction_variable, loop.inner_iter_args[0])])
+        # The loop writes the destination in place: it is the result.
+        self.materialize.results[0].replace_all_uses_with(loop.results[0])
+        self.materialize.erase()
+        self._erase_replaced()
+        ftype = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+        function.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get([*ftype.inputs, index, index], ftype.results)
+        )
+        if "arg_attrs" in function.attributes:
+            old = list(ir.ArrayAttr(function.attributes["arg_attrs"]))
+            function.attributes["arg_attrs"] = ir.ArrayAttr.get(old + [ir.DictAttr.get({})] * 2)
+        function.attributes[ROW_RANGES_ATTR] = ir.DenseI64ArrayAttr.get([self.output_shape[0], self.tile])
+
+    def _tile(self, row: ir.Value, rows: ir.Value) -> ir.Value:
+        """`rows` with the tile's gather written into its rows, from `row` on."""
+        input, indices = self.gather.operands
+        input = self._rows_of(input, row, self.input_per_row)
+        indices = self._rows_of(indices, row, self.indices_per_row)
+        shape = [self.tile, *self.output_shape[1:]]
+        element = ir.RankedTensorType(self.gather.results[0].type).element_type
+        attributes = _attributes(self.gather)
+        gathered = ir.Operation.create(
+            OP_NAME, results=[ir.RankedTensorType.get(shape, element)], operands=[input, indices], attributes=attributes
+        ).results[0]
+        for view in self.views:
+            gathered = emit_view(gathered, [self.tile, *static_shape_of(view)[1:]])
+        shape = list(ir.RankedTensorType(self.out.type).shape)
+        rank = len(shape)
+        dynamic = ir.ShapedType.get_dynamic_size()
+        return tensor.insert_slice(
+            gathered, rows, [row], [], [], [dynamic] + [0] * (rank - 1), [self.tile, *shape[1:]], [1] * rank
+        )
+
+    def _rows_of(self, value: ir.Value, row: ir.Value, per_row: int) -> ir.Value:
+        """The part of `value` the tile from `row` on reads: all of it
+        (per_row 0), or its dim-0 entries [row, row + tile) * per_row, sliced
+        below its views and narrowing casts, which are replayed on the slice."""
+        if per_row == 0:
+            return value
+        root, chain = _rows_chain(value)
+        shape = static_shape_of(root)
+        start = row if per_row == 1 else arith.muli(row, arith.constant(ir.IndexType.get(), per_row))
+        rank = len(shape)
+        sizes = [self.tile * per_row, *shape[1:]]
+        element = ir.RankedTensorType(root.type).element_type
+        dynamic = ir.ShapedType.get_dynamic_size()
+        sliced = tensor.extract_slice(
+            ir.RankedTensorType.get(sizes, element), root, [start], [], [],
+            [dynamic] + [0] * (rank - 1), sizes, [1] * rank,
+        )
+        for op in chain:
+            result_type = ir.RankedTensorType(op.results[0].type)
+            shape = [self.tile * per_row, *result_type.shape[1:]]
+            if op.name in _NARROWING:
+                sliced = ir.Operation.create(
+                    op.name, results=[ir.RankedTensorType.get(shape, result_type.element_type)],
+                    operands=[sliced], attributes=_attributes(op),
+                ).results[0]
+            else:
+                sliced = emit_view(sliced, shape)
+        return sliced
+
+    def _erase_replaced(self) -> None:
+        """The whole gather and its views, now unused; what only they used
+        goes with canonicalization."""
+        for view in reversed(self.views):
+            op = defining_op(view)
+            if not list(view.uses):
+                op.erase()
+        if not list(self.gather.results[0].uses):
+            self.gather.erase()
+
+
+def split_rows(module, checked: bool = True) -> None:
+    """Rewrite every function of one destination that can compute row ranges."""
+    for op in list(module.regions[0].blocks[0].operations):
+        function = op.operation
+        if function.name != "func.func" or DESTINATIONS_ATTR not in function.attributes:
+            continue
+        if ROW_RANGES_ATTR in function.attributes:
+            continue
+        ftype = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+        if len(ftype.results) != 1:
+            continue
+        split = _Split(function, checked)
+        if split.match():
+            split.rewrite()
+
+
+def _build(pm, options) -> None:
+    add_python_pass(pm, lambda module: split_rows(module, options["checked"]), PASS)
+
+
+PASS = PassInfo(
+    argument="gmx-row-ranges",
+    description="An entry with one destination computes a range of its result's rows, in tiles (for threads)",
+    build=_build,
+    options=(PassOption("checked", True, "the gathers are bounds-checked (each index is checked by one tile)"),),
+)
