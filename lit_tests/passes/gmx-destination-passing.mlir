@@ -44,10 +44,11 @@ func.func @several(%x: tensor<3xi16> {bufferization.writable = false}) -> (tenso
 
 // -----
 
-// Left alone: a private function (and its caller, whose call would need
-// rewriting, is rewritten only because nothing calls it), a result of
-// dynamic shape (the caller cannot size it before the call), a function
-// that returns nothing, and a declaration.
+// Left alone: a private function and a called one (their calls would need
+// rewriting; the caller is rewritten, nothing calls it), a result of
+// dynamic shape (the caller cannot size it before the call), a static
+// result of a dynamic argument (a cast the arguments may contradict), a
+// function that returns nothing, and a declaration.
 // CHECK-LABEL: func.func private @helper(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NOT: gmx.destinations
 // CHECK-LABEL: func.func @calls(
@@ -55,6 +56,8 @@ func.func @several(%x: tensor<3xi16> {bufferization.writable = false}) -> (tenso
 // CHECK-LABEL: func.func @called(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NOT: gmx.destinations
 // CHECK-LABEL: func.func @dynamic(%{{.*}}: tensor<?xf32>) -> tensor<?xf32>
+// CHECK-NOT: gmx.destinations
+// CHECK-LABEL: func.func @cast(%{{.*}}: tensor<?xf32>) -> tensor<4xf32>
 // CHECK-NOT: gmx.destinations
 // CHECK-LABEL: func.func @nothing(%{{.*}}: tensor<4xf32>) {
 // CHECK-NOT: gmx.destinations
@@ -72,6 +75,10 @@ func.func @called(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %x : tensor<?xf32>
+}
+func.func @cast(%x: tensor<?xf32>) -> tensor<4xf32> {
+  %0 = tensor.cast %x : tensor<?xf32> to tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 func.func @nothing(%x: tensor<4xf32>) {
   return

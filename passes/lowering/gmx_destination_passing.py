@@ -31,9 +31,12 @@ call allocates, returns and frees nothing, and costs no page fault when
 the caller's buffer is warm.
 
 Left alone: functions rewritten already, private functions, declarations, functions another function
-calls (their call sites would need rewriting), and functions with a result
-that is not a ranked tensor of static shape (the caller could not size its
-buffer before the call). `gmx.destinations` (`runtime_abi`) marks the
+calls (their call sites would need rewriting), and functions with an
+argument or a result that is not a ranked tensor of static shape: the
+caller could not size a dynamic result's buffer before the call, and with
+a dynamic argument a static result may be a `tensor.cast` that the
+arguments contradict, which only a returned result's descriptor shows
+(the runtime checks it there). `gmx.destinations` (`runtime_abi`) marks the
 functions rewritten: after the lowering, they take a memref per result
 after their arguments and return nothing.
 """
@@ -72,8 +75,8 @@ def rewritable(function, called: set[str]) -> bool:
         return False  # rewritten already
     if ir.StringAttr(function.attributes["sym_name"]).value in called:
         return False
-    results = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value).results
-    return bool(results) and all(_static_tensor(t) for t in results)
+    ftype = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+    return bool(ftype.results) and all(_static_tensor(t) for t in (*ftype.inputs, *ftype.results))
 
 
 def _pass_destinations(function) -> None:
