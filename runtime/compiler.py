@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import ctypes
+import itertools
 import math
 import threading
 from collections import OrderedDict
@@ -186,35 +187,51 @@ class CompiledProgram:
         return frame
 
     def _call_on_threads(self, frame: _Frame, arrays: list, outputs: list) -> None:
-        """Run the ranges of one call, the first on this thread, the others
-        on the pool; return once every one has finished. The errors each
-        range reported are raised as one call over all rows would raise
-        them: ranges in row order, each one's in the order it reported
-        them. An exception in a worker is raised here."""
-        workers = pool(len(self._ranges) - 1)
-        futures = [workers.submit(self._run_range, arrays, outputs, r) for r in self._ranges[1:]]
+        """Run the ranges of one call on this thread and on up to
+        `threads - 1` workers of the pool, each taking the next range not
+        taken yet (`_Ranges`): a worker that starts late (the machine is
+        busy) takes fewer or none, and the call costs at most about what it
+        costs on this thread alone. Returns once every range taken has
+        finished. The errors each range reported are raised as one call
+        over all rows would raise them: ranges in row order, each one's in
+        the order it reported them. An exception in a worker is raised here."""
+        ranges = _Ranges(self._ranges)
+        helpers = min(self.threads, len(self._ranges)) - 1
+        workers = pool(helpers)
+        futures = [workers.submit(self._help, ranges, arrays, outputs) for _ in range(helpers)]
         try:
-            frame.set_range(*self._ranges[0])
-            self._invoke(frame.packed)
-            reported = [self._take_errors()]
+            self._take_ranges(frame, ranges)
         finally:
-            # Every range must be done before the arrays may go.
-            done = [(f.exception(), None) for f in futures]
-        for error, _ in done:
-            if error is not None:
-                raise error
-        reported += [f.result() for f in futures]
+            for future in futures:
+                future.cancel()  # one that has not started has nothing left to take
+            ranges.wait()  # every range taken must be done before the arrays may go
+        if ranges.failure is not None:
+            raise ranges.failure
+        reported = ranges.reported
         self._raise_errors([e for s, _ in reported for e in s], [e for _, i in reported for e in i])
 
-    def _run_range(self, arrays: list, outputs: list, rows: tuple[int, int]) -> tuple[list, list]:
-        """On a worker thread: compute `rows` of the call on `arrays` into
-        `outputs`; the errors it reported."""
+    def _take_ranges(self, frame: _Frame, ranges: _Ranges) -> None:
+        """Compute ranges of the call until none is left (`frame` bound)."""
+        while (k := ranges.take()) is not None:
+            try:
+                frame.set_range(*ranges.rows[k])
+                self._invoke(frame.packed)
+                ranges.finish(k, self._take_errors())
+            except BaseException as error:
+                ranges.fail(k, error)
+                raise
+
+    def _help(self, ranges: _Ranges, arrays: list, outputs: list) -> None:
+        """On a worker thread: take ranges of a call on `arrays` into `outputs`."""
+        if ranges.exhausted():
+            return
         frame = self._frame()
         frame.bind(self, arrays)
         frame.point_outputs(outputs)
-        frame.set_range(*rows)
-        self._invoke(frame.packed)
-        return self._take_errors()
+        try:
+            self._take_ranges(frame, ranges)
+        except BaseException:  # noqa: BLE001  recorded in `ranges`, raised by the caller
+            pass
 
     def _call(self, frame) -> list:
         """Invoke the C interface of an entry that returns its results;
@@ -276,6 +293,52 @@ class CompiledProgram:
             f"@{self.entry} takes {len(self.arguments)} arguments "
             f"({', '.join(s.describe() for s in self.arguments)}), got {count}"
         )
+
+
+class _Ranges:
+    """The row ranges of one call shared by the threads computing it: each
+    thread takes the next one until none is left; what each reported, by
+    range; whether all taken are done."""
+
+    def __init__(self, rows: list[tuple[int, int]]):
+        self.rows = rows
+        self.reported: list = [((), ())] * len(rows)
+        self.failure: BaseException | None = None
+        self._next = itertools.count()  # next() is atomic under the GIL
+        self._taken = 0
+        self._finished = 0
+        self._lock = threading.Condition()
+
+    def exhausted(self) -> bool:
+        with self._lock:
+            return self._taken >= len(self.rows)
+
+    def take(self) -> int | None:
+        """The index of a range to compute, or None when all are taken (or
+        one failed)."""
+        with self._lock:
+            if self.failure is not None or self._taken >= len(self.rows):
+                return None
+            self._taken += 1
+            return next(self._next)
+
+    def finish(self, k: int, errors: tuple[list, list]) -> None:
+        with self._lock:
+            self.reported[k] = errors
+            self._finished += 1
+            self._lock.notify_all()
+
+    def fail(self, k: int, error: BaseException) -> None:
+        with self._lock:
+            if self.failure is None:
+                self.failure = error
+            self._finished += 1
+            self._lock.notify_all()
+
+    def wait(self) -> None:
+        """Until every range taken has finished."""
+        with self._lock:
+            self._lock.wait_for(lambda: self._finished >= self._taken)
 
 
 class _Frame:

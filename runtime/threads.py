@@ -3,11 +3,13 @@ one pool of worker threads.
 
 An entry lowered with row ranges (`runtime_abi`: `gmx.row_ranges = [R, T]`)
 computes any range of its result's rows in tiles of T. A call on `threads`
-threads runs `chunks(...)` ranges, one per thread, the caller's thread
-taking the first: a thread's share must be worth the round trip to the
-pool (tens of microseconds), so small outputs run whole on the caller's
-thread. The compiled code releases the GIL while it runs (ctypes calls
-do), so the ranges run at once.
+threads is cut into `chunks(...)` ranges, a few per thread, which the
+caller's thread and up to `threads - 1` workers of the pool take in turn
+until none is left: on a busy machine a worker that starts late takes
+fewer, so the call is never much slower than on one thread. A range must
+be worth its share of the round trip to the pool (tens of microseconds),
+so small outputs run whole on the caller's thread. The compiled code
+releases the GIL while it runs (ctypes calls do), so ranges run at once.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-# Output bytes a thread computes at least: below, handing it to a thread
-# costs more than it saves.
+# Output bytes of a range, at least: below, handing it to a thread costs
+# more than it saves.
 MIN_CHUNK_BYTES = 256 << 10
+# Ranges per thread, at most: enough that a thread that starts late leaves
+# its share to the others.
+CHUNKS_PER_THREAD = 4
 
 
 def usable_cores() -> int:
@@ -40,12 +45,14 @@ def check_threads(threads) -> int:
 
 
 def chunks(rows: int, tile: int, threads: int, output_bytes: int) -> list[tuple[int, int]]:
-    """The row ranges [first, last) one call runs on, one per thread, in row
-    order, covering [0, rows): as many as `threads`, the tiles (of `tile`
-    rows) and MIN_CHUNK_BYTES shares of the output allow; the tiles are
-    dealt evenly, the first ranges taking one more when they do not divide."""
+    """The row ranges [first, last) one call is cut into, in row order,
+    covering [0, rows): one on one thread, else as many as
+    CHUNKS_PER_THREAD per thread, the tiles (of `tile` rows) and
+    MIN_CHUNK_BYTES shares of the output allow; the tiles are dealt
+    evenly, the first ranges taking one more when they do not divide."""
     tiles = -(-rows // tile)
-    count = max(1, min(threads, tiles, output_bytes // MIN_CHUNK_BYTES))
+    per_thread = CHUNKS_PER_THREAD if threads > 1 else 1
+    count = max(1, min(threads * per_thread, tiles, output_bytes // MIN_CHUNK_BYTES))
     ranges, first = [], 0
     for k in range(count):
         size = tiles // count + (1 if k < tiles % count else 0)

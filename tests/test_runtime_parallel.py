@@ -18,7 +18,7 @@ import pytest
 
 from gmx.passes.lowering.gmx_row_ranges import SPLIT_MIN_BYTES, TILE_ELEMENTS, row_tile
 from gmx.runtime import compile
-from gmx.runtime.threads import MIN_CHUNK_BYTES, check_threads, chunks, usable_cores
+from gmx.runtime.threads import CHUNKS_PER_THREAD, MIN_CHUNK_BYTES, check_threads, chunks, usable_cores
 
 # -- the decisions ------------------------------------------------------------
 
@@ -42,15 +42,16 @@ def test_chunks_cover_the_rows_in_order_on_tile_boundaries(rows, tile, threads):
     assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
     assert all(first % tile == 0 and first < last for first, last in ranges)
     tiles = -(-rows // tile)
-    assert len(ranges) == min(threads, tiles)
+    assert len(ranges) == min(threads * CHUNKS_PER_THREAD, tiles)
     sizes = [-(-(last - first) // tile) for first, last in ranges]
     assert max(sizes) - min(sizes) <= 1
 
 
-def test_chunks_give_each_thread_enough_bytes():
+def test_chunks_give_each_range_enough_bytes():
     assert chunks(256, 8, 16, output_bytes=3 * MIN_CHUNK_BYTES) == [(0, 88), (88, 176), (176, 256)]
     assert chunks(256, 8, 16, output_bytes=MIN_CHUNK_BYTES // 2) == [(0, 256)]
     assert chunks(256, 8, 1, output_bytes=1 << 30) == [(0, 256)]
+    assert len(chunks(256, 8, 2, output_bytes=1 << 30)) == 2 * CHUNKS_PER_THREAD
 
 
 def test_threads_argument():
@@ -95,7 +96,7 @@ def programs():
 def test_one_program_for_every_thread_count(programs):
     assert programs[1].row_ranges == (ROWS, TILE_ELEMENTS // COLUMNS)
     assert len({id(p._engine) for p in programs.values()}) == 1
-    assert [len(p._ranges) for p in programs.values()] == [1, 2, 3, 4]
+    assert [len(p._ranges) for p in programs.values()] == [1, 4, 4, 4]  # 1 MiB: 4 ranges of 256 KiB
 
 
 def test_results_on_threads_equal_numpy(programs):
@@ -126,14 +127,42 @@ def test_errors_on_threads_are_those_of_one_thread(programs, bad):
 
 
 def test_a_worker_exception_reaches_the_caller(programs, monkeypatch):
-    program = programs[4]
+    """A range that raises on a worker (here: every range off the caller's
+    thread) is raised by the call, after every range taken has finished;
+    the program works on after it."""
+    program, caller = programs[4], threading.get_ident()
+    invoke = program._invoke
 
-    def fail(arrays, outputs, rows):
-        raise RuntimeError(f"range {rows} failed")
+    def fail_off_the_caller(packed):
+        if threading.get_ident() != caller:
+            raise RuntimeError("a worker failed")
+        invoke(packed)
 
-    monkeypatch.setattr(program, "_run_range", fail)
-    with pytest.raises(RuntimeError, match=r"range \(128, 256\) failed"):
-        program(X, I)
+    monkeypatch.setattr(program, "_invoke", fail_off_the_caller)
+    ran = 0
+    for _ in range(20):  # a worker may start after the caller took every range
+        try:
+            program(X, I)
+        except RuntimeError as error:
+            assert str(error) == "a worker failed"
+            ran += 1
+    assert ran > 0
+    monkeypatch.undo()
+    np.testing.assert_array_equal(program(X, I), np.take_along_axis(X, I, axis=1))
+
+
+def test_a_late_worker_leaves_its_ranges_to_the_caller(programs, monkeypatch):
+    """Workers that never start: the caller computes every range."""
+    from gmx.runtime import compiler
+
+    class Idle:
+        def submit(self, *args):
+            from concurrent.futures import Future
+
+            return Future()  # never runs
+
+    monkeypatch.setattr(compiler, "pool", lambda workers: Idle())
+    np.testing.assert_array_equal(programs[2](X, I), np.take_along_axis(X, I, axis=1))
 
 
 def test_python_threads_share_a_threaded_program(programs):
@@ -169,7 +198,7 @@ def test_shared_indices_split_only_unchecked():
     i = RNG.integers(-256, 256, (1, 128, 1))
     checked, unchecked = compile(SHARED_INDICES, threads=2), compile(SHARED_INDICES, checked=False, threads=2)
     assert checked.row_ranges is None  # every range would report the same bad indices
-    assert unchecked.row_ranges == (64, 8) and len(unchecked._ranges) == 2
+    assert unchecked.row_ranges == (64, 8) and len(unchecked._ranges) == 4
     expected = np.take_along_axis(x, np.broadcast_to(i, (64, 128, 1)), axis=1)
     np.testing.assert_array_equal(unchecked(x, i), expected)
     np.testing.assert_array_equal(checked(x, i), expected)
