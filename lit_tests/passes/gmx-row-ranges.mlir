@@ -79,6 +79,17 @@ func.func @broadcast_indices(%x: tensor<64x4096x64xf32>, %i: tensor<1x1024x1xi64
 
 // -----
 
+// Shared indices in a mode that reports nothing (clip): split, checked too.
+// CHECK-LABEL: func.func @broadcast_indices_clipped(
+// CHECK-SAME: gmx.row_ranges = array<i64: 64, 1>
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %arg1) {axes = array<i64: 1>, mode = "clip"}
+func.func @broadcast_indices_clipped(%x: tensor<64x4096x64xf32>, %i: tensor<1x1024x1xi64>) -> tensor<64x1024x64xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>, mode = "clip"} : (tensor<64x4096x64xf32>, tensor<1x1024x1xi64>) -> tensor<64x1024x64xf32>
+  return %0 : tensor<64x1024x64xf32>
+}
+
+// -----
+
 // Left alone: a small output (under 512 KiB), a result that is no gather,
 // two results, and a function without destinations (dynamic).
 // CHECK-LABEL: func.func @small(

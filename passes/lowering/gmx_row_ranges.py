@@ -69,9 +69,9 @@ SPLIT_MIN_BYTES = 512 << 10
 # hold (`gather_plan.TILE_ELEMENTS`: a tile's indices and outputs stay in
 # L2 between its scan and its gather), so a tile is one of them.
 TILE_ELEMENTS = gather_plan.TILE_ELEMENTS
-# Unary ops replayed on a slice of their operand: elementwise (the slice of
-# their result is their result on the slice).
-_NARROWING = ("tosa.cast", "arith.trunci", "arith.extsi", "arith.index_cast")
+# Unary ops replayed on a slice of their operand: elementwise casts (the
+# slice of their result is their result on the slice).
+_CASTS = ("tosa.cast", "arith.trunci", "arith.extsi", "arith.index_cast")
 _REPORTING_MODES = ("raise",)
 
 
@@ -101,11 +101,11 @@ def _row_keeping_view(value: ir.Value) -> ir.Value | None:
 
 def _rows_chain(value: ir.Value) -> tuple[ir.Value, list[ir.Operation]]:
     """(root, ops from the root up to `value`): the dim-0-keeping views and
-    elementwise narrowing casts `value` is made of."""
+    elementwise casts `value` is made of."""
     chain = []
     while True:
         op = defining_op(value)
-        if op is not None and op.name in _NARROWING:
+        if op is not None and op.name in _CASTS:
             source = op.operands[0]
         else:
             source = _row_keeping_view(value)
@@ -238,7 +238,7 @@ class _Split:
     def _rows_of(self, value: ir.Value, row: ir.Value, per_row: int) -> ir.Value:
         """The part of `value` the tile from `row` on reads: all of it
         (per_row 0), or its dim-0 entries [row, row + tile) * per_row, sliced
-        below its views and narrowing casts, which are replayed on the slice."""
+        below its views and casts, which are replayed on the slice."""
         if per_row == 0:
             return value
         root, chain = _rows_chain(value)
@@ -255,7 +255,7 @@ class _Split:
         for op in chain:
             result_type = ir.RankedTensorType(op.results[0].type)
             shape = [self.tile * per_row, *result_type.shape[1:]]
-            if op.name in _NARROWING:
+            if op.name in _CASTS:
                 sliced = ir.Operation.create(
                     op.name, results=[ir.RankedTensorType.get(shape, result_type.element_type)],
                     operands=[sliced], attributes=_attributes(op),
