@@ -54,7 +54,6 @@ import math
 
 from gmx.dialect import OP_NAME
 from gmx.dialect.mlir import arith, ir, scf, tensor
-from gmx.dialect.shapes import coordinate_size
 
 from . import gather_plan
 from ..registry import PassInfo, PassOption, add_python_pass
@@ -174,15 +173,14 @@ class _Split:
         return self._operands_sliceable(rows)
 
     def _operands_sliceable(self, rows: int) -> bool:
+        """Whether each operand is read by rows (sliced with the tile) or
+        whole, and whether that is exact. The indices' dim 0 is their
+        logical dim 0 (only the last dim folds coordinates, and a rank-1
+        gather has one coordinate)."""
         axes = list(ir.DenseI64ArrayAttr(self.gather.attributes["axes"]))
-        c = coordinate_size(axes)
-        rank = len(self.output_shape)
-        # Elements of dim 0 per output row: c for a rank-1 gather's folded
-        # coordinates, else 1; 0 when the operand is read whole.
-        indices_rows = self.indices_shape[0] // (c if rank == 1 else 1)
-        self.indices_per_row = (c if rank == 1 else 1) if indices_rows == rows else 0
-        self.input_per_row = 1 if 0 not in axes and self.input_shape[0] == rows else 0
-        if self.indices_per_row == 0 and self.checked and self._reports_indices():
+        self.slice_indices = self.indices_shape[0] == rows
+        self.slice_input = 0 not in axes and self.input_shape[0] == rows
+        if not self.slice_indices and self.checked and self._reports_indices():
             return False  # each tile would check, and report, the same indices
         return True
 
@@ -218,8 +216,8 @@ class _Split:
     def _tile(self, row: ir.Value, rows: ir.Value) -> ir.Value:
         """`rows` with the tile's gather written into its rows, from `row` on."""
         input, indices = self.gather.operands
-        input = self._rows_of(input, row, self.input_per_row)
-        indices = self._rows_of(indices, row, self.indices_per_row)
+        input = self._rows_of(input, row) if self.slice_input else input
+        indices = self._rows_of(indices, row) if self.slice_indices else indices
         shape = [self.tile, *self.output_shape[1:]]
         element = ir.RankedTensorType(self.gather.results[0].type).element_type
         attributes = _attributes(self.gather)
@@ -235,26 +233,22 @@ class _Split:
             gathered, rows, [row], [], [], [dynamic] + [0] * (rank - 1), [self.tile, *shape[1:]], [1] * rank
         )
 
-    def _rows_of(self, value: ir.Value, row: ir.Value, per_row: int) -> ir.Value:
-        """The part of `value` the tile from `row` on reads: all of it
-        (per_row 0), or its dim-0 entries [row, row + tile) * per_row, sliced
-        below its views and casts, which are replayed on the slice."""
-        if per_row == 0:
-            return value
+    def _rows_of(self, value: ir.Value, row: ir.Value) -> ir.Value:
+        """Rows [row, row + tile) of `value`, sliced below its views and
+        casts, which are replayed on the slice."""
         root, chain = _rows_chain(value)
         shape = static_shape_of(root)
-        start = row if per_row == 1 else arith.muli(row, arith.constant(ir.IndexType.get(), per_row))
         rank = len(shape)
-        sizes = [self.tile * per_row, *shape[1:]]
+        sizes = [self.tile, *shape[1:]]
         element = ir.RankedTensorType(root.type).element_type
         dynamic = ir.ShapedType.get_dynamic_size()
         sliced = tensor.extract_slice(
-            ir.RankedTensorType.get(sizes, element), root, [start], [], [],
+            ir.RankedTensorType.get(sizes, element), root, [row], [], [],
             [dynamic] + [0] * (rank - 1), sizes, [1] * rank,
         )
         for op in chain:
             result_type = ir.RankedTensorType(op.results[0].type)
-            shape = [self.tile * per_row, *result_type.shape[1:]]
+            shape = [self.tile, *result_type.shape[1:]]
             if op.name in _CASTS:
                 sliced = ir.Operation.create(
                     op.name, results=[ir.RankedTensorType.get(shape, result_type.element_type)],
