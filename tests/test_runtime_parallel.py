@@ -16,7 +16,8 @@ import threading
 import numpy as np
 import pytest
 
-from gmx.passes.lowering.gmx_row_ranges import SPLIT_MIN_BYTES, TILE_ELEMENTS, row_tile
+from gmx.passes.lowering.gather_plan import plan_gather
+from gmx.passes.lowering.gmx_row_ranges import SPLIT_MIN_BYTES, TILE_ELEMENTS, row_tile, splits_rows
 from gmx.runtime import compile
 from gmx.runtime.threads import CHUNKS_PER_THREAD, MIN_CHUNK_BYTES, check_threads, chunks, usable_cores
 
@@ -33,6 +34,12 @@ def test_row_tile_leaves_small_or_single_row_outputs_alone():
     assert row_tile(1, 1 << 20, 4) is None
     assert row_tile(16, (SPLIT_MIN_BYTES // 16 - 4) // 4, 4) is None
     assert row_tile(16, SPLIT_MIN_BYTES // 16 // 4, 4) is not None
+
+
+def test_gathers_in_column_tiles_are_not_split():
+    assert not splits_rows(plan_gather([64, 4096, 64], [1024, 1, 2], [0, 2]))  # x[i, :, j]: column tiles
+    assert splits_rows(plan_gather([64, 4096, 8], [1024, 1, 2], [0, 2]))  # rows of 8 floats: row tiles
+    assert splits_rows(plan_gather([256, 256, 64], [256, 256, 64], [1]))  # torch.gather: flagged
 
 
 @pytest.mark.parametrize("rows, tile, threads", [(256, 64, 2), (256, 64, 3), (1000, 50, 7), (7, 2, 4), (8, 8, 4)])

@@ -90,8 +90,13 @@ func.func @broadcast_indices_clipped(%x: tensor<64x4096x64xf32>, %i: tensor<1x10
 
 // -----
 
-// Left alone: a small output (under 512 KiB), a result that is no gather,
-// two results, and a function without destinations (dynamic).
+// Left alone: a gather in column tiles (x[i, :, j] reading 64 floats
+// apart: every column tile reads the lines all 1024 pairs share, which
+// tiles of rows would read once per tile), a small output (under 512 KiB),
+// a result that is no gather, two results, and a function without
+// destinations (dynamic).
+// CHECK-LABEL: func.func @column_tiles(
+// CHECK-NOT: gmx.row_ranges
 // CHECK-LABEL: func.func @small(
 // CHECK-NOT: gmx.row_ranges
 // CHECK-LABEL: func.func @no_gather(
@@ -101,6 +106,10 @@ func.func @broadcast_indices_clipped(%x: tensor<64x4096x64xf32>, %i: tensor<1x10
 // CHECK-LABEL: func.func @dynamic(
 // CHECK-NOT: gmx.row_ranges
 // CHECK: return
+func.func @column_tiles(%x: tensor<64x4096x64xf32>, %ij: tensor<1024x1x2xi32>) -> tensor<1024x4096x1xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %ij) {axes = array<i64: 0, 2>} : (tensor<64x4096x64xf32>, tensor<1024x1x2xi32>) -> tensor<1024x4096x1xf32>
+  return %0 : tensor<1024x4096x1xf32>
+}
 func.func @small(%x: tensor<256x64xf32>, %i: tensor<256x64xi64>) -> tensor<256x64xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<256x64xf32>, tensor<256x64xi64>) -> tensor<256x64xf32>
   return %0 : tensor<256x64xf32>

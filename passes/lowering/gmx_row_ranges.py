@@ -43,7 +43,8 @@ then the bad indices of a range are reported in the order one call over
 all rows reports them, and ranges in row order concatenate to that
 order. Indices broadcast along the rows would be checked, and reported,
 once per tile: such a gather is split only unchecked or in a mode that
-reports nothing (wrap, clip, fill). Left alone otherwise: several results,
+reports nothing (wrap, clip, fill). Left alone otherwise: a gather that
+runs in column tiles (`splits_rows`), several results,
 a result not a gather (under dim-0-keeping views), a dynamic or small
 (`row_tile` says None) output.
 """
@@ -83,6 +84,14 @@ def row_tile(rows: int, row_elements: int, element_bytes: int) -> int | None:
         return None
     fitting = max(1, TILE_ELEMENTS // max(row_elements, 1))
     return max(d for d in range(1, min(rows, fitting) + 1) if rows % d == 0)
+
+
+def splits_rows(plan: gather_plan.GatherPlan) -> bool:
+    """Whether a gather may be cut into tiles of rows: not when it runs in
+    column tiles (`x[i, :, j]`), whose every tile reads the input lines
+    that all rows share while they are in cache; tiles of rows would read
+    them once per tile."""
+    return not isinstance(plan.strategy, gather_plan.ColumnTiles)
 
 
 def _row_keeping_view(value: ir.Value) -> ir.Value | None:
@@ -166,11 +175,21 @@ class _Split:
         if None in shapes:
             return False
         self.input_shape, self.indices_shape, self.output_shape = shapes
+        if not splits_rows(self._plan()):
+            return False
         rows = self.output_shape[0]
         self.tile = row_tile(rows, math.prod(self.output_shape[1:]), _element_bytes(gather.results[0]))
         if self.tile is None:
             return False
         return self._operands_sliceable(rows)
+
+    def _plan(self) -> gather_plan.GatherPlan:
+        """How the whole gather would be lowered on one thread."""
+        axes = list(ir.DenseI64ArrayAttr(self.gather.attributes["axes"]))
+        bits = 8 * _element_bytes(self.gather.results[0])
+        return gather_plan.plan_gather(
+            self.input_shape, self.indices_shape, axes, element_bits=bits, checked=self.checked
+        )
 
     def _operands_sliceable(self, rows: int) -> bool:
         """Whether each operand is read by rows (sliced with the tile) or
