@@ -1,12 +1,19 @@
 """Compile a module with `--gmx-lower-to-llvm` and call it on numpy arrays.
 
-    program = compile(asm, entry="main")
-    out = program(x, idx)            # new numpy array(s)
+    program = compile(asm, entry="main")      # threads=None: the usable cores
+    out = program(x, idx)                      # new numpy array(s)
 
 The entry function takes and returns ranked tensors. An index outside its
 axis raises IndexError (located at the gather that read it); shapes that
 turn out incompatible at run time raise ValueError. Programs are cached by
-(text, entry, checked), so compiling the same program again is free.
+(text, entry, checked), so compiling the same program again is free; the
+thread count is the call's, not the compiled code's (`with_threads`).
+
+A call points this thread's prebuilt descriptors (`_Frame`) at the
+arguments and, for an entry with destinations (static results, the usual
+case), at fresh 64-byte aligned arrays the compiled code writes; an entry
+with row ranges is called on ranges of its result's rows, from this
+thread and the pool's workers (`_call_on_threads`, `threads`).
 """
 
 from __future__ import annotations
