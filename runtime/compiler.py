@@ -358,6 +358,7 @@ class _Frame:
     def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature], ranges: bool):
         self.signatures = arguments
         self.outputs = destinations
+        self.buffers: list[memref.AlignedBuffer | None] = [None] * len(destinations)
         self.descriptors = [memref.descriptor_type(s.rank)() for s in (*arguments, *destinations)]
         # The row range's first and last (index arguments after the destinations).
         self.range = [ctypes.c_int64(0), ctypes.c_int64(0)] if ranges else []
@@ -399,12 +400,17 @@ class _Frame:
         return bound
 
     def allocate_outputs(self) -> list[np.ndarray]:
-        """A fresh aligned array per destination, its descriptor pointed at it."""
+        """An aligned array per destination, its descriptor pointed at it:
+        on the buffer of this thread's last call when the caller has let go
+        of every array on it (a loop that drops each result reuses warm
+        memory: no page fault, no allocation), else on a new buffer."""
         outputs = []
-        for sig, descriptor in zip(self.outputs, self.descriptors[len(self.signatures):]):
-            array, pointer = memref.aligned_empty(sig.shape, sig.dtype)
-            descriptor.allocated = descriptor.aligned = pointer
-            outputs.append(array)
+        for k, (sig, descriptor) in enumerate(zip(self.outputs, self.descriptors[len(self.signatures):])):
+            buffer = self.buffers[k]
+            if buffer is None or not buffer.unused():
+                buffer = self.buffers[k] = memref.AlignedBuffer(sig.shape, sig.dtype)
+            descriptor.allocated = descriptor.aligned = buffer.pointer
+            outputs.append(buffer.array())
         return outputs
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import sys
 
 import numpy as np
 
@@ -63,14 +64,29 @@ data_pointer = _data_pointer_reader()
 ALIGNMENT = DESTINATION_ALIGNMENT  # bytes: what the compiled code assumes of a destination
 
 
-def aligned_empty(shape: tuple, dtype: np.dtype) -> tuple[np.ndarray, int]:
-    """(a new C-contiguous array, its data pointer), the data ALIGNMENT-byte
-    aligned (numpy's own allocations are 16-byte aligned)."""
-    nbytes = math.prod(shape) * dtype.itemsize
-    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
-    start = data_pointer(raw)
-    offset = -start % ALIGNMENT
-    return np.ndarray(shape, dtype, raw, offset), start + offset
+class AlignedBuffer:
+    """Bytes for C-contiguous arrays of one shape and dtype, their data
+    ALIGNMENT-byte aligned (numpy's own allocations are 16-byte aligned)."""
+
+    __slots__ = ("raw", "offset", "pointer", "shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype: np.dtype):
+        self.raw = np.empty(math.prod(shape) * dtype.itemsize + ALIGNMENT, np.uint8)
+        start = data_pointer(self.raw)
+        self.offset = -start % ALIGNMENT
+        self.pointer = start + self.offset
+        self.shape, self.dtype = shape, dtype
+
+    def array(self) -> np.ndarray:
+        """An array on the buffer (whose base is the buffer's bytes)."""
+        return np.ndarray(self.shape, self.dtype, self.raw, self.offset)
+
+    def unused(self) -> bool:
+        """Whether no array on the buffer is left: numpy makes every view
+        of a view refer to the bytes, so only this object refers to them
+        then (a buffer held through an ndarray by anything else, a
+        memoryview or torch.from_numpy, holds a view)."""
+        return sys.getrefcount(self.raw) <= 2  # this object's slot and the argument
 
 
 def set_contiguous_layout(descriptor, shape: tuple) -> None:

@@ -26,6 +26,28 @@ func.func @gather_elements(%x: tensor<256x512xf32>, %i: tensor<256x512xi64>) -> 
 
 // -----
 
+// Index arithmetic (torch-mlir's for take_along_dim: elementwise TOSA ops,
+// constants broadcast along the rows, tosa.mul's rank-1 shift) is replayed
+// on each tile's rows, each value once, instead of computed whole per range.
+// CHECK-LABEL: func.func @index_arithmetic(
+// CHECK-SAME: gmx.row_ranges = array<i64: 256, 64>
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[IS:.*]] = tensor.extract_slice %arg1[%[[R]], 0] [64, 512] [1, 1] : tensor<256x512xi64> to tensor<64x512xi64>
+// CHECK: %[[M:.*]] = tosa.mul %[[IS]], %{{.*}}, %{{.*}} : (tensor<64x512xi64>, tensor<1x1xi64>, tensor<1xi8>) -> tensor<64x512xi64>
+// CHECK: %[[A:.*]] = tosa.add %[[M]], %[[IS]] : (tensor<64x512xi64>, tensor<64x512xi64>) -> tensor<64x512xi64>
+// CHECK: "gmx.gather_multiaxis"(%{{.*}}, %[[A]])
+// CHECK: scf.yield
+func.func @index_arithmetic(%x: tensor<256x512xf32>, %i: tensor<256x512xi64>) -> tensor<256x512xf32> {
+  %two = "tosa.const"() <{values = dense<2> : tensor<1x1xi64>}> : () -> tensor<1x1xi64>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = tosa.mul %i, %two, %shift : (tensor<256x512xi64>, tensor<1x1xi64>, tensor<1xi8>) -> tensor<256x512xi64>
+  %a = tosa.add %m, %i : (tensor<256x512xi64>, tensor<256x512xi64>) -> tensor<256x512xi64>
+  %0 = "gmx.gather_multiaxis"(%x, %a) {axes = array<i64: 1>} : (tensor<256x512xf32>, tensor<256x512xi64>) -> tensor<256x512xf32>
+  return %0 : tensor<256x512xf32>
+}
+
+// -----
+
 // x[i, :, j] with the result's unit dim collapsed away: the table is read
 // whole (dim 0 is gathered), the index pairs are sliced (2 coordinates a
 // row), the collapse is replayed on each tile; the mode is kept.

@@ -15,9 +15,9 @@ gmx.gather_multiaxis of static shape, under views that keep dim 0 (rows R):
 
 becomes a loop over tiles of T rows (`row_tile`) from `%first` to `%last`,
 two index arguments after the destination, each tile gathering from the
-rows of its operands that it reads (the same views and narrowing casts
-replayed on a slice, so that nothing is computed for rows outside the
-range) into its rows of the destination:
+rows of its operands that it reads (the elementwise ops and views they
+are made of replayed on slices, each value once per tile, so that nothing
+is computed for rows outside the range) into its rows of the destination:
 
     func.func @main(%x: ..., %i: ..., %out: memref<256x8xf32>, %first: index, %last: index)
         attributes {gmx.destinations, gmx.row_ranges = array<i64: 256, 32>} {
@@ -69,9 +69,21 @@ SPLIT_MIN_BYTES = 512 << 10
 # hold (`gather_plan.TILE_ELEMENTS`: a tile's indices and outputs stay in
 # L2 between its scan and its gather), so a tile is one of them.
 TILE_ELEMENTS = gather_plan.TILE_ELEMENTS
-# Unary ops replayed on a slice of their operand: elementwise casts (the
-# slice of their result is their result on the slice).
-_CASTS = ("tosa.cast", "arith.trunci", "arith.extsi", "arith.index_cast")
+# Elementwise ops (TOSA's broadcast operands of dim 0 size 1) replayed on
+# slices of their operands: the rows of their result are their result on
+# the rows of their operands. torch-mlir's index arithmetic (the floor
+# modulo of take_along_dim, the narrowing cast) is made of them.
+_ELEMENTWISE = frozenset(
+    [f"tosa.{name}" for name in (
+        "cast", "add", "sub", "mul", "intdiv", "select", "greater", "greater_equal", "equal",
+        "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and", "bitwise_or",
+        "bitwise_xor", "bitwise_not", "maximum", "minimum", "abs", "negate", "clamp",
+    )]
+    + [f"arith.{name}" for name in (
+        "trunci", "extsi", "extui", "index_cast", "addi", "subi", "muli", "select", "cmpi",
+        "andi", "ori", "xori", "remsi", "divsi", "floordivsi", "maxsi", "minsi",
+    )]
+)
 _REPORTING_MODES = ("raise",)
 
 
@@ -107,20 +119,25 @@ def _row_keeping_view(value: ir.Value) -> ir.Value | None:
     return source
 
 
-def _rows_chain(value: ir.Value) -> tuple[ir.Value, list[ir.Operation]]:
-    """(root, ops from the root up to `value`): the dim-0-keeping views and
-    elementwise casts `value` is made of."""
-    chain = []
-    while True:
-        op = defining_op(value)
-        if op is not None and op.name in _CASTS:
-            source = op.operands[0]
-        else:
-            source = _row_keeping_view(value)
-        if source is None:
-            return value, chain[::-1]
-        chain.append(op)
-        value = source
+def _by_rows(operand: ir.Value, result: ir.Value) -> bool:
+    """Whether an elementwise op reads `operand` by the rows of `result`
+    (same rank, same dim 0), rather than broadcast (dim 0 of size 1, or
+    tosa.mul's rank-1 shift)."""
+    a, b = static_shape_of(operand), static_shape_of(result)
+    return len(a) == len(b) and a[0] == b[0]
+
+
+def _row_local(op, rows: int) -> bool:
+    """Whether `op` computes each row of its result from the same row of
+    the operands it reads by rows, the others broadcast (dim 0 of size 1):
+    an elementwise op of one static result whose dim 0 is `rows`."""
+    if op.name not in _ELEMENTWISE or len(op.results) != 1 or len(op.regions):
+        return False
+    result = static_shape_of(op.results[0])
+    if not result or result[0] != rows:
+        return False
+    shapes = [static_shape_of(v) for v in op.operands]
+    return all(shape and (shape[0] == 1 or _by_rows(v, op.results[0])) for v, shape in zip(op.operands, shapes))
 
 
 def _element_bytes(value: ir.Value) -> int:
@@ -235,8 +252,9 @@ class _Split:
     def _tile(self, row: ir.Value, rows: ir.Value) -> ir.Value:
         """`rows` with the tile's gather written into its rows, from `row` on."""
         input, indices = self.gather.operands
-        input = self._rows_of(input, row) if self.slice_input else input
-        indices = self._rows_of(indices, row) if self.slice_indices else indices
+        replayed: dict = {}
+        input = self._rows_of(input, row, replayed) if self.slice_input else input
+        indices = self._rows_of(indices, row, replayed) if self.slice_indices else indices
         shape = [self.tile, *self.output_shape[1:]]
         element = ir.RankedTensorType(self.gather.results[0].type).element_type
         attributes = _attributes(self.gather)
@@ -252,30 +270,37 @@ class _Split:
             gathered, rows, [row], [], [], [dynamic] + [0] * (rank - 1), [self.tile, *shape[1:]], [1] * rank
         )
 
-    def _rows_of(self, value: ir.Value, row: ir.Value) -> ir.Value:
-        """Rows [row, row + tile) of `value`, sliced below its views and
-        casts, which are replayed on the slice."""
-        root, chain = _rows_chain(value)
-        shape = static_shape_of(root)
-        rank = len(shape)
-        sizes = [self.tile, *shape[1:]]
-        element = ir.RankedTensorType(root.type).element_type
-        dynamic = ir.ShapedType.get_dynamic_size()
-        sliced = tensor.extract_slice(
-            ir.RankedTensorType.get(sizes, element), root, [row], [], [],
-            [dynamic] + [0] * (rank - 1), sizes, [1] * rank,
-        )
-        for op in chain:
-            result_type = ir.RankedTensorType(op.results[0].type)
-            shape = [self.tile, *result_type.shape[1:]]
-            if op.name in _CASTS:
-                sliced = ir.Operation.create(
-                    op.name, results=[ir.RankedTensorType.get(shape, result_type.element_type)],
-                    operands=[sliced], attributes=_attributes(op),
-                ).results[0]
-            else:
-                sliced = emit_view(sliced, shape)
-        return sliced
+    def _rows_of(self, value: ir.Value, row: ir.Value, replayed: dict | None = None) -> ir.Value:
+        """Rows [row, row + tile) of `value` (its dim 0 has the output's
+        rows): the elementwise ops and dim-0-keeping views it is made of
+        replayed on the rows of their operands, down to values sliced with
+        `tensor.extract_slice` (each once per tile: `replayed`)."""
+        replayed = {} if replayed is None else replayed
+        if value in replayed:
+            return replayed[value]
+        rows = static_shape_of(value)[0]
+        op = defining_op(value)
+        shape = [self.tile, *static_shape_of(value)[1:]]
+        if op is not None and _row_local(op, rows):
+            operands = [
+                self._rows_of(v, row, replayed) if _by_rows(v, value) and rows > 1 else v for v in op.operands
+            ]
+            element = ir.RankedTensorType(value.type).element_type
+            result = ir.Operation.create(
+                op.name, results=[ir.RankedTensorType.get(shape, element)], operands=operands,
+                attributes=_attributes(op),
+            ).results[0]
+        elif (source := _row_keeping_view(value)) is not None:
+            result = emit_view(self._rows_of(source, row, replayed), shape)
+        else:
+            rank = len(shape)
+            dynamic = ir.ShapedType.get_dynamic_size()
+            result = tensor.extract_slice(
+                ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type), value, [row], [], [],
+                [dynamic] + [0] * (rank - 1), shape, [1] * rank,
+            )
+        replayed[value] = result
+        return result
 
     def _erase_replaced(self) -> None:
         """The whole gather and its views, now unused; what only they used
