@@ -581,6 +581,24 @@ def test_static_results_are_aligned_numpy_arrays_the_code_writes(monkeypatch):
     assert adopted == []
 
 
+def test_an_output_buffer_is_reused_only_once_nothing_views_it():
+    """A loop that drops each result writes the same warm buffer; a result,
+    a view of it or a memoryview still alive keeps its buffer its own."""
+    program = compile(SIMPLE)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    idx = np.array([[3, 0, 1], [2, 2, 0]])
+    want = np.array([[9, 1, 5], [6, 7, 2]], np.float32)
+    address = memref.data_pointer(program(x, idx))  # dropped at once
+    assert memref.data_pointer(program(x, idx)) == address
+    for keep in (lambda r: r, lambda r: r[1:], lambda r: r.T, memoryview):
+        kept = keep(program(x, idx))
+        fresh = program(x, idx)
+        assert not np.shares_memory(np.asarray(kept), fresh)
+        fresh[...] = -1
+        assert_identical(np.asarray(kept), np.asarray(keep(want)))
+        del kept, fresh
+
+
 def test_result_buffers_are_adopted_and_freed_once_after_the_last_view(monkeypatch):
     """Results of dynamic shape view the buffers the compiled code allocated
     (no copy); each allocation is freed exactly once, when no array refers
