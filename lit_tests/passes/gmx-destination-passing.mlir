@@ -27,6 +27,28 @@ func.func @gather(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
 
 // -----
 
+// A result that is a view of a gather (its unit dim collapsed away): the
+// gather is materialized in the same view of the destination, made first
+// so that it dominates the gather (eliminate-empty-tensors does not look
+// through views, and would leave a copy).
+// CHECK-LABEL: func.func @viewed(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x3x2xf32>, %[[I:[a-z0-9]+]]: tensor<2x1x2xi64>, %[[OUT:[a-z0-9]+]]: tensor<2x3xf32> {bufferization.writable = true})
+// CHECK-NEXT: %[[D:.*]] = tensor.expand_shape %[[OUT]] {{\[}}[0], [1, 2]] output_shape [2, 3, 1] : tensor<2x3xf32> into tensor<2x3x1xf32>
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%[[X]], %[[I]])
+// CHECK: %[[M:.*]] = bufferization.materialize_in_destination %[[G]] in %[[D]]
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[M]] {{\[}}[0], [1, 2]] : tensor<2x3x1xf32> into tensor<2x3xf32>
+// CHECK: return %[[R]]
+// LOWERED-LABEL: llvm.func @viewed(
+// LOWERED-NOT: llvm.call @{{(malloc|free|aligned_alloc|memrefCopy)}}
+// LOWERED: llvm.return{{$}}
+func.func @viewed(%x: tensor<4x3x2xf32>, %i: tensor<2x1x2xi64>) -> tensor<2x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0, 2>} : (tensor<4x3x2xf32>, tensor<2x1x2xi64>) -> tensor<2x3x1xf32>
+  %1 = tensor.collapse_shape %0 [[0], [1, 2]] : tensor<2x3x1xf32> into tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
 // Several results, one of them an argument and one a constant, copied
 // into their destinations (the argument's own attributes are kept).
 // CHECK-LABEL: func.func @several(

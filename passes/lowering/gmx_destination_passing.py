@@ -46,6 +46,7 @@ from __future__ import annotations
 from gmx.dialect.mlir import bufferization, func, ir, memref
 
 from ..registry import PassInfo, add_python_pass
+from ..views import emit_view, static_shape_of, strip_views
 from .entry_points import is_entry_point
 from .runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR
 
@@ -79,6 +80,22 @@ def rewritable(function, called: set[str]) -> bool:
     return bool(ftype.results) and all(_static_tensor(t) for t in (*ftype.inputs, *ftype.results))
 
 
+def _materialize(value: ir.Value, out: ir.Value) -> ir.Value:
+    """`value` materialized in `out`; when `value` is a static view of a
+    computed tensor (a gather's unit dim collapsed away), that tensor is
+    materialized in the same view of `out`, and the result viewed back:
+    `eliminate-empty-tensors` does not look through views, and the result
+    would be computed elsewhere and copied. The view of `out` comes first in
+    the function, so that it dominates what writes it."""
+    source, _ = strip_views(value)
+    if source == value or isinstance(source, ir.BlockArgument):
+        return bufferization.MaterializeInDestinationOp(out.type, value, out).results[0]
+    with ir.InsertionPoint.at_block_begin(out.owner):
+        destination = emit_view(out, static_shape_of(source))
+    written = bufferization.MaterializeInDestinationOp(destination.type, source, destination).results[0]
+    return emit_view(written, static_shape_of(value))
+
+
 def _pass_destinations(function) -> None:
     ftype = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
     blocks = list(function.regions[0].blocks)
@@ -88,11 +105,7 @@ def _pass_destinations(function) -> None:
         if terminator.operation.name != "func.return":
             continue
         with ir.InsertionPoint(terminator), terminator.location:
-            results = [
-                bufferization.MaterializeInDestinationOp(out.type, value, out).results[0]
-                for value, out in zip(terminator.operands, outs)
-            ]
-            func.ReturnOp(results)
+            func.ReturnOp([_materialize(value, out) for value, out in zip(terminator.operands, outs)])
         terminator.operation.erase()
     function.attributes["function_type"] = ir.TypeAttr.get(
         ir.FunctionType.get([*ftype.inputs, *ftype.results], ftype.results)

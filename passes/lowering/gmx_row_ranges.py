@@ -176,7 +176,16 @@ class _Split:
         if len(list(out.uses)) != 1:
             return False
         self.out = out
-        self.materialize = next(iter(out.uses)).owner
+        # The destination, or a dim-0-keeping view of it (the gather's shape
+        # when the result is a view of the gather: gmx-destination-passing).
+        user = next(iter(out.uses)).owner
+        self.destination_views = []
+        while user.name in VIEW_OPS and _row_keeping_view(user.results[0]) is not None:
+            if len(list(user.results[0].uses)) != 1:
+                return False
+            self.destination_views.append(user)
+            user = next(iter(user.results[0].uses)).owner
+        self.materialize = user
         if self.materialize.name != "bufferization.materialize_in_destination" or self.materialize.parent != self.function:
             return False
         views = []
@@ -236,9 +245,15 @@ class _Split:
             loop = scf.ForOp(first, last, step, [self.out])
             with ir.InsertionPoint(loop.body):
                 scf.YieldOp([self._tile(loop.induction_variable, loop.inner_iter_args[0])])
-        # The loop writes the destination in place: it is the result.
-        self.materialize.results[0].replace_all_uses_with(loop.results[0])
+        # The loop writes the destination in place: it is the result (viewed
+        # as the materialization's destination was).
+        with ir.InsertionPoint(self.materialize), self.gather.location:
+            written = emit_view(loop.results[0], static_shape_of(self.materialize.results[0]))
+        self.materialize.results[0].replace_all_uses_with(written)
         self.materialize.erase()
+        for view in reversed(self.destination_views):
+            if not list(view.results[0].uses):
+                view.erase()
         self._erase_replaced()
         ftype = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
         function.attributes["function_type"] = ir.TypeAttr.get(
@@ -261,9 +276,10 @@ class _Split:
         gathered = ir.Operation.create(
             OP_NAME, results=[ir.RankedTensorType.get(shape, element)], operands=[input, indices], attributes=attributes
         ).results[0]
+        shape = list(ir.RankedTensorType(self.out.type).shape)
         for view in self.views:
             gathered = emit_view(gathered, [self.tile, *static_shape_of(view)[1:]])
-        shape = list(ir.RankedTensorType(self.out.type).shape)
+        gathered = emit_view(gathered, [self.tile, *shape[1:]])  # as the destination
         rank = len(shape)
         dynamic = ir.ShapedType.get_dynamic_size()
         return tensor.insert_slice(
