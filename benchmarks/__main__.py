@@ -5,12 +5,18 @@ the unfused TOSA path, numpy, PyTorch eager, ONNX Runtime and memcpy, as Markdow
     python -m benchmarks --quick               # small sizes: a smoke test
     python -m benchmarks --variants advanced,index_select --repeat 15 --json out.json
     python -m benchmarks --sections memory,compile-time
+    python -m benchmarks --threads 2 --sections scaling,overhead
 
-Three sections, each a Markdown table:
+Five sections, each a Markdown table:
 - timing: each benchmark (`benchmarks.suite`: a variant of the one registry
   at fixed shapes) is exported from PyTorch to TOSA, prepared by every
   contender (`gmx.tools.experiments.contenders`), checked against the
-  variant's reference (exactly), then timed side by side;
+  variant's reference (exactly), then timed side by side; gmx's calls run
+  on `--threads` threads (default: the usable cores);
+- scaling: gmx (checked) on 1, 2, 4, ... `--threads` threads, each
+  variant's time and its speedup over one thread, beside torch;
+- overhead: microseconds per gmx.runtime call on small gathers against
+  numpy (`benchmarks.overhead`);
 - memory: peak memory of the broadcasting gather per contender
   (`benchmarks.memory`);
 - compile-time: gmx-opt on generated modules of 250, 500 and 1000 gathers
@@ -24,20 +30,22 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gmx.runtime.threads import usable_cores
 from gmx.tools.experiments.contenders import check, time_run
+from gmx.tools.gmx_run import positive_int
 from gmx.tools.experiments.machine import machine_line, machine_summary
 from gmx.tools.output import OutputError
 
-from . import compile_time, memory
+from . import compile_time, memory, overhead
 from .report import VariantResult, compile_columns, table, timing_columns, variant_entries, write_json
-from .suite import Benchmark, benchmark_names, default_contenders, select
+from .suite import Benchmark, benchmark_names, default_contenders, scaling_contenders, select, thread_counts
 
 # numerator/denominator: > 1 means the denominator is faster. gmx/gmx
 # unchecked is the price of the bounds check; memcpy/gmx the fraction of
 # memcpy's bandwidth a gather reaches (a copy of the output's bytes: block
 # gathers aim at >= 0.70x); torch and ort run on one thread (1t) and on
 # their default count (PyTorch's, and the usable cores for ONNX Runtime).
-SECTIONS = ("timing", "memory", "compile-time")
+SECTIONS = ("timing", "scaling", "overhead", "memory", "compile-time")
 MEMORY_VARIANT = "take_along_dim_bcast"
 COMPILE_SIZES = {"full": (0, 250, 500, 1000), "quick": (0, 5, 10)}
 
@@ -63,6 +71,10 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"only these (space or comma separated): {', '.join(benchmark_names())}",
     )
     parser.add_argument("--json", metavar="PATH", help="also write every measurement as JSON")
+    parser.add_argument(
+        "--threads", type=positive_int, default=usable_cores(), metavar="N",
+        help=f"threads a gmx call may run on, and the most the scaling table shows (default: the usable cores, here {usable_cores()})",
+    )
     parser.add_argument(
         "--sections", default=",".join(SECTIONS),
         help=f"comma separated, any of {', '.join(SECTIONS)} (default: all)",
@@ -109,12 +121,26 @@ def main(args: argparse.Namespace) -> int:
     size = "quick" if args.quick else "full"
     machine = machine_summary()
     print(machine_line(machine))
-    report: dict = {"machine": machine, "options": {"size": size, "repeat": args.repeat, "warmup": args.warmup}}
+    report: dict = {
+        "machine": machine,
+        "options": {"size": size, "repeat": args.repeat, "warmup": args.warmup, "threads": args.threads},
+    }
     ok = True
     if "timing" in args.sections:
         results = timing_section(args, size)
         ok = all(r.ok for r in results)
         report["variants"] = variant_entries(results)
+    if "scaling" in args.sections:
+        results = scaling_section(args, size)
+        ok = ok and all(r.ok for r in results)
+        report["scaling"] = variant_entries(results)
+    if "overhead" in args.sections:
+        _log("overhead: gmx.runtime calls on small gathers against numpy")
+        rows = overhead.call_overhead(size, args.repeat, args.threads)
+        print(f"\nCall overhead: microseconds per call, median of {args.repeat} interleaved samples "
+              f"of {overhead.CALLS[size]} calls (take_along_axis, f32 data, i64 indices):\n")
+        print(overhead.markdown(rows))
+        report["overhead"] = rows
     if "memory" in args.sections:
         _log(f"memory: {MEMORY_VARIANT}, one child process per contender")
         peaks = memory.peak_memory(MEMORY_VARIANT, size)
@@ -136,16 +162,32 @@ def main(args: argparse.Namespace) -> int:
 
 
 def timing_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
-    contenders = default_contenders()
+    contenders = default_contenders(args.threads)
     results = [
         run_benchmark(b, size, contenders, args.repeat, args.warmup) for b in select(args.variants)
     ]
     names = [c.name for c in contenders]
     print(f"sizes: {size}; median of {args.repeat} interleaved runs after {args.warmup} warm-up; "
-          f"f32 data, i64 indices; GB/s = output bytes / gmx time\n")
+          f"f32 data, i64 indices; gmx on up to {args.threads} threads; GB/s = output bytes / gmx time\n")
     print(table(results, timing_columns(names, RATIOS)))
     print()
     print(table(results, compile_columns(names)))
+    return results
+
+
+def scaling_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
+    """gmx on 1, 2, ... threads per variant: times and speedups."""
+    contenders = scaling_contenders(args.threads)
+    results = [
+        run_benchmark(b, size, contenders, args.repeat, args.warmup) for b in select(args.variants)
+    ]
+    counts = thread_counts(args.threads)
+    names = [c.name for c in contenders]
+    ratios = [("gmx 1t", f"gmx {n}t") for n in counts[1:]] + [("torch", f"gmx {counts[-1]}t")]
+    print(f"\nScaling: gmx (checked) on {', '.join(map(str, counts))} threads, "
+          f"median of {args.repeat} interleaved runs; gmx 1t/gmx Nt is the speedup on N threads:\n")
+    columns = [c for c in timing_columns(names, ratios) if not c[0].endswith("GB/s")]
+    print(table(results, columns))
     return results
 
 

@@ -81,15 +81,36 @@ def select(names: list[str] | None) -> list[Benchmark]:
     return [b for b in BENCHMARKS if b.name in names]
 
 
-def default_contenders() -> list:
-    """The contenders of the table, in column order."""
+def thread_counts(threads: int) -> list[int]:
+    """1, 2, 4, ... up to `threads`, and `threads`: the columns of the
+    scaling table."""
+    counts = [1]
+    while counts[-1] * 2 < threads:
+        counts.append(counts[-1] * 2)
+    return counts + ([threads] if threads > 1 else [])
+
+
+def scaling_contenders(threads: int) -> list:
+    """gmx (checked) on each of `thread_counts(threads)`, and torch at its
+    default thread count."""
+    import torch
+
+    default_threads = torch.get_num_threads()
+    return [Fused(f"gmx {n}t", checked=True, threads=n) for n in thread_counts(threads)] + [
+        Torch("torch", threads=default_threads)
+    ]
+
+
+def default_contenders(threads: int | None = None) -> list:
+    """The contenders of the table, in column order; gmx's calls run on
+    `threads` threads (None: the usable cores)."""
     import torch
 
     default_threads = torch.get_num_threads()  # before any contender changes it
     return [
-        Fused("gmx", checked=True),
-        Fused("gmx unchecked", checked=False),
-        Unfused("unfused", checked=True),
+        Fused("gmx", checked=True, threads=threads),
+        Fused("gmx unchecked", checked=False, threads=threads),
+        Unfused("unfused", checked=True, threads=threads),
         Numpy("numpy"),
         Torch("torch 1t", threads=1),
         Torch("torch", threads=default_threads),

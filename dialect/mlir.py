@@ -13,6 +13,7 @@ from torch_mlir._mlir_libs import _stablehlo as stablehlo  # noqa: F401
 from torch_mlir._mlir_libs._mlir import globals as binding_globals  # noqa: F401
 from torch_mlir.dialects import (  # noqa: F401
     arith,
+    bufferization,
     ext,
     func,
     linalg,

@@ -36,6 +36,18 @@ def _gmx_canonicalize() -> PassInfo:
     return gmx_canonicalize.PASS
 
 
+def _gmx_destination_passing() -> PassInfo:
+    from .lowering import gmx_destination_passing
+
+    return gmx_destination_passing.PASS
+
+
+def _gmx_row_ranges() -> PassInfo:
+    from .lowering import gmx_row_ranges
+
+    return gmx_row_ranges.PASS
+
+
 def _gmx_lower_to_llvm() -> PassInfo:
     from .lowering import gmx_lower_to_llvm
 
@@ -62,6 +74,8 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "convert-gmx-to-linalg": _convert_gmx_to_linalg,
         "gmx-check-scatter-indices": _gmx_check_scatter_indices,
         "gmx-stream-row-copies": _gmx_stream_row_copies,
+        "gmx-destination-passing": _gmx_destination_passing,
+        "gmx-row-ranges": _gmx_row_ranges,
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }

@@ -34,7 +34,7 @@ from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
-from gmx.passes.lowering.runtime_abi import error_sites
+from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, error_sites
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
@@ -48,10 +48,17 @@ class Jitted:
     arguments: list[TensorSignature]
     results: list[TensorSignature]
     sites: list[str]
+    # The entry writes its results into buffers the caller passes after its
+    # arguments (runtime_abi.DESTINATIONS_ATTR), instead of returning them.
+    destinations: bool = False
+    # (rows, tile) when the entry computes any range of its result's rows
+    # (runtime_abi.ROW_RANGES_ATTR), else None.
+    row_ranges: tuple[int, int] | None = None
 
 
 def jit(text: str, entry: str, checked: bool) -> Jitted:
-    """Parse, lower (unless already in the LLVM dialect) and JIT `entry`."""
+    """Parse, lower (unless already in the LLVM dialect) and JIT `entry`;
+    a tensor-level entry with static results takes destinations."""
     context = make_context()
     with context, ir.Location.unknown():
         module = _parse(text)
@@ -59,8 +66,15 @@ def jit(text: str, entry: str, checked: bool) -> Jitted:
         arguments, results = numpy_signature(entry_op)
         if entry_op.name == "func.func":
             _lower(module, text, checked)
+        # Lowering rewrote the entry: its handle is stale, look it up again.
+        lowered = find_entry(module, entry)
+        destinations = DESTINATIONS_ATTR in lowered.attributes
+        row_ranges = None
+        if ROW_RANGES_ATTR in lowered.attributes:
+            rows, tile = ir.DenseI64ArrayAttr(lowered.attributes[ROW_RANGES_ATTR])
+            row_ranges = (rows, tile)
         engine = _engine(module, context, text, entry, checked)
-        return Jitted(engine, arguments, results, error_sites(module.operation))
+        return Jitted(engine, arguments, results, error_sites(module.operation), destinations, row_ranges)
 
 
 def _parse(text: str) -> ir.Module:
@@ -75,8 +89,9 @@ def _parse(text: str) -> ir.Module:
 
 
 def lower_option(checked: bool) -> str:
-    """--gmx-lower-to-llvm's option string (empty for the default)."""
-    return "" if checked else "checked=false"
+    """--gmx-lower-to-llvm's option string: entries take destinations and
+    compute row ranges where they can."""
+    return "destinations=true,row-ranges=true" + ("" if checked else ",checked=false")
 
 
 def _lower(module: ir.Module, text: str, checked: bool) -> None:
@@ -85,7 +100,7 @@ def _lower(module: ir.Module, text: str, checked: bool) -> None:
     try:
         pm.run(module.operation)
     except ir.MLIRError as error:
-        flag = f"--{LOWER_TO_LLVM.argument}" + (f"={lower_option(checked)}" if lower_option(checked) else "")
+        flag = f"--{LOWER_TO_LLVM.argument}={lower_option(checked)}"
         raise CompileError(
             _failure_report(error_text(error), text, lambda path: f"gmx-opt {path} {flag}")
         ) from None

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
+import sys
 
 import numpy as np
+
+from gmx.passes.lowering.runtime_abi import DESTINATION_ALIGNMENT
 
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
@@ -37,17 +41,64 @@ def results_struct_type(ranks: list[int]) -> type:
     return type("Results", (ctypes.Structure,), {"_fields_": fields})
 
 
-def to_descriptor(array: np.ndarray):
-    """A descriptor viewing a C-contiguous array (the array must outlive it)."""
-    descriptor = descriptor_type(array.ndim)()
-    pointer = array.ctypes.data
-    descriptor.allocated = pointer
-    descriptor.aligned = pointer
-    descriptor.offset = 0
-    if array.ndim:
-        descriptor.shape[:] = array.shape
-        descriptor.strides[:] = [s // array.itemsize if array.itemsize else 0 for s in array.strides]
-    return descriptor
+def _data_pointer_reader():
+    """A function of an ndarray to the address of its data. `a.ctypes.data`
+    costs a microsecond (it builds an object); the address is also the first
+    field after the object header of numpy's `PyArrayObject` (an ABI numpy
+    keeps), read in a tenth of that. Used only when it reads the same
+    address as `ctypes.data` on a probe array."""
+    header = ctypes.sizeof(ctypes.c_ssize_t) + ctypes.sizeof(ctypes.c_void_p)  # refcount, type
+    at = ctypes.c_void_p.from_address
+
+    def fast(array: np.ndarray) -> int:
+        return at(id(array) + header).value or 0
+
+    probe = np.arange(3)
+    if fast(probe) == probe.ctypes.data and fast(probe[1:]) == probe[1:].ctypes.data:
+        return fast
+    return lambda array: array.ctypes.data
+
+
+data_pointer = _data_pointer_reader()
+
+ALIGNMENT = DESTINATION_ALIGNMENT  # bytes: what the compiled code assumes of a destination
+
+
+class AlignedBuffer:
+    """Bytes for C-contiguous arrays of one shape and dtype, their data
+    ALIGNMENT-byte aligned (numpy's own allocations are 16-byte aligned)."""
+
+    __slots__ = ("raw", "offset", "pointer", "shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype: np.dtype):
+        self.raw = np.empty(math.prod(shape) * dtype.itemsize + ALIGNMENT, np.uint8)
+        start = data_pointer(self.raw)
+        self.offset = -start % ALIGNMENT
+        self.pointer = start + self.offset
+        self.shape, self.dtype = shape, dtype
+
+    def array(self) -> np.ndarray:
+        """An array on the buffer (whose base is the buffer's bytes)."""
+        return np.ndarray(self.shape, self.dtype, self.raw, self.offset)
+
+    def unused(self) -> bool:
+        """Whether no array on the buffer is left: numpy makes every view
+        of a view refer to the bytes, so only this object refers to them
+        then (a buffer held through an ndarray by anything else, a
+        memoryview or torch.from_numpy, holds a view)."""
+        return sys.getrefcount(self.raw) <= 2  # this object's slot and the argument
+
+
+def set_contiguous_layout(descriptor, shape: tuple) -> None:
+    """Sizes and (element) strides of a C-contiguous array of `shape`."""
+    if not shape:
+        return
+    descriptor.shape[:] = shape
+    stride, strides = 1, []
+    for n in reversed(shape):
+        strides.append(stride)
+        stride *= max(n, 1)
+    descriptor.strides[:] = strides[::-1]
 
 
 def strided_view(descriptor, rank: int, dtype: np.dtype, owner=None) -> np.ndarray:

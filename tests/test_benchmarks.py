@@ -43,3 +43,39 @@ def test_unknown_section_is_an_argument_error(capsys):
         parse_arguments(["--sections", "timing,speed"])
     assert exit_info.value.code == 2
     assert "unknown section(s) speed" in capsys.readouterr().err
+
+
+def test_quick_scaling_and_overhead_sections(tmp_path, capsys):
+    """gmx on 1 and 2 threads, checked equal to the reference on every
+    variant, and the call-overhead table (checked equal to numpy)."""
+    path = tmp_path / "bench.json"
+    args = parse_arguments(["--quick", "--repeat", "1", "--warmup", "0", "--threads", "2",
+                            "--sections", "scaling,overhead", "--json", str(path)])
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "| variant | kind | outputs | gmx 1t ms | gmx 2t ms | torch ms | gmx 1t/gmx 2t | torch/gmx 2t |" in out
+    assert "| case | outputs | gmx µs/call | numpy µs/call | numpy/gmx |" in out
+    report = json.loads(path.read_text())
+    assert report["options"]["threads"] == 2
+    for variant in report["scaling"]:
+        assert sorted(variant["contenders"]) == ["gmx 1t", "gmx 2t", "torch"]
+        assert all(r["error"] is None for r in variant["contenders"].values())
+        assert variant["contenders"]["gmx 2t"]["info"]["threads"] == 2
+    assert [r["case"] for r in report["overhead"]] == ["tiny", "64x64", "256x256"]
+
+
+def test_threads_must_be_positive(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exit_info:
+        parse_arguments(["--threads", "0"])
+    assert exit_info.value.code == 2
+    assert "argument --threads: expected a positive integer, got 0" in capsys.readouterr().err
+
+
+def test_thread_counts():
+    from gmx.benchmarks.suite import thread_counts
+
+    assert [thread_counts(n) for n in (1, 2, 3, 4, 6, 16)] == [
+        [1], [1, 2], [1, 2, 3], [1, 2, 4], [1, 2, 4, 6], [1, 2, 4, 8, 16]
+    ]

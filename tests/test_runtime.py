@@ -582,14 +582,57 @@ def test_results_are_new_writable_arrays():
     assert_identical(x, np.arange(12, dtype=np.float32).reshape(4, 3))  # input untouched
 
 
+DYNAMIC_ROWS = """func.func @main(%x: tensor<4x3xf32>, %i: tensor<?x3xi64>) -> tensor<?x3xf32> {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<?x3xi64>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+"""
+
+
+def test_static_results_are_aligned_numpy_arrays_the_code_writes(monkeypatch):
+    """An entry with static results takes destinations: the runtime
+    allocates each result (64-byte aligned) and the code writes it; nothing
+    is adopted from the compiled code."""
+    adopted = []
+    monkeypatch.setattr(memref, "adopt_results", lambda *a: adopted.append(a))
+    program = compile(SIMPLE)
+    assert program.destinations
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    results = [program(x, np.array([[3, 0, 1], [2, 2, 0]])) for _ in range(3)]
+    for result in results:
+        assert_identical(result, np.array([[9, 1, 5], [6, 7, 2]], np.float32))
+        assert memref.data_pointer(result) % memref.ALIGNMENT == 0 and result.flags.c_contiguous
+    assert adopted == []
+
+
+def test_an_output_buffer_is_reused_only_once_nothing_views_it():
+    """A loop that drops each result writes the same warm buffer; a result,
+    a view of it or a memoryview still alive keeps its buffer its own."""
+    program = compile(SIMPLE)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    idx = np.array([[3, 0, 1], [2, 2, 0]])
+    want = np.array([[9, 1, 5], [6, 7, 2]], np.float32)
+    address = memref.data_pointer(program(x, idx))  # dropped at once
+    assert memref.data_pointer(program(x, idx)) == address
+    for keep in (lambda r: r, lambda r: r[1:], lambda r: r.T, memoryview):
+        kept = keep(program(x, idx))
+        fresh = program(x, idx)
+        assert not np.shares_memory(np.asarray(kept), fresh)
+        fresh[...] = -1
+        assert_identical(np.asarray(kept), np.asarray(keep(want)))
+        del kept, fresh
+
+
 def test_result_buffers_are_adopted_and_freed_once_after_the_last_view(monkeypatch):
-    """Results view the buffers the compiled code allocated (no copy); each
-    allocation is freed exactly once, when no array refers to it any more."""
+    """Results of dynamic shape view the buffers the compiled code allocated
+    (no copy); each allocation is freed exactly once, when no array refers
+    to it any more."""
     gc.collect()  # results of earlier tests, freed before counting starts
     freed = []
     real_free = memref._Allocation._free
     monkeypatch.setattr(memref._Allocation, "_free", staticmethod(lambda p: (freed.append(p), real_free(p))))
-    program = compile(SIMPLE)
+    program = compile(DYNAMIC_ROWS)
+    assert not program.destinations
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
     result = program(x, np.array([[3, 0, 1], [2, 2, 0]]))
     view = result[1:]

@@ -1,6 +1,6 @@
 """gmx-run: lower a module with --gmx-lower-to-llvm, run a function, show results.
 
-    gmx-run FILE|- [-e ENTRY] [--input X.npy ...] [--output OUT.npy|OUT.npz]
+    gmx-run FILE|- [-e ENTRY] [--input X.npy ...] [--output OUT.npy|OUT.npz] [--threads N]
 
 In the manner of mlir-runner: the entry function (default `main`) takes the
 `--input` arrays in order and its results are printed as numpy reprs, or
@@ -24,6 +24,7 @@ from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.dialect.parsing import UnparsableText
 from gmx.runtime import CompileError, compile
+from gmx.runtime.threads import usable_cores
 
 from .npy_input import InputError, as_argument, load_npy
 from .output import OutputError, write_output
@@ -57,7 +58,22 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--input", action="append", default=[], metavar="X.npy", help="an argument array (repeat, in order)")
     parser.add_argument("--output", metavar="OUT", help="write results to OUT.npy (one result) or OUT.npz")
     parser.add_argument("--unchecked", action="store_true", help="no run-time bounds check of indices (benchmarks only)")
+    parser.add_argument(
+        "--threads", type=positive_int, metavar="N",
+        help=f"threads one call may run on (default: the usable cores, here {usable_cores()})",
+    )
     return parser.parse_args(argv)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
 
 
 def load_module_text(path: str) -> str:
@@ -102,7 +118,7 @@ def run(args) -> tuple:
     text = load_module_text(args.input_file)
     arrays = [load_npy(p) for p in args.input]
     try:
-        program = compile(text, args.entry, checked=not args.unchecked)
+        program = compile(text, args.entry, checked=not args.unchecked, threads=args.threads)
         return results_tuple(program(*_as_arguments(arrays, program)))
     except CompileError as error:
         raise RunError(str(error)) from None

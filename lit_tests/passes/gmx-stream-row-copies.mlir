@@ -55,6 +55,48 @@ func.func @tile(%x: memref<1000x64xf16>, %i: memref<65536xindex>) -> memref<6553
 
 // -----
 
+// Into a destination argument (a function with gmx.destinations, whose
+// caller aligns it to 64 bytes), through a tile's subview: streamed.
+// CHECK-LABEL: func.func @destination
+// CHECK: vector.store {{.*}} {alignment = 64 : i64, nontemporal = true} : memref<128x256xf32, strided<[256, 1], offset: ?>>, vector<16xf32>
+func.func @destination(%x: memref<1000x256xf32>, %i: memref<8192xindex>, %out: memref<8192x256xf32>) attributes {gmx.destinations} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %c8192 = arith.constant 8192 : index
+  scf.for %t = %c0 to %c8192 step %c128 {
+    %tile = memref.subview %out[%t, 0] [128, 256] [1, 1] : memref<8192x256xf32> to memref<128x256xf32, strided<[256, 1], offset: ?>>
+    scf.for %r = %c0 to %c128 step %c1 {
+      %row = memref.load %i[%r] : memref<8192xindex>
+      scf.for %c = %c0 to %c256 step %c1 {
+        %v = memref.load %x[%row, %c] : memref<1000x256xf32>
+        memref.store %v, %tile[%r, %c] : memref<128x256xf32, strided<[256, 1], offset: ?>>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// An argument of a function without destinations may be unaligned: left alone.
+// CHECK-LABEL: func.func @argument
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @argument(%x: memref<1000x256xf32>, %out: memref<8192x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  scf.for %c = %c0 to %c256 step %c1 {
+    %v = memref.load %x[%c1, %c] : memref<1000x256xf32>
+    memref.store %v, %out[%c1, %c] : memref<8192x256xf32>
+  }
+  return
+}
+
+// -----
+
 // Left alone: a small output (stays in cache), rows of 100 f32 (not a
 // multiple of 64 bytes), an unaligned allocation, a column (the induction
 // variable not last), a copy within one buffer, a loop doing more than a

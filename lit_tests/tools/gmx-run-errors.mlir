@@ -3,10 +3,14 @@
 // RUN: not gmx-run %s -e wrong_args 2>&1 | FileCheck %s --check-prefix=ARGS
 // RUN: not gmx-run %s -e missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not gmx-run %s --input %t.does-not-exist.npy 2>&1 | FileCheck %s --check-prefix=FILE
+// RUN: not gmx-run %s --threads 0 2>&1 | FileCheck %s --check-prefix=THREADS
+// RUN: not gmx-run %s --threads two 2>&1 | FileCheck %s --check-prefix=THREADS-WORD
+// And the same index error on several threads.
+// RUN: not gmx-run %s --threads 3 2>&1 | FileCheck %s --check-prefix=INDEX
 
 // An index outside its axis after wrapping: a located IndexError, exit 1,
 // no traceback.
-// INDEX: gmx-run: error: {{.*}}gmx-run-errors.mlir:14:8: index -5 is out of bounds for axis 0 with size 4
+// INDEX: gmx-run: error: {{.*}}gmx-run-errors.mlir:18:8: index -5 is out of bounds for axis 0 with size 4
 // INDEX-NOT: Traceback
 func.func @main() -> tensor<2x3xf32> {
   %x = arith.constant dense<1.0> : tensor<4x3xf32>
@@ -21,6 +25,9 @@ func.func @wrong_args(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // MISSING: gmx-run: error: no function '@missing' in the module
+// THREADS: gmx-run: error: argument --threads: expected a positive integer, got 0
+// THREADS-WORD: gmx-run: error: argument --threads: expected a positive integer, got 'two'
+
 // FILE: gmx-run: error: could not open input '{{.*}}does-not-exist.npy': No such file or directory
 
 // Unreadable inputs (hostile .npy files: tests/test_run_inputs.py).

@@ -1,5 +1,7 @@
 // RUN: gmx-opt %s --convert-gmx-to-linalg | gmx-run - | FileCheck %s
 // RUN: gmx-run %s | FileCheck %s
+// RUN: gmx-run %s --threads 1 | FileCheck %s
+// RUN: gmx-run %s --threads 4 | FileCheck %s
 // RUN: gmx-opt %s --gmx-lower-to-llvm | gmx-run - | FileCheck %s
 
 // Worked example nd_triples of docs/semantics.md, GatherND with 3-D

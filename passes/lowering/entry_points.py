@@ -11,7 +11,8 @@ After the LLVM lowering (`mark_arguments_noalias`): the pointer arguments of
 those functions, when the signature was tensors only, are marked
 `llvm.noalias`. That is true by construction: the function only reads
 through them (they are not writable) and writes only to buffers it
-allocated, so no write can alias a read. It is what lets LLVM hoist the
+allocated or to its destinations (`--gmx-destination-passing`), which the
+caller promises alias no argument, so no write can alias a read. It is what lets LLVM hoist the
 index load of a gather out of the inner loop, turn row gathers into memcpy
 and vectorise elementwise gathers; without it every store to the output
 might change the indices.

@@ -27,12 +27,19 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir
 
-from . import convert_gmx_to_linalg, gmx_check_scatter_indices, gmx_prefetch_rows, gmx_stream_row_copies
+from . import (
+    convert_gmx_to_linalg,
+    gmx_check_scatter_indices,
+    gmx_destination_passing,
+    gmx_prefetch_rows,
+    gmx_row_ranges,
+    gmx_stream_row_copies,
+)
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..elements import add_element
 from ..raising import gmx_canonicalize
-from ..registry import PassFailed, PassInfo, PassOption, add_python_pass
+from ..registry import PassFailed, PassInfo, PassOption, PassOptionError, add_python_pass
 
 # Its gmx stages; every other flag is upstream's.
 _GMX_STAGES = {
@@ -104,6 +111,15 @@ STAGES = (
 )
 
 
+# With destinations, the tensor.empty each result starts from becomes the
+# caller's buffer (upstream), just before bufferization (see
+# gmx_destination_passing for the steps around it). The result then is
+# the destination, through branches that all yield it and a copy of it
+# onto itself: canonicalization folds both away right after.
+ELIMINATE_EMPTY_TENSORS = "eliminate-empty-tensors"
+FOLD_SELF_COPIES = "canonicalize"
+
+
 def loop_level_elements(checked: bool = True) -> list[str]:
     """Pipeline elements (for `build_pass_manager`) taking a tensor module to
     its loop level: what `--gmx-lower-to-llvm` has made of it just before
@@ -114,11 +130,16 @@ def loop_level_elements(checked: bool = True) -> list[str]:
     return elements[:stop]
 
 
-def _elements(checked: bool) -> list[str]:
+def _elements(checked: bool, destinations: bool = False) -> list[str]:
     """Raising tosa.gathers, convert-gmx-to-linalg, checked the scatters'
-    guards, then STAGES (gmx and upstream pass flags)."""
+    guards, then STAGES (gmx and upstream pass flags), with destinations
+    eliminate-empty-tensors before bufferization."""
     scatter_checks = [gmx_check_scatter_indices.PASS.argument] if checked else []
-    return [RAISE_TOSA_GATHERS, f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *scatter_checks, *STAGES]
+    stages = list(STAGES)
+    if destinations:
+        bufferize = next(i for i, s in enumerate(stages) if s.startswith("one-shot-bufferize"))
+        stages[bufferize:bufferize + 1] = [ELIMINATE_EMPTY_TENSORS, stages[bufferize], FOLD_SELF_COPIES]
+    return [RAISE_TOSA_GATHERS, f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *scatter_checks, *stages]
 
 
 def require_no_tosa_gather(module) -> None:
@@ -143,12 +164,26 @@ def require_no_tosa_gather(module) -> None:
 
 def _build(pm, options) -> None:
     add_python_pass(pm, prepare_entry_points, PASS)
-    raising, *rest = _elements(options["checked"])
+    if options["destinations"]:
+        gmx_destination_passing.PASS.add_to(pm)
+    raising, *rest = _elements(options["checked"], options["destinations"])
     add_element(pm, raising, _GMX_STAGES.get)
     if options["checked"]:
         add_python_pass(pm, require_no_tosa_gather, PASS)
+    if options["row-ranges"]:
+        if not options["destinations"]:
+            raise PassOptionError("'gmx-lower-to-llvm' option 'row-ranges' needs 'destinations'")
+        gmx_row_ranges.PASS.add_to(pm, f"checked={str(options['checked']).lower()}")
+    bufferized = False
     for element in rest:
+        if element == ELIMINATE_EMPTY_TENSORS:
+            add_python_pass(pm, gmx_destination_passing.one_empty_per_use, PASS)
         add_element(pm, element, _GMX_STAGES.get)
+        if element == ELIMINATE_EMPTY_TENSORS:
+            add_python_pass(pm, gmx_destination_passing.forget_materializations, PASS)
+        if bufferized and element == FOLD_SELF_COPIES and options["destinations"]:
+            add_python_pass(pm, gmx_destination_passing.drop_destination_results, PASS)
+        bufferized = element.startswith("one-shot-bufferize")
     add_python_pass(pm, move_halves_as_integers, PASS)
     add_python_pass(pm, mark_arguments_noalias, PASS)
 
@@ -159,5 +194,7 @@ PASS = PassInfo(
     build=_build,
     options=(
         PassOption("checked", True, "bounds-check gathered indices at run time"),
+        PassOption("destinations", False, "public functions write their results into buffers the caller passes (gmx-destination-passing)"),
+        PassOption("row-ranges", False, "with destinations, an entry computes any range of its result's rows (gmx-row-ranges, for threads)"),
     ),
 )

@@ -34,7 +34,8 @@ of elements, step 1, whose body is one load and one store of that value
 load), both at the induction variable in their unit-stride last dim, plus
 ops that do not use it (the row's index, hoisted or not). The store's address must
 be provably 64-byte aligned at every step: its memref is a 64-aligned
-`memref.alloc`, or a subview of one that keeps unit strides and does not
+`memref.alloc` or a destination argument (`gmx.destinations`: the caller
+aligns it, `runtime_abi`), or a subview of one that keeps unit strides and does not
 cut into the last dim, and every outer stride is a multiple of 64 bytes.
 The other ops must be pure (arith, affine.apply, index, math, loads), and
 no load may read the output's buffer (a copy within one buffer could
@@ -50,6 +51,7 @@ from gmx.dialect.mlir import arith, ir, vector
 
 from ..registry import PassInfo, add_python_pass
 from ..views import defining_op
+from .runtime_abi import DESTINATION_ALIGNMENT, DESTINATIONS_ATTR
 
 VECTOR_BYTES = 64  # one cache line, one AVX-512 register
 # Outputs smaller than this stay in ordinary stores: they may still be in
@@ -101,14 +103,28 @@ def _aligned_destination(memref: ir.Value, element_bytes: int) -> bool:
     return _is_large_aligned_alloc(source, element_bytes) and _outer_strides_aligned(source, element_bytes)
 
 
-def _is_large_aligned_alloc(memref: ir.Value, element_bytes: int) -> bool:
-    op = defining_op(memref)
-    if op is None or op.name != "memref.alloc" or "alignment" not in op.attributes:
+def _is_destination(memref: ir.Value) -> bool:
+    """Whether `memref` is an argument of a function with destinations
+    that the function writes: one of its destinations (its other arguments
+    are read-only), 64-byte aligned by the runtime ABI."""
+    if not isinstance(memref, ir.BlockArgument):
         return False
+    function = memref.owner.owner.operation
+    return function.name == "func.func" and DESTINATIONS_ATTR in function.attributes
+
+
+def _is_large_aligned_alloc(memref: ir.Value, element_bytes: int) -> bool:
+    """A 64-byte aligned allocation or destination, large enough to stream."""
+    op = defining_op(memref)
+    if _is_destination(memref):
+        aligned = VECTOR_BYTES <= DESTINATION_ALIGNMENT
+    elif op is None or op.name != "memref.alloc" or "alignment" not in op.attributes:
+        return False
+    else:
+        aligned = ir.IntegerAttr(op.attributes["alignment"]).value % VECTOR_BYTES == 0
     memref_type = ir.MemRefType(memref.type)
     if not memref_type.has_static_shape:
         return False
-    aligned = ir.IntegerAttr(op.attributes["alignment"]).value % VECTOR_BYTES == 0
     return aligned and math.prod(memref_type.shape) * element_bytes >= NONTEMPORAL_MIN_BYTES
 
 

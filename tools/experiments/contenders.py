@@ -142,6 +142,7 @@ class Fused:
     name: str = "fused"
     checked: bool = True  # run-time index bounds checks
     fused_text: str | None = None
+    threads: int | None = None  # per call (None: the usable cores)
 
     def prepare(self, case: Case) -> Prepared:
         start = time.perf_counter()
@@ -151,7 +152,8 @@ class Fused:
             text = fused.text
             info = {"gmx_ops": fused.counts[OP_NAME], "tosa_gathers": fused.counts["tosa.gather"],
                     "canonicalize_s": fused.seconds}
-        program = CompiledProgram(text, "main", self.checked)
+        program = CompiledProgram(text, "main", self.checked, self.threads)
+        info.update(_thread_info(program))
         return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, info)
 
 
@@ -161,6 +163,7 @@ class Unfused:
 
     name: str = "unfused"
     checked: bool = True
+    threads: int | None = None  # per call (None: the usable cores)
 
     def prepare(self, case: Case) -> Prepared:
         if case.study.frontend == "gmx":
@@ -168,8 +171,14 @@ class Unfused:
         start = time.perf_counter()
         # CompiledProgram, not gmx.runtime.compile: its cache would keep every
         # large program alive and return a program compiled before for the same text.
-        program = CompiledProgram(case.text, "main", self.checked)
-        return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start)
+        program = CompiledProgram(case.text, "main", self.checked, self.threads)
+        return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, _thread_info(program))
+
+
+def _thread_info(program: CompiledProgram) -> dict:
+    """How many threads a compiled contender's calls run on (1 unless its
+    entry computes row ranges and its output is large enough)."""
+    return {"threads": program.threads, "ranges": len(program._ranges) if program._ranges else 1}
 
 
 @dataclass(frozen=True)
