@@ -65,10 +65,10 @@ from .runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR
 # would cost less than handing it to the thread.
 SPLIT_MIN_BYTES = 512 << 10
 # Outputs per tile, at most (when R has a divisor that fits): the unit the
-# runtime hands to threads. As many as the checked gather's own row tiles
-# hold (`gather_plan.TILE_ELEMENTS`: a tile's indices and outputs stay in
-# L2 between its scan and its gather), so a tile is one of them.
-TILE_ELEMENTS = gather_plan.TILE_ELEMENTS
+# runtime hands to threads, small enough that a tile's indices and outputs
+# stay in L2 between its scan and its gather (as many index values as the
+# checked gather's own row tiles hold, `gather_plan.TILE_INDICES`).
+TILE_ELEMENTS = gather_plan.TILE_INDICES
 # Elementwise ops (TOSA's broadcast operands of dim 0 size 1) replayed on
 # slices of their operands: the rows of their result are their result on
 # the rows of their operands. torch-mlir's index arithmetic (the floor
