@@ -10,6 +10,7 @@ from .gmx import (  # noqa: F401
     make_context,
     mode_kwargs,
     read_mode,
+    register_stablehlo,
 )
 from .modes import MODES, Mode, normalize_index, parse_mode  # noqa: F401
 from .shapes import GatherShapeError, infer_output_shape  # noqa: F401

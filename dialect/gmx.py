@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from .mlir import binding_globals, ext, ir
+from .mlir import binding_globals, ext, ir, stablehlo
 from .modes import FILL_VALUE_ATTR, MODE_ATTR, MODES, Mode, parse_mode
 from .shapes import GatherShapeError, fmt_shape, infer_output_shape
 
@@ -293,8 +293,25 @@ def load_dialect(context: ir.Context | None = None) -> None:
                 Gmx.load()
 
 
+_stablehlo_passes_registered = False
+
+
+def register_stablehlo(context: ir.Context) -> None:
+    """Make StableHLO known to `context` (its dialect loaded), and its passes
+    (`stablehlo-legalize-to-linalg`, ...) to every pipeline parser of the
+    process (once: the registry is global)."""
+    global _stablehlo_passes_registered
+    with _load_lock:
+        if not _stablehlo_passes_registered:
+            stablehlo.register_stablehlo_passes()
+            _stablehlo_passes_registered = True
+    stablehlo.register_dialect(context)
+
+
 def make_context() -> ir.Context:
-    """A fresh context with every upstream dialect and `gmx` loaded."""
+    """A fresh context with every upstream dialect, StableHLO and `gmx`
+    loaded, and StableHLO's passes registered."""
     context = ir.Context()
+    register_stablehlo(context)
     load_dialect(context)
     return context

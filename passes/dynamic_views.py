@@ -153,3 +153,74 @@ def _group_size(value: ir.Value, dim: int, static_product: int) -> ir.Value:
     size = tensor.dim(value, arith.constant(index, dim))
     return size if static_product == 1 else arith.divui(size, arith.constant(index, static_product))
 
+
+
+def unit_view_groups(source: Shape, target: Shape) -> list[list[int]] | None:
+    """When `target` is `source` with static unit dims added or removed (the
+    other dims, `?` included, pairing in order): per non-unit dim of the
+    source, its index in `target`, else None. A `?` is never taken for 1."""
+    kept_s = [d for d, size in enumerate(source) if size != 1]
+    kept_t = [d for d, size in enumerate(target) if size != 1]
+    if len(kept_s) != len(kept_t) or any(source[a] != target[b] for a, b in zip(kept_s, kept_t)):
+        return None
+    return list(zip(kept_s, kept_t))
+
+
+def emit_unit_view(value: ir.Value, shape: Shape) -> ir.Value:
+    """`value` with unit dims added or removed to make `shape` (which
+    `unit_view_groups` must accept): nothing, one expand, one collapse, or a
+    collapse then an expand; dynamic sizes the `tensor.dim`s of `value`."""
+    source, shape = shape_of(value), list(shape)
+    if None not in source and None not in shape:
+        return emit_view(value, shape)
+    if source == shape:
+        return value
+    assert unit_view_groups(source, shape) is not None, f"no unit-dim view from {source} to {shape}"  # callers check
+    element_type = ir.RankedTensorType(value.type).element_type
+    index = ir.IndexType.get()
+    into_small = _embedding(shape, source)
+    if into_small is not None:  # one collapse
+        return tensor.collapse_shape(ir.RankedTensorType.get(mlir_shape(shape), element_type), value,
+                                     _unit_groups(len(source), into_small))
+    into_large = _embedding(source, shape)
+    if into_large is None:  # a collapse of every unit dim, then an expand
+        kept = [d for d, size in enumerate(source) if size != 1]
+        value = tensor.collapse_shape(ir.RankedTensorType.get(mlir_shape([source[d] for d in kept]), element_type),
+                                      value, _unit_groups(len(source), kept))
+        source = [source[d] for d in kept]
+        into_large = _embedding(source, shape)
+    sizes = [tensor.dim(value, arith.constant(index, k)) for k, size in enumerate(source) if size is None]
+    return tensor.expand_shape(ir.RankedTensorType.get(mlir_shape(shape), element_type), value,
+                               _unit_groups(len(shape), into_large), sizes, mlir_shape(shape))
+
+
+def _embedding(small: Shape, large: Shape) -> list[int] | None:
+    """Where each dim of `small` is in `large` when `large` is `small` with
+    unit dims added (in order, a unit dim of `small` on a unit dim of
+    `large`), else None."""
+    positions, j = [], 0
+    for size in small:
+        while j < len(large) and large[j] != size and large[j] == 1:
+            j += 1
+        if j == len(large) or large[j] != size:
+            return None
+        positions.append(j)
+        j += 1
+    if any(large[k] != 1 for k in range(len(large)) if k not in positions):
+        return None
+    return positions
+
+
+def _unit_groups(rank: int, kept: list[int]) -> list[list[int]]:
+    """Reassociation of a shape of `rank` whose dims `kept` are the dims of
+    the other shape: each group one kept dim with the unit dims after it
+    (leading unit dims join the first group); no kept dim: one group of
+    all, or none."""
+    if not kept:
+        return [list(range(rank))] if rank else []
+    groups = [[d] for d in kept]
+    groups[0] = list(range(0, kept[0])) + groups[0]
+    for k, d in enumerate(kept):
+        end = kept[k + 1] if k + 1 < len(kept) else rank
+        groups[k].extend(range(d + 1, end))
+    return groups

@@ -27,9 +27,15 @@ def test_verdicts():
     own = spelling("tosa", derived())
     assert verdict(own, own) == "the variant's own spelling"
     assert verdict(spelling("linalg", derived(indices_type="4x3x6xi64")), own) == "same op"
-    assert verdict(spelling("linalg", derived(mode="clip")), own) == "differs: mode clip vs raise"
+    assert verdict(spelling("linalg", derived(mode="clip")), own) == (
+        "same gather, mode clip where its own is raise")
+    assert verdict(spelling("linalg", derived(input_type="4x5x1x6xf32", indices_type="4x3x1x6xi32",
+                                              output_type="4x3x1x6xf32")), own) == (
+        "same gather, its unit dims placed differently")
     assert verdict(spelling("linalg", derived(axes=(0,), output_type="3x5x6xf32")), own) == (
         "differs: axes (0,) vs (1,); output 3x5x6xf32 vs 4x3x6xf32")
+    assert verdict(spelling("linalg", derived(axes=(0,), output_type="3x5x6xf32", mode="wrap")), own) == (
+        "differs: axes (0,) vs (1,); output 3x5x6xf32 vs 4x3x6xf32; mode wrap vs raise")
     assert verdict(spelling("linalg", left={"tensor.extract": 1}), own) == "not raised: 1 tensor.extract left"
     assert verdict(spelling("linalg", derived(), derived()), own) == "2 gmx ops (one expected)"
     assert verdict(spelling("stablehlo", error="the frontend program does not parse: x"), own) == (

@@ -235,7 +235,7 @@ def test_sweep_writes_the_report(report, capsys):
     verdicts = {(r["variant"], r["frontend"]): r["vs the variant's own"] for r in spellings}
     assert verdicts[("onnx-gather", "onnx")] == "the variant's own spelling"
     assert verdicts[("onnx-gather", "tosa")] == "same op"
-    assert verdicts[("multiaxis", "tosa")] == "same op, its axes (and coordinates) in another order"
+    assert verdicts[("multiaxis", "tosa")] == "same gather, its axes (and coordinates) in another order"
 
 
 def test_sweep_plots_are_valid_pngs(report):

@@ -54,6 +54,7 @@ class Program:
     # ops the tests otherwise forbid after the pass that belong to the program
     # itself, not to a gather's linearisation: ((op name, at most this many), ...)
     kept: tuple = ()
+    specs: tuple = ()  # the inputs' Data / Index specs, in order
 
     def __repr__(self) -> str:
         return f"Program({self.name})"
@@ -123,7 +124,7 @@ def add(name, fn, *specs, gathers=1, model=None, kept=None):
     assert all(p.name != name for p in CORPUS), name
     factory = model if model is not None else functools.partial(torch_module, fn)
     kept = tuple(sorted((kept or {}).items()))
-    CORPUS.append(Program(name, factory, _inputs_maker(name, specs), gathers, kept))
+    CORPUS.append(Program(name, factory, _inputs_maker(name, specs), gathers, kept, specs))
 
 
 # --- torch.gather: every dim of ranks 1-4, negative dims, small indices ------
@@ -403,10 +404,25 @@ def numpy_inputs(program: Program) -> tuple:
     return tuple(from_torch(t) for t in program.make_inputs())
 
 
-def eager(program: Program) -> tuple:
+def in_range_tensors(program: Program) -> tuple:
+    """The inputs with every negative index value v replaced by v mod size
+    (floor): the same PyTorch result (eager wraps the negative values the
+    corpus gives), and no negative index for StableHLO's clamp to move.
+    Values beyond the size are kept: they are either wrapped by the program
+    itself (take_along_dim's remainder) or the user's own arithmetic."""
+    return tuple(torch.where(t < 0, torch.remainder(t, spec.size), t) if isinstance(spec, Index) else t
+                 for spec, t in zip(program.specs, program.make_inputs()))
+
+
+def in_range_inputs(program: Program) -> tuple:
+    """`in_range_tensors` as gmx.runtime takes them."""
+    return tuple(from_torch(t) for t in in_range_tensors(program))
+
+
+def eager(program: Program, inputs: tuple | None = None) -> tuple:
     """PyTorch eager results, as a tuple of numpy arrays."""
     with torch.no_grad():
-        out = program.model()(*program.make_inputs())
+        out = program.model()(*(program.make_inputs() if inputs is None else inputs))
     outs = out if isinstance(out, tuple) else (out,)
     return tuple(from_torch(t) for t in outs)
 

@@ -5,7 +5,7 @@
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize --gmx-canonicalize | FileCheck %s
 // The same after tosa-to-tensor, where reshapes are expand/collapse_shape.
 // RUN: gmx-opt %s --split-input-file --tosa-to-tensor --gmx-canonicalize | FileCheck %s --check-prefix=TENSOR
-// fuse=false: raise-tosa-gather alone (the first stage of --gmx-lower-to-llvm).
+// fuse=false: raise-tosa-gather alone (with raise-tensor-gather, the first stage of --gmx-lower-to-llvm).
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize=fuse=false | FileCheck %s --check-prefix=RAISE
 
 // raise-tosa-gather: a bare tosa.gather becomes gmx with axes = [1].

@@ -1,5 +1,5 @@
-"""`--gmx-lower-to-llvm`: tensors (gmx, TOSA, linalg, tensor, arith) to the
-LLVM dialect, ready for the ExecutionEngine.
+"""`--gmx-lower-to-llvm`: tensors (gmx, TOSA, StableHLO, linalg, tensor,
+arith) to the LLVM dialect, ready for the ExecutionEngine.
 
 Every `tosa.gather` is first raised into `gmx.gather_multiaxis` (raise-tosa-gather
 alone, `gmx-canonicalize{fuse=false}`: `axes = [1]`, nothing else fused), so
@@ -7,6 +7,8 @@ that checked mode holds for TOSA's gathers too: upstream's tosa-to-linalg
 reads out of bounds on a bad index. Unchecked (`checked=false`) they are
 raised the same way and lowered without the check; checked, a tosa.gather
 left unraised (a pattern failure) is a located error, never lowered unchecked.
+Every `tensor.gather`, which no upstream pass lowers, is raised in the same
+stage (raise-tensor-gather) and so lowered as gmx.
 
 Every tosa.scatter becomes upstream's tosa-to-scf loops; checked, behind
 gmx-check-scatter-indices, since those loops write unchecked indices.
@@ -64,6 +66,10 @@ TOSA_TO_LINALG = (
 )
 
 STAGES = (
+    # What is left of StableHLO (everything but its raised gathers) becomes
+    # linalg, tensor and arith on tensors; upstream's stablehlo.gather
+    # lowering clamps, so one left unraised runs as StableHLO defines it.
+    "stablehlo-legalize-to-linalg",
     # Scatters (and tosa.cond_if, tosa.while_loop) become scf loops, before
     # tosa-to-linalg, which has no pattern for them.
     "func.func(tosa-to-scf)",

@@ -79,6 +79,9 @@ class GatherSpec:
     # The input read as this shape (a reshape of `input` that `synthesize`
     # emits), or None: its own shape.
     view: list | None = None
+    # The out-of-range mode of the gmx op `synthesize` emits (spec_of_gmx
+    # reads raise-mode ops only; raise-linalg-gather emits clip too).
+    mode: Mode = Mode.RAISE
 
     @property
     def input_shape(self) -> list[int]:
@@ -137,7 +140,7 @@ class Layout:
     output_dims: list  # per gmx dim: the output dim it produces, or None (size 1)
 
 
-def _layout(spec: GatherSpec) -> Layout:
+def layout_of(spec: GatherSpec) -> Layout:
     """Merge input dims and output dims into gmx dims, keeping both orders.
 
     Iota coordinates pair an input dim with an output dim. Between two pairs,
@@ -382,7 +385,7 @@ def synthesize(spec: GatherSpec) -> ir.Value:
         return emit_view(x, spec.result_shape)
     gmx_input = emit_constant_view(x, plan.gmx_input)
     indices = _indices(plan.indexed, plan.layout, plan.logical)
-    out = gather_multiaxis(gmx_input, indices, plan.axes)
+    out = gather_multiaxis(gmx_input, indices, plan.axes, mode=spec.mode)
     return emit_view(out, spec.result_shape)
 
 
@@ -415,7 +418,7 @@ class Plan:
 def plan_of(spec: GatherSpec) -> Plan:
     """The gmx op for `spec`, without emitting anything; NoMatch if impossible."""
     require(len(spec.coords) == len(spec.input_shape), "not one coordinate per input dim")
-    layout = _layout(spec)
+    layout = layout_of(spec)
     sizes = _reachable_sizes(spec)
     gmx_input = [1 if d is None else sizes[d] for d in layout.input_dims]
     gmx_out = _gmx_shape(spec.out_shape, layout)
@@ -457,8 +460,8 @@ def plan_of(spec: GatherSpec) -> Plan:
 def spec_of_gmx(op) -> GatherSpec:
     """The spec an existing static `gmx.gather_multiaxis` computes.
 
-    A spec has no out-of-range mode: its rewrites change axis sizes and
-    index values, which only "raise" (the default) survives, so a gather
+    Only a "raise" (default) gather is read: the rewrites of a spec change
+    axis sizes and index values, which no other mode survives, so a gather
     with another mode is NoMatch (it is left as it is)."""
     mode, _ = read_mode(op)
     require(mode is Mode.RAISE, f'mode "{mode}" (only "raise" gathers are rewritten)')

@@ -3,7 +3,9 @@
 IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened
 input, with reshapes (any of the four spellings, see `views`) around it and
 linearised index arithmetic in front of it
-(docs/semantics.md#how-frontends-spell-gathers-today).
+(docs/semantics.md#how-frontends-spell-gathers-today), as linalg-on-tensors
+`linalg.generic`s reading one element at computed positions, or as
+`tensor.gather`.
 IR out: one `gmx.gather_multiaxis` per gather, over the unflattened input
 with its true axes, and at most one reshape per operand and result.
 
@@ -17,7 +19,7 @@ positive and a negative case for each):
     split-linearised-index    gmx(v, sum(concat(c...) * strides)) -> gmx(view(v), c...): the dims
                               the strides imply (a reshape before indexing, unit dims)
     fold-constant-input       gmx(const)             -> gmx(const without the unit dims it does not gather)
-    fold-input-transpose      gmx(transpose(x))      -> gmx(x), axes permuted
+    fold-input-transpose      gmx(transpose(x))      -> gmx(x), axes permuted (tosa or linalg.transpose)
     fold-input-broadcast      gmx(tile(x))           -> gmx(x) broadcasting its unit dims
     fold-value-casts          cast(gmx(cast(x)))     -> gmx(x) when the casts round-trip
     fold-result-reshape       reshape(gmx)           -> gmx with the reshaped output
@@ -31,21 +33,34 @@ positive and a negative case for each):
     fold-dynamic-result-reshape  reshape(gmx) -> gmx with reshaped indices, where a dim is `?`
     fold-dynamic-input-views     gmx(views(x))  -> gmx(view(x)), one expand/collapse, where a dim is `?`
     fold-dynamic-index-views     gmx(views(cast(views(i)))) -> gmx(view(cast(i))), where a dim is `?`
+    raise-stablehlo-gather    stablehlo.gather       -> gmx, mode = "clip" (`stablehlo_gathers`)
+    raise-jax-fill-gather     select(in_bounds(i), stablehlo.gather(x, wrap(i)), fill) -> gmx(x, i),
+                              mode = "fill" (`stablehlo_gathers`)
+    raise-linalg-gather       linalg.generic that is provably a gather -> gmx (`linalg_gathers`:
+                              TorchToLinalg, tosa-to-linalg, stablehlo-legalize-to-linalg; mode clip
+                              for StableHLO's clamp), static or dynamic
+    raise-tensor-gather       tensor.gather          -> gmx (`tensor_gathers`), static or dynamic
+
+Calls are inlined first (upstream's `inline`, without its nested
+canonicalization, then `symbol-dce`): JAX puts its gathers in private
+helpers (`@_take`, `@_where`, `@take_along_axis`) that must be one function
+with their operands before anything can be raised.
 
 Every pattern reads its IR into a `GatherSpec`, transforms it and lets
 `gather_spec.synthesize` emit the result; a pattern that cannot express the
-whole gather (`NoMatch`) changes nothing. A spec has no out-of-range mode, so
-a gather whose `mode` is not "raise" is left as it is (absorb-floor-modulo
-makes one, the last step of a raising). A pattern that raises anything
+whole gather (`NoMatch`) changes nothing. The rewrites of an existing gmx op
+change index values and axis sizes, which only "raise" survives, so a gmx
+op whose `mode` is not "raise" is left as it is (absorb-floor-modulo and the
+StableHLO and linalg raisings make one, the last step of a raising). A pattern that raises anything
 else (a bug) changes nothing either; it is reported once the driver has
 returned: a located warning, or in strict mode (`GMX_STRICT`, see
 `gmx.passes.debug`) a located error that fails the pass. Dead ops are erased
 by the driver, and equal constants merged, in both modes.
 A gather with a `?` dim is read by shapes alone (`dynamic_gathers`): its
 views and the reshape of its result are fused, nothing else.
-With `fuse=false` it runs alone: every tosa.gather becomes a gmx op and
-nothing around it is fused (the first stage of `--gmx-lower-to-llvm`,
-which needs every gather bounds-checked). Exactness contract: see `coordinates`.
+With `fuse=false` it runs alone: every tosa.gather and tensor.gather becomes a
+gmx op and nothing around it is fused (the first stage of `--gmx-lower-to-llvm`,
+which needs every gather bounds-checked, and tensor.gather lowered at all). Exactness contract: see `coordinates`.
 """
 
 from __future__ import annotations
@@ -62,7 +77,9 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, ir, rewrite, tensor
 from gmx.dialect.shapes import GatherShapeError
 
-from . import dynamic_gathers
+from . import dynamic_gathers, stablehlo_gathers
+from .linalg_gathers import raise_linalg_gather
+from .tensor_gathers import raise_tensor_gather
 from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel, row_major_iota_sizes
 from .index_values import (
     constant_value,
@@ -443,11 +460,15 @@ def fold_input_transpose(op, rewriter):
     becomes
         %g = "gmx.gather_multiaxis"(%x, %ij) {axes = array<i64: 0, 2>} : (tensor<4x5x6xf32>, ...) -> tensor<3x5x1xf32>
     Only when the output needs no transpose (its non-axis dims stay in order).
+    A `linalg.transpose` (`permutation`, the same convention; torch-mlir's
+    linalg-on-tensors `x[i, :, j]`) folds the same way.
     """
     spec = spec_of_gmx(op)
     transpose = op.operands[0]
-    require(op_name(transpose) == "tosa.transpose", "input is not a tosa.transpose")
-    perms = list(ir.DenseI32ArrayAttr(defining_op(transpose).attributes["perms"]))
+    require(op_name(transpose) in ("tosa.transpose", "linalg.transpose"), "input is not a transpose")
+    attributes = defining_op(transpose).attributes
+    perms = list(ir.DenseI32ArrayAttr(attributes["perms"]) if "perms" in attributes
+                 else ir.DenseI64ArrayAttr(attributes["permutation"]))
     x0 = defining_op(transpose).operands[0]
     static_dims(x0)
     coords = [None] * len(perms)
@@ -742,9 +763,11 @@ PATTERNS = (
     ("tosa.cast", fold_value_casts),
     (OP_NAME, simplify_indices),
     (OP_NAME, absorb_floor_modulo),
+    ("linalg.generic", raise_linalg_gather),
+    ("tensor.gather", raise_tensor_gather),
 ) + tuple((name, fold_result_reshape) for name in VIEW_OPS) + dynamic_gathers.PATTERNS + tuple(
     (name, dynamic_gathers.RESULT_PATTERN) for name in VIEW_OPS
-)
+) + stablehlo_gathers.PATTERNS
 
 
 # --- the driver --------------------------------------------------------------------------------
@@ -821,8 +844,9 @@ def _report(failures: list[PatternFailure]) -> None:
 
 
 # `fuse=false`: what every checked lowering needs first (a tosa.gather
-# bounds-checked as gmx), with nothing around it fused.
-RAISE_ONLY = (("tosa.gather", raise_tosa_gather),)
+# bounds-checked as gmx; a tensor.gather, which upstream cannot lower), with
+# nothing around it fused.
+RAISE_ONLY = (("tosa.gather", raise_tosa_gather), ("tensor.gather", raise_tensor_gather))
 
 
 def _first_location(module) -> ir.Location:
@@ -834,7 +858,7 @@ def _first_location(module) -> ir.Location:
 
 
 def canonicalize(module, fuse: bool = True) -> None:
-    """Apply the gmx patterns (`fuse=False`: raise-tosa-gather alone) to
+    """Apply the gmx patterns (`fuse=False`: raise-tosa-gather and raise-tensor-gather alone) to
     `module` until none applies.
 
     Raises PassFailed, its errors emitted, when a pattern failed in strict mode.
@@ -854,20 +878,30 @@ def canonicalize(module, fuse: bool = True) -> None:
     _report(run.failures)
 
 
+# Before the patterns (fuse=true): calls inlined, with no nested
+# canonicalization (no upstream folds on the user's IR), dead private
+# functions dropped.
+INLINE = ("inline{default-pipeline=}", "symbol-dce")
+
+
 def _build(pm, options) -> None:
+    if options["fuse"]:
+        for element in INLINE:
+            pm.add(element)
     add_python_pass(pm, lambda module: canonicalize(module, options["fuse"]), PASS)
 
 
 PASS = PassInfo(
     argument="gmx-canonicalize",
-    description="Raise tosa.gather with reshapes and linearised indices into gmx.gather_multiaxis; gmx folds",
+    description="Raise tosa.gather with reshapes and linearised indices, stablehlo.gather, gather-shaped "
+    "linalg.generic and tensor.gather into gmx.gather_multiaxis; gmx folds",
     build=_build,
     options=(
         PassOption(
             "fuse",
             True,
-            "fold what surrounds each gather into it (false: raise-tosa-gather alone, "
-            "every tosa.gather a gmx op with axes = [1], nothing around it fused)",
+            "fold what surrounds each gather into it (false: raise-tosa-gather and raise-tensor-gather alone, "
+            "every tosa.gather a gmx op with axes = [1], every tensor.gather a gmx op, nothing around it fused)",
         ),
     ),
 )

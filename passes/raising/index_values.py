@@ -361,3 +361,14 @@ def is_floor_modulo(function, leaf_width: int, size: int) -> bool:
                         np.array([-bound, bound], dtype=np.int64)])
     result = np.asarray(function(t))
     return result.shape == t.shape and bool(np.array_equal(result.astype(np.int64), np.mod(t, size)))
+
+
+def clamps_like_gmx(function, leaf_width: int, size: int) -> bool:
+    """Whether `function(t)` is gmx's `clip` mode for a dim of `size`: `t`
+    clamped to [0, size - 1] (StableHLO's clamp of a start index), checked
+    exhaustively on [-size, size) and on the probes outside it."""
+    if size <= 0 or size > MAX_CHECKED_AXIS or size > (1 << (leaf_width - 1)):
+        return False
+    t = np.concatenate([np.arange(-size, size, dtype=np.int64), _probes(size, leaf_width)])
+    result = np.asarray(function(t)).astype(np.int64)
+    return result.shape == t.shape and bool(np.array_equal(result, np.clip(t, 0, size - 1)))

@@ -7,6 +7,9 @@ directly.
   or linalg-on-tensors) of a torch module or function at the inputs'
   shapes and dtypes (numpy arrays or torch tensors), static but for the
   dims named in `dynamic_dims`; `torch_to_tosa` is its TOSA form.
+- `jax_to_stablehlo(fn, inputs)`: StableHLO from
+  `jax.jit(fn).lower(*inputs).as_text()` on the CPU, 64-bit types kept
+  (`jax.enable_x64` around the call), entry `@main` (public, JAX's private helpers beside it).
 - `onnx_model(...)` builds a one-node ONNX model, `onnx_graph_model(...)`
   one of a few nodes (a variant's `onnx_graph`, which ONNX Runtime runs);
   `onnx_to_tosa(model)` imports a model with torch-mlir's ONNX importer and
@@ -136,6 +139,37 @@ def _export_dims(dynamic_dims: Sequence[dict[int, str] | None]) -> tuple:
         None if dims is None else {d: named.setdefault(name, Dim(name)) for d, name in dims.items()}
         for dims in dynamic_dims
     )
+
+
+def jax_to_stablehlo(fn: Callable, inputs: Sequence) -> str:
+    """The StableHLO text JAX emits for `jax.jit(fn)` at the inputs' shapes
+    and dtypes (numpy arrays; int64 and float64 stay 64-bit), on the CPU.
+    JAX is imported here, and quietly: no platform warnings on a terminal."""
+    try:
+        with _quiet_jax():
+            import jax
+
+            with jax.enable_x64(True):  # this call only: other JAX users keep their setting
+                return jax.jit(fn).lower(*inputs).as_text()
+    except Exception as error:  # tracing errors come in many kinds
+        raise FrontendError(f"JAX could not lower the program: {first_error_line(error)}") from error
+
+
+@contextlib.contextmanager
+def _quiet_jax():
+    """JAX on the CPU, its logger's warnings (no GPU/TPU found) silenced."""
+    import os
+
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    logger = logging.getLogger("jax._src.xla_bridge")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
 
 
 def onnx_to_tosa(model, *, locations: bool = False) -> str:

@@ -81,7 +81,10 @@ def spelling_section(spellings: list) -> list[str]:
         "Each variant at its default shapes as each frontend spells it (torch-mlir's TOSA, StableHLO and "
         "linalg-on-tensors exports of its torch expression; the ONNX node; the gmx op itself), and the "
         "gmx op `--gmx-canonicalize` raises each spelling to, compared with the variant's own spelling "
-        "(index element types may differ: frontends narrow indices differently).",
+        "(index element types may differ: frontends narrow indices differently). Another mode is the "
+        "spelling's own out-of-range rule (torch-mlir's StableHLO clamps every index: `clip`) or a mode "
+        "the torch expression writes as index arithmetic (a clamp, a floor modulo), which stays in front "
+        "of a `raise` op where no pattern absorbs it.",
         "",
         *markdown_table(["variant", "frontend", "gmx op", "vs the variant's own"], spelling_rows(spellings)),
     ]

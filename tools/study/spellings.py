@@ -82,8 +82,23 @@ def describe_op(spelling: Spelling) -> str:
     return f"axes={list(d.axes)}{mode} {d.input_type}, {d.indices_type} -> {d.output_type}"
 
 
+def _dims(type_text: str) -> list[str]:
+    """`4x1x6xf32` -> ['4', '1', '6']."""
+    return type_text.split("x")[:-1]
+
+
+def unit_free(d: Derived) -> tuple:
+    """The gather without its unit dims: per input dim of size > 1 its size
+    and whether it is gathered, the index and output shapes without 1s
+    (frontends place unit dims differently; the gather is the same)."""
+    input_dims = [(n, i in d.axes) for i, n in enumerate(_dims(d.input_type)) if n != "1" or i in d.axes]
+    return (tuple(input_dims), tuple(n for n in _dims(d.indices_type) if n != "1"),
+            tuple(n for n in _dims(d.output_type) if n != "1"))
+
+
 def verdict(spelling: Spelling, first: Spelling) -> str:
-    """`same op`, or why this spelling is not raised to the first's op."""
+    """`same op`, `same gather, ...` (unit dims, axis order or the mode
+    differ), or why this spelling is not raised to the first's op."""
     if spelling.error:
         return spelling.error
     if spelling.left:
@@ -94,13 +109,23 @@ def verdict(spelling: Spelling, first: Spelling) -> str:
         return "the variant's own spelling"
     if first.op() is None:
         return "its own spelling has no single op to compare with"
-    names = ("axes", "input", "index shape", "output", "mode")
-    differ = [f"{n} {a} vs {b}" for n, a, b in zip(names, spelling.op(), first.op()) if a != b]
-    if not differ:
+    mine, own = spelling.derived[0], first.derived[0]
+    if spelling.op() == first.op():
         return "same op"
-    if differ == [differ[0]] and names[0] in differ[0] and sorted(spelling.op()[0]) == sorted(first.op()[0]):
-        return "same op, its axes (and coordinates) in another order"
-    return "differs: " + "; ".join(differ)
+    notes = []
+    if spelling.op()[:4] == first.op()[:4]:
+        pass
+    elif spelling.op()[1:4] == first.op()[1:4] and sorted(mine.axes) == sorted(own.axes):
+        notes.append("its axes (and coordinates) in another order")
+    elif unit_free(mine) == unit_free(own):
+        notes.append("its unit dims placed differently")
+    else:
+        names = ("axes", "input", "index shape", "output")
+        differ = [f"{n} {a} vs {b}" for n, a, b in zip(names, spelling.op(), first.op()) if a != b]
+        return "differs: " + "; ".join(differ) + (f"; mode {mine.mode} vs {own.mode}" if mine.mode != own.mode else "")
+    if mine.mode != own.mode:
+        notes.append(f"mode {mine.mode} where its own is {own.mode}")
+    return "same gather, " + "; ".join(notes)
 
 
 def spelling_rows(spellings: list[Spelling]) -> list[list[str]]:

@@ -1,0 +1,618 @@
+"""StableHLO's gathers raised into gmx.gather_multiaxis (patterns of `--gmx-canonicalize`).
+
+    raise-stablehlo-gather   stablehlo.gather -> gmx, mode = "clip"
+    raise-jax-fill-gather    select(in_bounds(i), stablehlo.gather(x, wrap(i)), fill) -> gmx(x, i), mode = "fill"
+
+`stablehlo.gather` reads, for each batch position of its start indices, a
+slice of the operand starting at the index vector there, each start clamped
+to `[0, dim - slice_size]` (StableHLO's spec). gmx expresses the slices
+whose every dim is either one element at an index (`collapsed_slice_dims`,
+or an offset dim of slice size 1 that is indexed), one element paired with
+a batch dim of the indices (`operand_batching_dims` /
+`start_indices_batching_dims`), or the whole dim (an offset dim of full
+extent); the clamp is gmx's `mode = "clip"` (a slice of one element clamps
+to `[0, dim - 1]`). A windowed gather (a slice size between 1 and its full
+dim), a start index over a full-extent dim (StableHLO ignores it) and
+layouts that would need a transpose stay as they are
+(`--debug-only=gmx-canonicalize` says why); upstream's
+stablehlo-legalize-to-linalg lowers them.
+
+The decision is a pure function of the dimension numbers and shapes
+(`plan_gather`); the patterns read the IR, call it and build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from gmx.dialect.gmx import gather_multiaxis, infer_result_type, is_index_element_type, static_shape
+from gmx.dialect.mlir import arith, ir, stablehlo, tensor
+from gmx.dialect.shapes import GatherShapeError
+
+from .gather_spec import NoMatch, require
+from ..dynamic_views import emit_view_of, view_groups
+from ..views import VIEW_OPS, defining_op, op_name
+
+GATHER = "stablehlo.gather"
+
+
+# --- the decision: pure functions of the dimension numbers -------------------------------------
+
+
+@dataclass(frozen=True)
+class GatherDims:
+    """A `stablehlo.gather`'s dimension numbers and slice sizes."""
+
+    offset_dims: tuple = ()
+    collapsed_slice_dims: tuple = ()
+    operand_batching_dims: tuple = ()
+    start_indices_batching_dims: tuple = ()
+    start_index_map: tuple = ()
+    index_vector_dim: int = 0
+    slice_sizes: tuple = ()
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One dim of the gmx op: the operand dim it reads (None: a unit dim
+    inserted into the input), the start-indices dim it follows (None: a
+    unit dim of the indices), and whether StableHLO's result has it (False:
+    a unit dim collapsed away after the gather)."""
+
+    operand: int | None
+    index: int | None
+    in_result: bool = True
+
+
+@dataclass(frozen=True)
+class GatherPlan:
+    slots: tuple  # of Slot, the gmx op's dims in order
+    axes: tuple  # gmx axes: coordinate j of the index vector reads slot axes[j]
+
+
+def absorb_iota_coordinates(dims: GatherDims, iotas: dict, operand_shape: Sequence, index_shape: Sequence) -> GatherDims:
+    """The same gather with coordinate j made a batching pair where the index
+    vector's component j is an iota along a batch dim of the indices
+    (`iotas`: j -> that dim) as large as the operand dim it indexes: torch-mlir
+    spells `torch.gather`'s untouched dims so (a concatenate of iotas).
+    The values of such an iota are in range, so the clamp never applies."""
+    batching_operand, batching_index = list(dims.operand_batching_dims), list(dims.start_indices_batching_dims)
+    start_index_map, collapsed = list(dims.start_index_map), list(dims.collapsed_slice_dims)
+    for j, b in sorted(iotas.items(), reverse=True):
+        d = dims.start_index_map[j]
+        size = operand_shape[d]
+        if size is None or size != index_shape[b] or b in batching_index or d not in collapsed:
+            continue
+        batching_operand.append(d)
+        batching_index.append(b)
+        del start_index_map[j]
+        collapsed.remove(d)
+    return replace(
+        dims,
+        operand_batching_dims=tuple(batching_operand),
+        start_indices_batching_dims=tuple(batching_index),
+        start_index_map=tuple(start_index_map),
+        collapsed_slice_dims=tuple(sorted(collapsed)),
+    )
+
+
+def plan_gather(dims: GatherDims, operand_shape: Sequence, index_shape: Sequence) -> GatherPlan:
+    """The gmx op that computes `stablehlo.gather` with `dims` (shapes with
+    None for `?`), as slots: the operand with unit dims inserted is its
+    input, the start indices (index vector last) reshaped its indices, and
+    its result with the `in_result=False` slots collapsed is the gather's.
+    NoMatch (saying why) for what gmx cannot express without a window or a
+    transpose."""
+    rank, index_rank, ivd = len(operand_shape), len(index_shape), dims.index_vector_dim
+    indexed = set(dims.start_index_map)
+    require(dims.start_index_map, "no start index: nothing is gathered")
+    if ivd < index_rank:
+        require(ivd == index_rank - 1 or index_shape[ivd] == 1,
+                "the index vector is not the last dim of the start indices (a transpose)")
+    pairs = dict(zip(dims.start_indices_batching_dims, dims.operand_batching_dims))
+    for d in range(rank):
+        size, slice_size = operand_shape[d], dims.slice_sizes[d]
+        if d in indexed:
+            if slice_size != 1:
+                require(slice_size != size, f"operand dim {d} is indexed over its full extent (a start StableHLO ignores)")
+                raise NoMatch(f"operand dim {d} is indexed with a slice of {slice_size} (a window)")
+        elif d in dims.collapsed_slice_dims:
+            require(size == 1, f"operand dim {d} is collapsed but not indexed: only element 0 of {size} (a window)")
+        elif d not in dims.operand_batching_dims:
+            require(size is not None and slice_size == size,
+                    f"operand dim {d}: a slice of {slice_size} of {'?' if size is None else size} (a window)")
+    offsets = [d for d in range(rank) if d not in dims.collapsed_slice_dims and d not in dims.operand_batching_dims]
+    batch = [b for b in range(index_rank) if b != ivd]
+    slots, offset_iter, batch_iter = [], iter(offsets), iter(batch)
+    for p in range(len(batch) + len(offsets)):
+        if p in dims.offset_dims:
+            slots.append(Slot(next(offset_iter), None))
+        else:
+            b = next(batch_iter)
+            slots.append(Slot(pairs.get(b), b))
+    for d in sorted(dims.collapsed_slice_dims):
+        placed = [p for p, s in enumerate(slots) if s.operand is not None]
+        low = max((p for p in placed if slots[p].operand < d), default=-1)
+        high = min((p for p in placed if slots[p].operand > d), default=len(slots))
+        free = [p for p in range(low + 1, high) if slots[p].operand is None]
+        if free:
+            slots[free[0]] = replace(slots[free[0]], operand=d)
+        else:
+            slots.insert(low + 1, Slot(d, None, in_result=False))
+    order = [s.operand for s in slots if s.operand is not None]
+    require(order == sorted(order), f"the operand's dims would be read in the order {order} (a transpose)")
+    where = {s.operand: p for p, s in enumerate(slots) if s.operand is not None}
+    return GatherPlan(tuple(slots), tuple(where[d] for d in dims.start_index_map))
+
+
+def gmx_shapes(plan: GatherPlan, operand_shape: Sequence, index_shape: Sequence) -> tuple[list, list]:
+    """The shapes of the gmx op's input and indices for `plan` (None for `?`):
+    the operand with unit dims, and the start indices' batch dims with unit
+    dims, the index vector folded into the last."""
+    input_shape = [1 if s.operand is None else operand_shape[s.operand] for s in plan.slots]
+    indices_shape = [1 if s.index is None else index_shape[s.index] for s in plan.slots]
+    last = indices_shape[-1]
+    indices_shape[-1] = None if last is None else last * len(plan.axes)
+    return input_shape, indices_shape
+
+
+# --- reading the IR --------------------------------------------------------------------------
+
+
+def gather_dims(op) -> GatherDims:
+    numbers = stablehlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    return GatherDims(
+        offset_dims=tuple(numbers.offset_dims),
+        collapsed_slice_dims=tuple(numbers.collapsed_slice_dims),
+        operand_batching_dims=tuple(numbers.operand_batching_dims),
+        start_indices_batching_dims=tuple(numbers.start_indices_batching_dims),
+        start_index_map=tuple(numbers.start_index_map),
+        index_vector_dim=numbers.index_vector_dim,
+        slice_sizes=tuple(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])),
+    )
+
+
+def shape_of(value: ir.Value) -> list:
+    require(isinstance(value.type, ir.RankedTensorType), f"{value.type} is not a ranked tensor")
+    return static_shape(ir.RankedTensorType(value.type))
+
+
+def _iota_dim(value: ir.Value) -> int | None:
+    """The iota dim of `value` if it is a `stablehlo.iota` (or a
+    `dynamic_iota`, torch-mlir's where a dim is `?`), else None."""
+    if op_name(value) not in ("stablehlo.iota", "stablehlo.dynamic_iota"):
+        return None
+    return ir.IntegerAttr(defining_op(value).attributes["iota_dimension"]).value
+
+
+def _components(indices: ir.Value, ivd: int) -> list[ir.Value] | None:
+    """The pieces of a `stablehlo.concatenate` of the start indices along the
+    index vector, one component each, or None."""
+    if op_name(indices) != "stablehlo.concatenate":
+        return None
+    concat = defining_op(indices)
+    if ir.IntegerAttr(concat.attributes["dimension"]).value != ivd:
+        return None
+    pieces = list(concat.operands)
+    if any(shape_of(p)[ivd] != 1 for p in pieces):
+        return None
+    return pieces
+
+
+@dataclass
+class ReadGather:
+    """A stablehlo.gather as gmx sees it: operand, start indices (their iota
+    components absorbed), dimension numbers, and the components left (None:
+    the start indices as they are)."""
+
+    operand: ir.Value
+    indices: ir.Value
+    dims: GatherDims
+    components: list | None
+
+
+def read_gather(op) -> ReadGather:
+    operand, indices = op.operands[0], op.operands[1]
+    dims = gather_dims(op)
+    operand_shape, index_shape = shape_of(operand), shape_of(indices)
+    require(is_index_element_type(ir.RankedTensorType(indices.type).element_type),
+            f"index element type {ir.RankedTensorType(indices.type).element_type} is not a signless integer")
+    pieces = _components(indices, dims.index_vector_dim)
+    if pieces is None:
+        return ReadGather(operand, indices, dims, None)
+    iotas = {j: _iota_dim(p) for j, p in enumerate(pieces) if _iota_dim(p) not in (None, dims.index_vector_dim)}
+    absorbed = absorb_iota_coordinates(dims, iotas, operand_shape, index_shape)
+    if absorbed == dims:
+        return ReadGather(operand, indices, dims, None)
+    kept = [p for j, p in enumerate(pieces) if dims.start_index_map[j] in absorbed.start_index_map]
+    return ReadGather(operand, indices, absorbed, kept)
+
+
+_VIEWS = ("stablehlo.broadcast_in_dim", "stablehlo.reshape")
+
+
+def _dim_of(value: ir.Value, source: ir.Value) -> int | None:
+    """k where `value` is `tensor.dim source, k` (under an index_cast), else None."""
+    if op_name(value) == "arith.index_cast":
+        value = defining_op(value).operands[0]
+    if op_name(value) != "tensor.dim" or defining_op(value).operands[0] != source:
+        return None
+    k = defining_op(value).operands[1]
+    if op_name(k) != "arith.constant":
+        return None
+    return ir.IntegerAttr(defining_op(k).attributes["value"]).value
+
+
+def _is_dynamic_view(op) -> bool:
+    """A stablehlo.dynamic_reshape that adds or drops unit dims only: its
+    shape is `tensor.from_elements` of the source's own `tensor.dim`s for
+    its `?`s (torch-mlir's `x.unsqueeze(-1)` where a dim is `?`)."""
+    source, result = op.operands[0], op.results[0]
+    source_shape, result_shape = shape_of(source), shape_of(result)
+    if not unit_view_shapes(source_shape, result_shape) or op_name(op.operands[1]) != "tensor.from_elements":
+        return False
+    elements = list(defining_op(op.operands[1]).operands)
+    dynamic_source = [k for k, s in enumerate(source_shape) if s is None]
+    dynamic_result = [k for k, s in enumerate(result_shape) if s is None]
+    return [_dim_of(elements[k], source) for k in dynamic_result] == dynamic_source
+
+
+def _is_view(op) -> bool:
+    """A stablehlo.reshape, a dynamic_reshape `_is_dynamic_view`, or a
+    broadcast_in_dim that only adds unit dims."""
+    if op.name == "stablehlo.reshape":
+        return True
+    if op.name == "stablehlo.dynamic_reshape":
+        return _is_dynamic_view(op)
+    source, result = shape_of(op.operands[0]), shape_of(op.results[0])
+    dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
+    return (dims == sorted(dims) and [result[d] for d in dims] == source
+            and all(result[d] == 1 for d in range(len(result)) if d not in dims))
+
+
+def _under_views(value: ir.Value) -> ir.Value:
+    while op_name(value) in _VIEWS and _is_view(defining_op(value)):
+        value = defining_op(value).operands[0]
+    return value
+
+
+# --- building ----------------------------------------------------------------------------------
+
+
+def _unit_groups(shape: Sequence) -> list[list[int]]:
+    """Reassociation of `shape` onto its dims other than static 1s: each such
+    dim with the unit dims after it (leading unit dims join the first)."""
+    groups, pending = [], []
+    for d, size in enumerate(shape):
+        if size == 1:
+            (groups[-1] if groups else pending).append(d)
+        else:
+            groups.append(pending + [d])
+            pending = []
+    return groups
+
+
+def unit_view_shapes(source: Sequence, target: Sequence) -> bool:
+    """Whether `target` is `source` with static unit dims added or dropped
+    (each `?` keeping its place among the other dims)."""
+    return [s for s in source if s != 1] == [s for s in target if s != 1]
+
+
+def viewable(source: Sequence, target: Sequence) -> bool:
+    """Whether `view` can reshape a tensor of shape `source` to `target`."""
+    return list(source) == list(target) or unit_view_shapes(source, target) or view_groups(source, target) is not None
+
+
+def view(value: ir.Value, shape: Sequence) -> ir.Value:
+    """`value` reshaped to `shape` (`viewable`): nothing; unit dims dropped
+    (one collapse) and added (one expand), the `?` sizes read with
+    `tensor.dim`; or `dynamic_views.emit_view_of`."""
+    while op_name(value) in VIEW_OPS and viewable(shape_of(defining_op(value).operands[0]), shape):
+        value = defining_op(value).operands[0]  # a view of a view is one view (the first one dies)
+    source, shape = shape_of(value), list(shape)
+    if source == shape:
+        return value
+    if not unit_view_shapes(source, shape):
+        return emit_view_of(value, shape)
+    element_type = ir.RankedTensorType(value.type).element_type
+    core = [s for s in source if s != 1]
+    if core != source:
+        value = tensor.collapse_shape(ir.RankedTensorType.get(_dynamic(core), element_type), value, _unit_groups(source))
+    if core == shape:
+        return value
+    index = ir.IndexType.get()
+    sizes = [tensor.dim(value, arith.constant(index, k)) for k, size in enumerate(core) if size is None]
+    return tensor.expand_shape(ir.RankedTensorType.get(_dynamic(shape), element_type), value, _unit_groups(shape),
+                               sizes, _dynamic(shape))
+
+
+def _dynamic(shape: Sequence) -> list[int]:
+    return [ir.ShapedType.get_dynamic_size() if s is None else s for s in shape]
+
+
+def _concat(pieces: list[ir.Value], dim: int) -> ir.Value:
+    """`pieces` concatenated along `dim` (one piece: itself)."""
+    if len(pieces) == 1:
+        return pieces[0]
+    shape = shape_of(pieces[0])
+    sizes = [shape_of(p)[dim] for p in pieces]
+    shape[dim] = None if None in sizes else sum(sizes)
+    element_type = ir.RankedTensorType(pieces[0].type).element_type
+    return tensor.concat(ir.RankedTensorType.get(_dynamic(shape), element_type), dim, pieces)
+
+
+@dataclass(frozen=True)
+class Built:
+    """What the gmx op is built from: the start indices as the gather's
+    layout has them (index vector last), how to build them (called under
+    the rewriter's insertion point), and their shape."""
+
+    shape: list
+    build: object  # () -> ir.Value
+
+
+def emit_gmx(op, read: ReadGather, rewriter, start: Built, mode: str, fill_value=None) -> ir.Value:
+    """Build the gmx op computing `op`'s result (`read` its reading, `start`
+    its start indices) in `mode`, reshaped and cast to the op's result type.
+    NoMatch, before anything is built, when gmx cannot express it."""
+    operand_shape, index_shape = shape_of(read.operand), list(start.shape)
+    plan = plan_gather(read.dims, operand_shape, index_shape)
+    input_shape, indices_shape = gmx_shapes(plan, operand_shape, index_shape)
+    vector_shape = [index_shape[s.index] for s in plan.slots if s.index is not None] + [len(plan.axes)]
+    element_type = ir.RankedTensorType(read.operand.type).element_type
+    index_type = ir.RankedTensorType(read.indices.type).element_type
+    try:
+        gathered = infer_result_type(ir.RankedTensorType.get(_dynamic(input_shape), element_type),
+                                     ir.RankedTensorType.get(_dynamic(indices_shape), index_type), list(plan.axes))
+    except GatherShapeError as error:
+        raise NoMatch(str(error)) from None
+    gathered_shape = static_shape(gathered)
+    result_shape = [gathered_shape[p] for p, s in enumerate(plan.slots) if s.in_result]
+    result_type = ir.RankedTensorType(op.results[0].type)
+    for source, target in ((operand_shape, input_shape), (index_shape, vector_shape),
+                           (vector_shape, indices_shape), (gathered_shape, result_shape)):
+        require(viewable(source, target), f"no view from {source} to {target}")
+    require(all(a is None or b is None or a == b for a, b in zip(result_shape, shape_of(op.results[0]))),
+            f"gmx infers {result_shape}, the gather has {shape_of(op.results[0])}")
+    with rewriter.ip, op.location:
+        indices = view(view(start.build(), vector_shape), indices_shape)
+        value = gather_multiaxis(view(read.operand, input_shape), indices, list(plan.axes),
+                                 mode=mode, fill_value=fill_value)
+        value = view(value, result_shape)
+        if value.type != result_type:
+            value = tensor.cast(result_type, value)
+    return value
+
+
+def _view_source(value: ir.Value) -> ir.Value:
+    """The value under StableHLO's reshapes of `value` (`reshape`,
+    `dynamic_reshape`, a `broadcast_in_dim` adding unit dims) as far as one
+    view leads back to `value`'s shape: a gmx op's indices are read
+    through them, and they die (a `dynamic_reshape` has no lowering here)."""
+    shape, source = shape_of(value), value
+    while op_name(source) in _VIEWS + ("stablehlo.dynamic_reshape",) and _is_view(defining_op(source)):
+        below = defining_op(source).operands[0]
+        if not viewable(shape_of(below), shape):
+            break
+        source = below
+    return source
+
+
+def _as_is(value: ir.Value) -> ir.Value:
+    """`value`, read through its StableHLO reshapes."""
+    return view(_view_source(value), shape_of(value))
+
+
+def _start(read: ReadGather) -> Built:
+    """The gather's own start indices, only the components gmx reads."""
+    if read.components is None:
+        return Built(shape_of(read.indices), lambda: _as_is(read.indices))
+    shape = shape_of(read.indices)
+    shape[read.dims.index_vector_dim] = len(read.components)
+    return Built(shape, lambda: _concat([_as_is(c) for c in read.components], read.dims.index_vector_dim))
+
+
+# --- raise-stablehlo-gather ----------------------------------------------------------------
+
+
+def raise_stablehlo_gather(op, rewriter):
+    """A stablehlo.gather whose slices are single elements or whole dims is
+    gmx in mode "clip" (StableHLO clamps each start index into its dim).
+
+        %g = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1],
+                 collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>,
+                 slice_sizes = array<i64: 1, 4>}> : (tensor<10x4xf32>, tensor<6x1xi64>) -> tensor<6x4xf32>
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "clip"}
+                 : (tensor<10x4xf32>, tensor<6x1xi64>) -> tensor<6x4xf32>
+    Batching dims (`take_along_axis`, `vmap`) are non-axis dims of gmx;
+    components of the index vector that are iotas over a batch dim as large
+    as the operand dim they index (torch-mlir's `torch.gather`) become
+    batching dims too. The gather of JAX's fill pattern is left to
+    raise-jax-fill-gather.
+    """
+    with op.location:
+        require(fill_pattern(op) is None, "the gather of JAX's fill pattern (raise-jax-fill-gather)")
+        read = read_gather(op)
+        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, _start(read), "clip")])
+    return False
+
+
+# --- raise-jax-fill-gather -----------------------------------------------------------------
+
+def _constant(value: ir.Value) -> list | None:
+    """The values of a constant (under views and broadcasts of a scalar), flat, or None."""
+    while op_name(value) in _VIEWS:
+        value = defining_op(value).operands[0]
+    if op_name(value) not in ("stablehlo.constant", "arith.constant"):
+        return None
+    attr = defining_op(value).attributes["value"]
+    if not isinstance(attr, ir.DenseElementsAttr):
+        return None
+    if attr.is_splat:
+        splat = attr.get_splat_value()
+        return [splat.value] if isinstance(splat, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)) else None
+    if isinstance(attr, ir.DenseIntElementsAttr):
+        return [int(v) for v in attr]
+    return None
+
+
+def _splat(value: ir.Value):
+    """The one value of a constant broadcast from a scalar, or None."""
+    values = _constant(value)
+    return values[0] if values is not None and len(set(values)) == 1 else None
+
+
+def _compare(value: ir.Value, direction: str) -> tuple | None:
+    """(lhs, rhs) of a signed `stablehlo.compare` in `direction`, or None."""
+    if op_name(value) != "stablehlo.compare":
+        return None
+    compare = defining_op(value)
+    if stablehlo.ComparisonDirectionAttr(compare.attributes["comparison_direction"]).value != direction:
+        return None
+    if "compare_type" in compare.attributes \
+            and stablehlo.ComparisonTypeAttr(compare.attributes["compare_type"]).value != "SIGNED":
+        return None
+    return compare.operands[0], compare.operands[1]
+
+
+def _in_bounds(mask: ir.Value, indices: ir.Value, uppers: list[int], ivd: int) -> bool:
+    """Whether `mask` is JAX's `reduce_and(0 <= indices <= uppers)` over the index vector."""
+    if op_name(mask) != "stablehlo.reduce":
+        return False
+    reduce = defining_op(mask)
+    body = [o.name for o in reduce.regions[0].blocks[0].operations]
+    if (len(reduce.operands) != 2 or _splat(reduce.operands[1]) is not True or body[0] != "stablehlo.and"
+            or list(ir.DenseI64ArrayAttr(reduce.attributes["dimensions"])) != [ivd]
+            or op_name(reduce.operands[0]) != "stablehlo.and"):
+        return False
+    ge, le = (_compare(v, d) for v, d in zip(defining_op(reduce.operands[0]).operands, ("GE", "LE")))
+    if ge is None or le is None or ge[0] != indices or le[0] != indices or _splat(ge[1]) != 0:
+        return False
+    bounds = _constant(le[1])
+    return bounds is not None and (bounds == uppers or set(bounds) == set(uppers) == {uppers[0]})
+
+
+def _unwrapped(value: ir.Value, size: int) -> ir.Value | None:
+    """`v` where `value` is JAX's negative wrap `select(v < 0, v + size, v)`, or None."""
+    if op_name(value) != "stablehlo.select":
+        return None
+    condition, wrapped, plain = defining_op(value).operands
+    less = _compare(condition, "LT")
+    if less is None or less[0] != plain or _splat(less[1]) != 0:
+        return None
+    if op_name(wrapped) != "stablehlo.add" or defining_op(wrapped).operands[0] != plain:
+        return None
+    return plain if _splat(defining_op(wrapped).operands[1]) == size else None
+
+
+@dataclass(frozen=True)
+class RawComponent:
+    """One index component before JAX's negative wrap: `value`, narrowed to
+    `narrow` (an element type) if JAX narrowed it after the wrap, and
+    reshaped to `shape` (the component's shape at the gather)."""
+
+    value: ir.Value
+    narrow: object
+    shape: list
+
+    def build(self) -> ir.Value:
+        value = self.value
+        if self.narrow is not None:
+            narrowed = ir.RankedTensorType.get(_dynamic(shape_of(value)), self.narrow)
+            value = ir.Operation.create("stablehlo.convert", results=[narrowed], operands=[value]).result
+        return emit_view_of(value, self.shape)
+
+
+def _raw_component(value: ir.Value, size: int) -> RawComponent | None:
+    """`view(convert?(view(wrap(v))))`, one component as JAX feeds it to the gather, read as `v`."""
+    shape = shape_of(value)
+    value = _under_views(value)
+    narrow = None
+    if op_name(value) == "stablehlo.convert":
+        narrow = ir.RankedTensorType(value.type).element_type
+        value = _under_views(defining_op(value).operands[0])
+    raw = _unwrapped(value, size)
+    if raw is None or view_groups(shape_of(raw), shape) is None:
+        return None
+    return RawComponent(raw, narrow, shape)
+
+
+def _batch_mask(value: ir.Value, dims: GatherDims, rank: int) -> ir.Value | None:
+    """The mask over the gather's batch dims that `value` (the select's
+    condition) spreads over its result: itself where the result has no
+    offset dims, else a broadcast_in_dim onto the batch dims' positions."""
+    batch_positions = [p for p in range(rank) if p not in dims.offset_dims]
+    if not dims.offset_dims:
+        return value
+    if op_name(value) != "stablehlo.broadcast_in_dim":
+        return None
+    broadcast = defining_op(value)
+    if list(ir.DenseI64ArrayAttr(broadcast.attributes["broadcast_dimensions"])) != batch_positions:
+        return None
+    return broadcast.operands[0]
+
+
+def fill_pattern(gather) -> tuple | None:
+    """For a stablehlo.gather inside JAX's fill pattern, (the select, its
+    fill value, the raw components), or None."""
+    uses = list(gather.results[0].uses)
+    if len(uses) != 1 or uses[0].owner.name != "stablehlo.select" or uses[0].operand_number != 1:
+        return None
+    select = uses[0].owner
+    fill = _splat(select.operands[2])
+    dims, indices = gather_dims(gather), gather.operands[1]
+    mask = _batch_mask(select.operands[0], dims, len(shape_of(gather.results[0])))
+    if fill is None or mask is None:
+        return None
+    operand_shape = shape_of(gather.operands[0])
+    sizes = [operand_shape[d] for d in dims.start_index_map]
+    if None in sizes or dims.index_vector_dim != len(shape_of(indices)) - 1:
+        return None
+    uppers = [operand_shape[d] - dims.slice_sizes[d] for d in dims.start_index_map]
+    if not _in_bounds(mask, indices, uppers, dims.index_vector_dim):
+        return None
+    pieces = _components(indices, dims.index_vector_dim) or [indices]
+    if len(pieces) != len(sizes):
+        return None
+    raws = [_raw_component(p, size) for p, size in zip(pieces, sizes)]
+    return None if None in raws else (select, fill, raws)
+
+
+def raise_jax_fill_gather(op, rewriter):
+    """JAX's `mode="fill"` gather (`jnp.take(..., mode="fill")`,
+    `x.at[i].get(mode="fill")`) is gmx in mode "fill". JAX wraps each
+    negative index once, then keeps the gather's element where every
+    component is in `[0, dim - 1]` and the fill value elsewhere: gmx's fill
+    mode on the index before JAX's wrap. Where JAX narrows the index (i64 to
+    i32) after its wrap, the narrowing is applied to the index instead: the
+    same for every index the narrow type holds.
+
+        %w = stablehlo.select (%i < 0), (%i + 6), %i : tensor<4xi1>, tensor<4xi32>
+        %v = stablehlo.broadcast_in_dim %w, dims = [0] : (tensor<4xi32>) -> tensor<4x1xi32>
+        %m = stablehlo.reduce(and(%v >= 0, %v <= 5)) applies stablehlo.and across dimensions = [1]
+        %g = "stablehlo.gather"(%x, %v) <{... start_index_map = [1], index_vector_dim = 1 ...}>
+        %r = stablehlo.select (broadcast %m), %g, (broadcast -7.0)
+    becomes
+        %e = tensor.expand_shape %i [[0, 1]] output_shape [1, 4] : tensor<4xi32> into tensor<1x4xi32>
+        %r = "gmx.gather_multiaxis"(%x, %e) {axes = array<i64: 1>, fill_value = -7.0 : f32, mode = "fill"}
+    Rooted at the select; the wrap, the mask and the gather become dead.
+    """
+    require(len(op.operands) == 3 and op_name(op.operands[1]) == GATHER, "no gather selected")
+    gather = defining_op(op.operands[1])
+    with op.location:
+        found = fill_pattern(gather)
+        require(found is not None and found[0] == op, "not JAX's fill pattern around the gather")
+        _, fill, raws = found
+        read = replace(read_gather(gather), dims=gather_dims(gather), components=None)
+        ivd = read.dims.index_vector_dim
+        start = Built(shape_of(gather.operands[1]), lambda: _concat([r.build() for r in raws], ivd))
+        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, start, "fill", fill)])
+    return False
+
+
+PATTERNS = (
+    (GATHER, raise_stablehlo_gather),
+    ("stablehlo.select", raise_jax_fill_gather),
+)
