@@ -675,6 +675,23 @@ class TakeMode(Variant):
 
         return take
 
+    def onnx_graph(self, s):
+        """Gather of the flattened indices after Mod (floor modulo for
+        integers, fmod=0) or Clip; ONNX has no fill."""
+        if self.mode == "fill":
+            return None
+        size, dtype = self.indexed_size(s), INDEX_DTYPES[s.index_dtype]
+        nodes = [("Constant", [], ["flat"], {"value": np.array([-1], np.int64)}),
+                 ("Reshape", ["idx", "flat"], ["flat_idx"], {})]
+        if self.mode == "wrap":
+            nodes += [("Constant", [], ["size"], {"value": np.array(size, dtype)}),
+                      ("Mod", ["flat_idx", "size"], ["mapped"], {"fmod": 0})]
+        else:
+            nodes += [("Constant", [], ["low"], {"value": np.array(0, dtype)}),
+                      ("Constant", [], ["high"], {"value": np.array(size - 1, dtype)}),
+                      ("Clip", ["flat_idx", "low", "high"], ["mapped"], {})]
+        return nodes + [("Gather", ["x", "mapped"], ["out"], {"axis": s.axis})]
+
     def sweep_options(self, n):
         r, c = sweep_dims(n)
         return {"shape": (r, c + 16), "indices_shape": (1, c), "axis": 1}
