@@ -43,6 +43,20 @@ def op_name(value: ir.Value) -> str | None:
     return None if op is None else op.name
 
 
+def ops_named(root, name: str) -> list:
+    """Every op called `name` nested in `root`, in walk order, collected
+    before the caller rewrites any of them."""
+    found = []
+
+    def collect(op):
+        if op.name == name:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(collect)
+    return found
+
+
 def view_source(value: ir.Value) -> ir.Value | None:
     """The tensor `value` is a static reshape of, or None."""
     if op_name(value) not in VIEW_OPS:

@@ -48,7 +48,7 @@ import math
 from gmx.dialect.mlir import arith, ir, memref
 
 from ..registry import PassInfo, add_python_pass
-from ..views import defining_op
+from ..views import defining_op, ops_named
 
 # How far ahead to prefetch, in bytes of rows: enough to cover the latency
 # of memory at the rate one core copies, and little enough to stay in L1.
@@ -149,15 +149,7 @@ def _row_bytes(loop, load) -> int | None:
 
 def prefetch_rows_pass(module) -> None:
     """Add the prefetch to every matched row copy (see the module docstring)."""
-    loops = []
-
-    def collect(op):
-        if op.name == "scf.for":
-            loops.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
-    for loop in loops:
+    for loop in ops_named(module, "scf.for"):
         match = _row_load(loop)
         if match is None:
             continue

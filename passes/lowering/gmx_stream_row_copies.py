@@ -50,7 +50,7 @@ import math
 from gmx.dialect.mlir import arith, ir, vector
 
 from ..registry import PassInfo, add_python_pass
-from ..views import defining_op
+from ..views import defining_op, ops_named
 from .runtime_abi import DESTINATION_ALIGNMENT, DESTINATIONS_ATTR
 
 VECTOR_BYTES = 64  # one cache line, one AVX-512 register
@@ -233,15 +233,7 @@ def _stream(loop, load, select, store, lanes: int) -> None:
 
 def stream_row_copies(module) -> None:
     """Rewrite every matched row copy (see the module docstring)."""
-    loops = []
-
-    def collect(op):
-        if op.name == "scf.for":
-            loops.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
-    for loop in loops:
+    for loop in ops_named(module, "scf.for"):
         match = _row_copy(loop)
         if match is not None:
             _stream(loop, *match)

@@ -55,18 +55,23 @@ def first_error_line(error: Exception) -> str:
 
 
 @contextlib.contextmanager
-def _quiet_torch():
-    """torch.export's deprecation warnings and fake-tensor error logs (printed
-    with tracebacks even when the error is caught) stay off the terminal."""
-    logger = logging.getLogger("torch._subclasses.fake_tensor")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
+def _quiet(logger_name: str, level: int):
+    """Python warnings ignored, and logger `logger_name` silent below `level`."""
+    logger = logging.getLogger(logger_name)
+    old = logger.level
+    logger.setLevel(level)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yield
     finally:
-        logger.setLevel(level)
+        logger.setLevel(old)
+
+
+def _quiet_torch():
+    """torch.export's deprecation warnings and fake-tensor error logs (printed
+    with tracebacks even when the error is caught) stay off the terminal."""
+    return _quiet("torch._subclasses.fake_tensor", logging.CRITICAL)
 
 
 def torch_module(forward: Callable):
@@ -155,21 +160,12 @@ def jax_to_stablehlo(fn: Callable, inputs: Sequence) -> str:
         raise FrontendError(f"JAX could not lower the program: {first_error_line(error)}") from error
 
 
-@contextlib.contextmanager
 def _quiet_jax():
     """JAX on the CPU, its logger's warnings (no GPU/TPU found) silenced."""
     import os
 
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    logger = logging.getLogger("jax._src.xla_bridge")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        logger.setLevel(level)
+    return _quiet("jax._src.xla_bridge", logging.ERROR)
 
 
 def onnx_to_tosa(model, *, locations: bool = False) -> str:
