@@ -190,7 +190,7 @@ def _build(pm, options) -> None:
 
 PASS = PassInfo(
     argument="gmx-lower-to-llvm",
-    description="Lower gmx, TOSA, linalg, tensor and arith on tensors to the LLVM dialect",
+    description="Lower gmx, TOSA, StableHLO, linalg, tensor and arith on tensors to the LLVM dialect",
     build=_build,
     options=(
         PassOption("checked", True, "bounds-check gathered indices at run time"),
