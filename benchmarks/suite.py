@@ -116,7 +116,7 @@ def default_contenders(threads: int | None = None) -> list:
         Torch("torch", threads=default_threads),
         OnnxRuntime("ort 1t", threads=1),
         OnnxRuntime("ort", threads=usable_cores()),
-        Memcpy("memcpy"),
+        Memcpy("memcpy", threads=threads or usable_cores()),
     ]
 
 

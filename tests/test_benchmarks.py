@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pytest
+
 from gmx.benchmarks.__main__ import RATIOS, main, parse_arguments
 from gmx.benchmarks.suite import benchmark_names as variant_names
 
@@ -79,3 +82,16 @@ def test_thread_counts():
     assert [thread_counts(n) for n in (1, 2, 3, 4, 6, 16)] == [
         [1], [1, 2], [1, 2, 3], [1, 2, 4], [1, 2, 4, 6], [1, 2, 4, 8, 16]
     ]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_memcpy_copies_every_byte_on_its_threads(threads):
+    from gmx.tools.experiments.contenders import Case, Memcpy
+    from gmx.tools.experiments.variants import make_study
+
+    study = make_study("index-select")
+    inputs = study.inputs()
+    expected = study.variant.numpy_fn(study)(*inputs)
+    prepared = Memcpy("memcpy", threads=threads).prepare(Case(study, inputs, expected, text="", export_s=0.0))
+    assert prepared.info == {"threads": threads}
+    assert np.array_equal(prepared.call().reshape(expected.shape), expected)
