@@ -19,9 +19,9 @@ tosa.gather on the unflattened table, with no linearised index arithmetic.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from gmx.runtime.threads import usable_cores
 from gmx.tools.experiments.contenders import Case, Fused, Memcpy, Numpy, OnnxRuntime, Torch, Unfused, make_case
 from gmx.tools.experiments.variants import Study, make_study
 
@@ -115,12 +115,6 @@ def default_contenders(threads: int | None = None) -> list:
         Torch("torch 1t", threads=1),
         Torch("torch", threads=default_threads),
         OnnxRuntime("ort 1t", threads=1),
-        OnnxRuntime("ort", threads=usable_cores()),
+        OnnxRuntime("ort", threads=usable_cores()),  # its own default counts physical cores
         Memcpy("memcpy", threads=threads or usable_cores()),
     ]
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (ONNX Runtime's thread count; its
-    own default counts physical cores)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -86,10 +86,10 @@ def test_constants_read_through_resources_slices_and_broadcasts():
 
 def _torch_mlir_floor_modulo(size, width=64):
     """torch-mlir's TOSA floor modulo, in numpy with its wrap to `width`."""
-    from gmx.passes.raising.index_values import _truncating_divide, wrap_to_width
+    from gmx.passes.raising.index_values import truncating_divide, wrap_to_width
 
     def f(t):
-        q = _truncating_divide(t, np.full_like(t, size))
+        q = truncating_divide(t, np.full_like(t, size))
         negative = 0 > wrap_to_width(t * size, width)
         inexact = wrap_to_width(q * size, width) != t
         return wrap_to_width(t - size * np.where(negative & inexact, q - 1, q), width)

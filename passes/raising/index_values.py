@@ -87,7 +87,8 @@ def _element_width(value: ir.Value) -> int | None:
     return integer_width(ir.ShapedType(value.type).element_type)
 
 
-def _truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Signed division rounding toward zero (tosa.intdiv, arith.divsi); by 0: any value."""
     quotient = np.abs(a) // np.where(b == 0, 1, np.abs(b))
     return np.where((a < 0) != (b < 0), -quotient, quotient)
 
@@ -98,7 +99,7 @@ def _apply(name: str, args: list[np.ndarray]) -> np.ndarray:
     if name in ELEMENTWISE_BINARY:
         return ELEMENTWISE_BINARY[name](args[0], args[1])
     if name == "tosa.intdiv":
-        return _truncating_divide(args[0], args[1])
+        return truncating_divide(args[0], args[1])
     return np.where(args[0], args[1], args[2])  # tosa.select / arith.select
 
 

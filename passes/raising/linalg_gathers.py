@@ -60,7 +60,14 @@ from gmx.dialect.mlir import ir
 from gmx.dialect.modes import Mode
 
 from .gather_spec import Iota, NoMatch, Zero, require
-from .index_values import clamps_like_gmx, integer_width, is_floor_modulo, wrap_to_width, wraps_like_gmx
+from .index_values import (
+    clamps_like_gmx,
+    integer_width,
+    is_floor_modulo,
+    truncating_divide,
+    wrap_to_width,
+    wraps_like_gmx,
+)
 from .loop_gathers import IndexRead, LoopGather, pair_unit_dims, replace_by_gmx
 from ..views import defining_op, static_shape_of, strip_views
 
@@ -119,9 +126,8 @@ def evaluate_scalar(name: str, args: list[np.ndarray], width: int, operand_width
         divisor = np.where(args[1] == 0, 1, args[1])  # division by 0 is undefined: any value
         if name == "arith.floordivsi":
             result = np.floor_divide(args[0], divisor)
-        elif name == "arith.divsi":  # toward zero
-            quotient = np.abs(args[0]) // np.abs(divisor)
-            result = np.where((args[0] < 0) != (divisor < 0), -quotient, quotient)
+        elif name == "arith.divsi":
+            result = truncating_divide(args[0], divisor)
         else:
             result = np.fmod(args[0], divisor)
     else:
