@@ -244,32 +244,14 @@ class GatherBuilder:
 
     def build(self) -> ir.Value:
         """The gather's result, behind its run-time shape checks if any."""
-        ok = self.fold.all_of(self._shape_checks())
-        if ok is True:
-            return self._gather()
-        if ok is False:  # reported whatever the values: nothing to gather
-            return self._empty_output()
-        guard = scf.IfOp(ok, [self.result_type], has_else=True)
-        with ir.InsertionPoint(guard.then_block):
-            scf.YieldOp([self._gather()])
-        with ir.InsertionPoint(guard.else_block):
-            scf.YieldOp([self._empty_output()])
-        return guard.results[0]
+        # A failed check is reported whatever the values: nothing to gather.
+        return self._either(self.fold.all_of(self._shape_checks()), self._gather, self._empty_output)
 
     def _gather(self) -> ir.Value:
         """The gather; in fill mode, all fill values where an axis has size
         0 (then no index is in range, and nothing may be read)."""
         empty = self.fold.any_of([self.fold.cmp("eq", self.sizes.input[axis], 0) for axis in self.plan.fill_axes])
-        if empty is True:
-            return self._filled_output()
-        if empty is False:
-            return self._strategy_gather()
-        guard = scf.IfOp(empty, [self.result_type], has_else=True)
-        with ir.InsertionPoint(guard.then_block):
-            scf.YieldOp([self._filled_output()])
-        with ir.InsertionPoint(guard.else_block):
-            scf.YieldOp([self._strategy_gather()])
-        return guard.results[0]
+        return self._either(empty, self._filled_output, self._strategy_gather)
 
     def _filled_output(self) -> ir.Value:
         return linalg.fill(self.fold.constants.attribute(self.fill), outs=[self._empty_output()])
@@ -335,6 +317,22 @@ class GatherBuilder:
         self._unless(ok, lambda: func.CallOp([], callee, values))
         return ok
 
+    def _either(self, condition: Folded, then: Callable[[], ir.Value], otherwise: Callable[[], ir.Value],
+                result_type: ir.Type | None = None) -> ir.Value:
+        """`then()` where `condition` holds, else `otherwise()`: only the one
+        built when the condition folded, else an `scf.if` yielding either
+        (of `result_type`, the gather's by default)."""
+        if condition is True:
+            return then()
+        if condition is False:
+            return otherwise()
+        guard = scf.IfOp(condition, [result_type or self.result_type], has_else=True)
+        with ir.InsertionPoint(guard.then_block):
+            scf.YieldOp([then()])
+        with ir.InsertionPoint(guard.else_block):
+            scf.YieldOp([otherwise()])
+        return guard.results[0]
+
     def _unless(self, ok: Folded, body: Callable[[], None]) -> None:
         """`scf.if !ok { body() }`; folded when `ok` is static."""
         failed = self.fold.not_(ok)
@@ -352,13 +350,12 @@ class GatherBuilder:
         range, else report them and gather with bad indices read as 0."""
         view, init = self._scan_view(part.indices), true_flag(self.fold)
         valid = tensor.extract(self._scan_indices(view, init, self._in_range), [])
-        branch = scf.IfOp(valid, [part.outs.type], has_else=True)
-        with ir.InsertionPoint(branch.then_block):
-            scf.YieldOp([self._unchecked_gather(part)])
-        with ir.InsertionPoint(branch.else_block):
+
+        def report_and_gather() -> ir.Value:
             self._scan_indices(view, init, self._report_out_of_range)
-            scf.YieldOp([self._gather_generic(part, clamp=True)])
-        return branch.results[0]
+            return self._gather_generic(part, clamp=True)
+
+        return self._either(valid, lambda: self._unchecked_gather(part), report_and_gather, part.outs.type)
 
     def _unchecked_gather(self, part: Part) -> ir.Value:
         """The gather without a check: in column tiles if planned, else one generic."""
