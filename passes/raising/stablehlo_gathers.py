@@ -26,12 +26,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from gmx.dialect.gmx import gather_multiaxis, infer_result_type, is_index_element_type, static_shape
+from gmx.dialect.gmx import gather_multiaxis, infer_result_type, is_index_element_type, mlir_shape, static_shape
 from gmx.dialect.mlir import arith, ir, stablehlo, tensor
 from gmx.dialect.shapes import GatherShapeError
 
 from .gather_spec import NoMatch, require
-from ..dynamic_views import emit_view_of, view_groups
+from ..dynamic_views import emit_view_of, unit_view_groups, view_groups
 from ..views import VIEW_OPS, defining_op, op_name
 
 GATHER = "stablehlo.gather"
@@ -296,7 +296,7 @@ def _unit_groups(shape: Sequence) -> list[list[int]]:
 def unit_view_shapes(source: Sequence, target: Sequence) -> bool:
     """Whether `target` is `source` with static unit dims added or dropped
     (each `?` keeping its place among the other dims)."""
-    return [s for s in source if s != 1] == [s for s in target if s != 1]
+    return unit_view_groups(source, target) is not None
 
 
 def viewable(source: Sequence, target: Sequence) -> bool:
@@ -318,17 +318,13 @@ def view(value: ir.Value, shape: Sequence) -> ir.Value:
     element_type = ir.RankedTensorType(value.type).element_type
     core = [s for s in source if s != 1]
     if core != source:
-        value = tensor.collapse_shape(ir.RankedTensorType.get(_dynamic(core), element_type), value, _unit_groups(source))
+        value = tensor.collapse_shape(ir.RankedTensorType.get(mlir_shape(core), element_type), value, _unit_groups(source))
     if core == shape:
         return value
     index = ir.IndexType.get()
     sizes = [tensor.dim(value, arith.constant(index, k)) for k, size in enumerate(core) if size is None]
-    return tensor.expand_shape(ir.RankedTensorType.get(_dynamic(shape), element_type), value, _unit_groups(shape),
-                               sizes, _dynamic(shape))
-
-
-def _dynamic(shape: Sequence) -> list[int]:
-    return [ir.ShapedType.get_dynamic_size() if s is None else s for s in shape]
+    return tensor.expand_shape(ir.RankedTensorType.get(mlir_shape(shape), element_type), value, _unit_groups(shape),
+                               sizes, mlir_shape(shape))
 
 
 def _concat(pieces: list[ir.Value], dim: int) -> ir.Value:
@@ -339,7 +335,7 @@ def _concat(pieces: list[ir.Value], dim: int) -> ir.Value:
     sizes = [shape_of(p)[dim] for p in pieces]
     shape[dim] = None if None in sizes else sum(sizes)
     element_type = ir.RankedTensorType(pieces[0].type).element_type
-    return tensor.concat(ir.RankedTensorType.get(_dynamic(shape), element_type), dim, pieces)
+    return tensor.concat(ir.RankedTensorType.get(mlir_shape(shape), element_type), dim, pieces)
 
 
 @dataclass(frozen=True)
@@ -363,8 +359,8 @@ def emit_gmx(op, read: ReadGather, rewriter, start: Built, mode: str, fill_value
     element_type = ir.RankedTensorType(read.operand.type).element_type
     index_type = ir.RankedTensorType(read.indices.type).element_type
     try:
-        gathered = infer_result_type(ir.RankedTensorType.get(_dynamic(input_shape), element_type),
-                                     ir.RankedTensorType.get(_dynamic(indices_shape), index_type), list(plan.axes))
+        gathered = infer_result_type(ir.RankedTensorType.get(mlir_shape(input_shape), element_type),
+                                     ir.RankedTensorType.get(mlir_shape(indices_shape), index_type), list(plan.axes))
     except GatherShapeError as error:
         raise NoMatch(str(error)) from None
     gathered_shape = static_shape(gathered)
@@ -520,7 +516,7 @@ class RawComponent:
     def build(self) -> ir.Value:
         value = self.value
         if self.narrow is not None:
-            narrowed = ir.RankedTensorType.get(_dynamic(shape_of(value)), self.narrow)
+            narrowed = ir.RankedTensorType.get(mlir_shape(shape_of(value)), self.narrow)
             value = ir.Operation.create("stablehlo.convert", results=[narrowed], operands=[value]).result
         return emit_view_of(value, self.shape)
 
