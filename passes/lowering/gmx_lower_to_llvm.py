@@ -44,6 +44,7 @@ from . import (
     convert_gmx_to_linalg,
     gmx_check_scatter_indices,
     gmx_destination_passing,
+    gmx_lower_tosa_negate,
     gmx_prefetch_rows,
     gmx_row_ranges,
     gmx_stream_row_copies,
@@ -243,6 +244,9 @@ TO_LOOPS: tuple[Stage, ...] = (
     # linalg, tensor and arith on tensors; upstream's stablehlo.gather
     # lowering clamps, so one left unraised runs as StableHLO defines it.
     Upstream("stablehlo-legalize-to-linalg"),
+    # Integer negates that upstream's tosa-to-linalg gets wrong (i64) or
+    # saturates (narrower), as subtractions from 0.
+    GmxPass(gmx_lower_tosa_negate.PASS),
     # Scatters (and tosa.cond_if, tosa.while_loop) become scf loops, before
     # tosa-to-linalg, which has no pattern for them.
     Upstream("func.func(tosa-to-scf)"),
