@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from .mlir import binding_globals, ext, ir, stablehlo
+from .mlir import binding_globals, ext, ir, register_torch_mlir_dialects, stablehlo
 from .modes import FILL_VALUE_ATTR, MODE_ATTR, MODES, Mode, parse_mode
 from .shapes import GatherShapeError, fmt_shape, infer_output_shape
 
@@ -309,9 +309,11 @@ def register_stablehlo(context: ir.Context) -> None:
 
 
 def make_context() -> ir.Context:
-    """A fresh context with every upstream dialect, StableHLO and `gmx`
-    loaded, and StableHLO's passes registered."""
+    """A fresh context with every upstream dialect, StableHLO, torch-mlir's
+    (`tm_tensor`) and `gmx` loaded, and StableHLO's and torch-mlir's passes
+    registered."""
     context = ir.Context()
     register_stablehlo(context)
+    register_torch_mlir_dialects(context)
     load_dialect(context)
     return context

@@ -48,6 +48,12 @@ def _gmx_row_ranges() -> PassInfo:
     return gmx_row_ranges.PASS
 
 
+def _gmx_bufferize_tm_tensor() -> PassInfo:
+    from .lowering import gmx_bufferize_tm_tensor
+
+    return gmx_bufferize_tm_tensor.PASS
+
+
 def _gmx_lower_tosa_negate() -> PassInfo:
     from .lowering import gmx_lower_tosa_negate
 
@@ -84,6 +90,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-row-ranges": _gmx_row_ranges,
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
+        "gmx-bufferize-tm-tensor": _gmx_bufferize_tm_tensor,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }
 

@@ -54,7 +54,7 @@ def test_every_stage_is_dumped_under_its_own_name_in_order(options, capfd):
 def test_conditions_select_the_stages():
     names = {o: [s.name for s in stages(o)] for o in (LowerOptions(), lowering_options(checked=False))}
     default, runtime = names.values()
-    assert "gmx-require-raised-tosa-gathers" in default and "gmx-require-raised-tosa-gathers" not in runtime
+    assert "gmx-require-checkable-indices" in default and "gmx-require-checkable-indices" not in runtime
     assert "gmx-destination-passing" not in default and "gmx-destination-passing" in runtime
     assert "eliminate-empty-tensors" in runtime and "gmx-row-ranges" in runtime
     assert "gmx-check-scatter-indices" not in runtime  # unchecked

@@ -42,6 +42,7 @@ from gmx.dialect.mlir import ir, passmanager
 
 from . import (
     convert_gmx_to_linalg,
+    gmx_bufferize_tm_tensor,
     gmx_check_scatter_indices,
     gmx_destination_passing,
     gmx_lower_tosa_negate,
@@ -181,24 +182,28 @@ class Step:
 Stage = Union[Upstream, GmxPass, Step]
 
 
-def require_no_tosa_gather(module) -> None:
-    """Checked mode: a tosa.gather still there would be lowered by upstream
+# Ops whose indices checked mode cannot check, and why.
+UNCHECKABLE = {
+    "tosa.gather": "tosa.gather was not raised into gmx.gather_multiaxis, so it cannot be bounds-checked",
+    "tm_tensor.scatter": "tm_tensor.scatter writes at its indices unchecked (gmx checks tosa.scatter's only)",
+}
+
+
+def require_checkable_indices(module) -> None:
+    """Checked mode: an op of UNCHECKABLE would be lowered by upstream
     without a bounds check. Each one is a located error (PassFailed)."""
-    gathers = []
+    found = []
 
     def collect(op):
-        if op.name == "tosa.gather":
-            gathers.append(op.location)
+        if op.name in UNCHECKABLE:
+            found.append((op.name, op.location))
         return ir.WalkResult.ADVANCE
 
     module.walk(collect)
-    for location in gathers:
-        location.emit_error(
-            "tosa.gather was not raised into gmx.gather_multiaxis, so it cannot be bounds-checked "
-            "(lower with checked=false to run it unchecked)"
-        )
-    if gathers:
-        raise PassFailed(f"{len(gathers)} unchecked tosa.gather")
+    for name, location in found:
+        location.emit_error(f"{UNCHECKABLE[name]} (lower with checked=false to run it unchecked)")
+    if found:
+        raise PassFailed(f"{len(found)} op(s) with unchecked indices")
 
 
 # --- the pipeline, declared once ----------------------------------------------
@@ -231,8 +236,8 @@ TO_LINALG: tuple[Stage, ...] = (
     GmxPass(gmx_destination_passing.PASS, when=with_destinations),
     # Every tosa.gather and tensor.gather raised into gmx, nothing fused.
     GmxPass(gmx_canonicalize.PASS, lambda o: {"fuse": False}),
-    Step("gmx-require-raised-tosa-gathers", "checked: a tosa.gather left unraised is an error",
-         require_no_tosa_gather, when=checked),
+    Step("gmx-require-checkable-indices", "checked: an op whose indices cannot be checked is an error",
+         require_checkable_indices, when=checked),
     GmxPass(gmx_row_ranges.PASS, lambda o: {"checked": o.checked}, when=with_row_ranges),
     GmxPass(convert_gmx_to_linalg.PASS, lambda o: {"checked": o.checked}),
     GmxPass(gmx_check_scatter_indices.PASS, when=checked),
@@ -255,6 +260,9 @@ TO_LOOPS: tuple[Stage, ...] = (
     Upstream("tosa-to-arith"),
     Upstream("canonicalize"),
     Upstream("cse"),
+    # torch-mlir's tm_tensor ops (cumsum, sort, topk, scatter in its
+    # linalg-on-tensors export) on buffers; loops after bufferization.
+    GmxPass(gmx_bufferize_tm_tensor.PASS),
     # With destinations, the tensor.empty each result starts from becomes
     # the caller's buffer (upstream), just before bufferization (see
     # gmx_destination_passing for the steps around it). The result then is
@@ -277,6 +285,7 @@ TO_LOOPS: tuple[Stage, ...] = (
     Upstream("func.func(promote-buffers-to-stack)"),
     Upstream("buffer-deallocation-pipeline"),
     Upstream("convert-bufferization-to-memref"),
+    Upstream("func.func(tm-tensor-to-loops)"),
     Upstream("convert-linalg-to-loops"),
     GmxPass(gmx_stream_row_copies.PASS),
     GmxPass(gmx_prefetch_rows.PASS),
