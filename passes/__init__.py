@@ -54,6 +54,12 @@ def _gmx_bufferize_tm_tensor() -> PassInfo:
     return gmx_bufferize_tm_tensor.PASS
 
 
+def _gmx_lower_stablehlo_sort() -> PassInfo:
+    from .lowering import gmx_lower_stablehlo_sort
+
+    return gmx_lower_stablehlo_sort.PASS
+
+
 def _gmx_lower_tosa_negate() -> PassInfo:
     from .lowering import gmx_lower_tosa_negate
 
@@ -90,6 +96,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-row-ranges": _gmx_row_ranges,
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
+        "gmx-lower-stablehlo-sort": _gmx_lower_stablehlo_sort,
         "gmx-bufferize-tm-tensor": _gmx_bufferize_tm_tensor,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }

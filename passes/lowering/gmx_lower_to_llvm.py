@@ -45,6 +45,7 @@ from . import (
     gmx_bufferize_tm_tensor,
     gmx_check_scatter_indices,
     gmx_destination_passing,
+    gmx_lower_stablehlo_sort,
     gmx_lower_tosa_negate,
     gmx_prefetch_rows,
     gmx_row_ranges,
@@ -245,6 +246,9 @@ TO_LINALG: tuple[Stage, ...] = (
 
 # Everything on tensors becomes loops on memrefs (structured control flow).
 TO_LOOPS: tuple[Stage, ...] = (
+    # Every stablehlo.sort, which upstream does not lower, as torch-mlir's
+    # tm_tensor.sort (bufferized below).
+    GmxPass(gmx_lower_stablehlo_sort.PASS),
     # What is left of StableHLO (everything but its raised gathers) becomes
     # linalg, tensor and arith on tensors; upstream's stablehlo.gather
     # lowering clamps, so one left unraised runs as StableHLO defines it.
