@@ -60,6 +60,12 @@ def _gmx_lower_stablehlo_sort() -> PassInfo:
     return gmx_lower_stablehlo_sort.PASS
 
 
+def _gmx_lower_stablehlo_while() -> PassInfo:
+    from .lowering import gmx_lower_stablehlo_while
+
+    return gmx_lower_stablehlo_while.PASS
+
+
 def _gmx_lower_tosa_negate() -> PassInfo:
     from .lowering import gmx_lower_tosa_negate
 
@@ -97,6 +103,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
         "gmx-lower-stablehlo-sort": _gmx_lower_stablehlo_sort,
+        "gmx-lower-stablehlo-while": _gmx_lower_stablehlo_while,
         "gmx-bufferize-tm-tensor": _gmx_bufferize_tm_tensor,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }

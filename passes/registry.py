@@ -8,7 +8,9 @@ its options, and `add_to(pm, options)` which appends it to a PassManager
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -23,6 +25,27 @@ class PassFailed(Exception):
     """Raised by a Python pass that emitted its errors (located, through
     `Location.emit_error`): the pass fails, as `signalPassFailure` makes a
     C++ pass fail."""
+
+
+class Refused(PassFailed):
+    """PassFailed for input the pass has no lowering for, its errors saying
+    which op and why: a stated limit, not a compiler failure (tools print
+    no reproducer for it; see `noting_refusals`)."""
+
+
+_refusals = threading.local()
+
+
+@contextmanager
+def noting_refusals() -> Iterator[list[str]]:
+    """Within the block, each Refused a Python pass raises on this thread
+    is noted (its message) in the list yielded."""
+    outer = getattr(_refusals, "noted", None)
+    _refusals.noted = noted = []
+    try:
+        yield noted
+    finally:
+        _refusals.noted = outer
 
 
 @dataclass(frozen=True)
@@ -104,7 +127,10 @@ def add_python_pass(pm, run: Callable, info: Named) -> None:
     def python_pass(op, pass_):
         try:
             run(op)
-        except PassFailed:
+        except PassFailed as failure:
+            noted = getattr(_refusals, "noted", None)
+            if isinstance(failure, Refused) and noted is not None:
+                noted.append(str(failure))
             pass_.signal_pass_failure()
 
     pm.add(

@@ -6,7 +6,8 @@ Every failure is a CompileError whose message starts with located
 diagnostics (its first line is the first error, which is what tools that
 show one line show). A failure after parsing (the --gmx-lower-to-llvm
 pipeline, or the ExecutionEngine's translation to LLVM IR) is the
-compiler's, not the user's input's: as torch-mlir's
+compiler's, not the user's input's (unless a pass refused an op it has
+no lowering for, which its error names: `registry.Refused`): as torch-mlir's
 `run_pipeline_with_repro_report` does, the message ends with the command
 that fails on a file holding the module as it was before the pipeline
 (with locations):
@@ -34,6 +35,7 @@ from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering
+from gmx.passes.registry import noting_refusals
 from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, error_sites
 
 from .entry import TensorSignature, find_entry, numpy_signature
@@ -100,8 +102,11 @@ def _lower(module: ir.Module, text: str, checked: bool) -> None:
     pm = passmanager.PassManager("builtin.module")
     add_lowering(pm, options)
     try:
-        pm.run(module.operation)
+        with noting_refusals() as refused:
+            pm.run(module.operation)
     except ir.MLIRError as error:
+        if refused:  # ops the lowering has no way for, each error says which and why
+            raise CompileError(error_text(error)) from None
         raise CompileError(
             _failure_report(error_text(error), text, lambda path: f"gmx-opt {path} {options.flag()}")
         ) from None

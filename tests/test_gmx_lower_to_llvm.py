@@ -3,8 +3,10 @@ runtime's pipeline and gmx-study's levels are derived from it."""
 
 from __future__ import annotations
 
+import math
 import re
 
+import numpy as np
 import pytest
 
 from gmx.dialect import make_context
@@ -112,3 +114,95 @@ def test_gmx_study_loop_level_is_what_the_runtime_compiles():
     assert "gmx.destinations" in loops.text and "%arg2: memref<2x3xf32>" in loops.text
     assert loops.counts["memref.alloc"] == 0
     assert "destinations=true,row-ranges=true up to its loops level" in loops.title
+
+
+# --- what it lowers beyond gathers: loops carrying tensors, arith on tensors ---
+
+ARITH_ON_TENSORS = """func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arith.addf %x, %y : tensor<4xf32>
+  %1 = math.erf %0 : tensor<4xf32>
+  %2 = arith.mulf %1, %x : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+"""
+FOR_LOOP = """func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %x) -> (tensor<?xf32>) {
+    %n = arith.addf %acc, %x : tensor<?xf32>
+    scf.yield %n : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+"""
+WHILE_LOOP = """func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %c0 = arith.constant dense<0> : tensor<i32>
+  %r:2 = scf.while (%acc = %x, %i = %c0) : (tensor<4xf32>, tensor<i32>) -> (tensor<4xf32>, tensor<i32>) {
+    %lt = arith.cmpi slt, %i, %n : tensor<i32>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %acc, %i : tensor<4xf32>, tensor<i32>
+  } do {
+  ^bb0(%a: tensor<4xf32>, %j: tensor<i32>):
+    %one = arith.constant dense<1> : tensor<i32>
+    %k = arith.addi %j, %one : tensor<i32>
+    %b = tosa.mul %a, %a, %shift : (tensor<4xf32>, tensor<4xf32>, tensor<1xi8>) -> tensor<4xf32>
+    scf.yield %b, %k : tensor<4xf32>, tensor<i32>
+  }
+  return %r#0 : tensor<4xf32>
+}
+"""
+
+
+def test_arith_and_math_on_tensors_run_as_numpy():
+    from gmx.runtime import compile
+
+    x, y = np.array([0.5, -1.0, 2.0, 0.0], np.float32), np.array([1.0, 0.25, -3.0, 0.0], np.float32)
+    erf = np.vectorize(math.erf)
+    np.testing.assert_allclose(compile(ARITH_ON_TENSORS)(x, y), erf(x + y) * x, rtol=1e-6)
+
+
+def test_scf_for_carrying_a_dynamic_tensor_runs():
+    from gmx.runtime import compile
+
+    x = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(compile(FOR_LOOP)(x), 4 * x)
+
+
+def test_scf_while_carrying_tensors_runs():
+    from gmx.runtime import compile
+
+    text = WHILE_LOOP.replace("%b = tosa.mul", '%shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> '
+                              ": () -> tensor<1xi8>\n    %b = tosa.mul")
+    x = np.array([1.0, 2.0, -1.5, 0.5], np.float32)
+    np.testing.assert_array_equal(compile(text)(x, np.array(3, np.int32)), x ** 8)
+
+
+@pytest.mark.parametrize("name", ["fori_loop", "while_loop"])
+def test_jax_loops_equal_jax(name):
+    jax = pytest.importorskip("jax")
+    from gmx.runtime import compile
+    from gmx.tools.experiments.frontends import jax_to_stablehlo
+
+    functions = {
+        "fori_loop": lambda a: jax.lax.fori_loop(0, 3, lambda i, acc: acc * 2 + a[i], a),
+        "while_loop": lambda a: jax.lax.while_loop(lambda s: s[1] < 10, lambda s: (s[0] + a, s[1] + 3), (a, 0))[0],
+    }
+    x = np.array([0.5, 1.0, 2.0, 3.0], np.float32)
+    np.testing.assert_array_equal(compile(jax_to_stablehlo(functions[name], [x]))(x), np.asarray(functions[name](jax.numpy.asarray(x))))
+
+
+def test_an_op_with_no_lowering_is_named_without_a_reproducer():
+    """Not "op was not bufferized" and a "reproduce with" line blaming gmx."""
+    from gmx.runtime import CompileError, compile
+
+    text = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.custom_call @my_kernel(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+    with pytest.raises(CompileError) as info:
+        compile(text)
+    message = str(info.value)
+    assert message.startswith("-:2:8: error: 'stablehlo.custom_call' has no lowering: "), message
+    assert "reproduce with" not in message

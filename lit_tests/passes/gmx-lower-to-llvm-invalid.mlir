@@ -25,3 +25,4 @@ func.func @tm_tensor_scatter(%x: tensor<3x5xf32>, %i: tensor<2x2xi64>, %u: tenso
   } -> tensor<3x5xf32>
   return %0 : tensor<3x5xf32>
 }
+

@@ -38,7 +38,7 @@ from collections.abc import Callable
 
 from gmx.dialect.mlir import arith, ir
 
-from ..registry import PassFailed, PassInfo, add_python_pass
+from ..registry import PassInfo, Refused, add_python_pass
 from ..views import defining_op
 
 SORT = "stablehlo.sort"
@@ -201,7 +201,7 @@ def lower_stablehlo_sort(module) -> None:
             )
             failed += 1
     if failed:
-        raise PassFailed(f"{failed} stablehlo.sort not lowered")
+        raise Refused(f"{failed} stablehlo.sort not lowered")
 
 
 PASS = PassInfo(

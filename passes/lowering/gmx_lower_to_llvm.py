@@ -46,6 +46,7 @@ from . import (
     gmx_check_scatter_indices,
     gmx_destination_passing,
     gmx_lower_stablehlo_sort,
+    gmx_lower_stablehlo_while,
     gmx_lower_tosa_negate,
     gmx_prefetch_rows,
     gmx_row_ranges,
@@ -54,7 +55,7 @@ from . import (
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..raising import gmx_canonicalize
-from ..registry import PassFailed, PassInfo, PassOption, PassOptionError, add_python_pass
+from ..registry import PassInfo, PassOption, PassOptionError, Refused, add_python_pass
 
 ARGUMENT = "gmx-lower-to-llvm"
 
@@ -204,7 +205,37 @@ def require_checkable_indices(module) -> None:
     for name, location in found:
         location.emit_error(f"{UNCHECKABLE[name]} (lower with checked=false to run it unchecked)")
     if found:
-        raise PassFailed(f"{len(found)} op(s) with unchecked indices")
+        raise Refused(f"{len(found)} op(s) with unchecked indices")
+
+
+# Dialects none of whose ops may be left once the program is on tensors
+# alone (before bufferization), and what should have lowered them.
+CONVERTED_BY = {
+    "stablehlo": "upstream's stablehlo-legalize-to-linalg, gmx-lower-stablehlo-sort and gmx-lower-stablehlo-while",
+    "chlo": "nothing here (this build has no CHLO lowering)",
+    "tosa": "upstream's tosa-to-linalg, tosa-to-tensor, tosa-to-arith and tosa-to-scf",
+    "torch": "nothing here (export with output_type tosa, linalg-on-tensors or stablehlo)",
+    "torch_c": "nothing here (export with output_type tosa, linalg-on-tensors or stablehlo)",
+    "gmx": "convert-gmx-to-linalg",
+}
+
+
+def require_tensor_level(module) -> None:
+    """Every op of a CONVERTED_BY dialect still there has no lowering:
+    each is a located error naming it and what does not lower it
+    (Refused), instead of an "op was not bufferized" later."""
+    left = []
+
+    def collect(op):
+        if op.name.split(".", 1)[0] in CONVERTED_BY:
+            left.append((op.name, op.location))
+        return ir.WalkResult.ADVANCE
+
+    module.walk(collect)
+    for name, location in left:
+        location.emit_error(f"'{name}' has no lowering: {CONVERTED_BY[name.split('.', 1)[0]]} do not lower it")
+    if left:
+        raise Refused(f"{len(left)} op(s) with no lowering")
 
 
 # --- the pipeline, declared once ----------------------------------------------
@@ -246,9 +277,10 @@ TO_LINALG: tuple[Stage, ...] = (
 
 # Everything on tensors becomes loops on memrefs (structured control flow).
 TO_LOOPS: tuple[Stage, ...] = (
-    # Every stablehlo.sort, which upstream does not lower, as torch-mlir's
-    # tm_tensor.sort (bufferized below).
+    # Every stablehlo.sort and stablehlo.while, which upstream does not
+    # lower, as torch-mlir's tm_tensor.sort (bufferized below) and scf.while.
     GmxPass(gmx_lower_stablehlo_sort.PASS),
+    GmxPass(gmx_lower_stablehlo_while.PASS),
     # What is left of StableHLO (everything but its raised gathers) becomes
     # linalg, tensor and arith on tensors; upstream's stablehlo.gather
     # lowering clamps, so one left unraised runs as StableHLO defines it.
@@ -262,8 +294,13 @@ TO_LOOPS: tuple[Stage, ...] = (
     *TOSA_TO_LINALG,
     Upstream("func.func(tosa-to-tensor)"),
     Upstream("tosa-to-arith"),
+    # Elementwise arith and math on tensors (written by hand, or what the
+    # frontends leave) as linalg.generic: bufferization has no other way.
+    Upstream("func.func(convert-elementwise-to-linalg)"),
     Upstream("canonicalize"),
     Upstream("cse"),
+    Step("gmx-require-tensor-level", "what no pass lowered is an error naming the op",
+         require_tensor_level),
     # torch-mlir's tm_tensor ops (cumsum, sort, topk, scatter in its
     # linalg-on-tensors export) on buffers; loops after bufferization.
     GmxPass(gmx_bufferize_tm_tensor.PASS),
@@ -278,7 +315,9 @@ TO_LOOPS: tuple[Stage, ...] = (
     Step("gmx-forget-materializations", "destinations: drop the materializations the destinations made",
          gmx_destination_passing.forget_materializations, when=with_destinations),
     Upstream(
-        "one-shot-bufferize{bufferize-function-boundaries "
+        # Loops carrying tensors (scf.for/scf.while iter_args) may yield
+        # new buffers each iteration; the deallocation pipeline frees them.
+        "one-shot-bufferize{allow-return-allocs-from-loops bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map "
         "unknown-type-conversion=identity-layout-map}"
     ),
