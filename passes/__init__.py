@@ -66,6 +66,18 @@ def _gmx_lower_stablehlo_while() -> PassInfo:
     return gmx_lower_stablehlo_while.PASS
 
 
+def _gmx_check_shapes() -> PassInfo:
+    from .lowering import gmx_check_shapes
+
+    return gmx_check_shapes.PASS
+
+
+def _gmx_report_asserts() -> PassInfo:
+    from .lowering import gmx_report_asserts
+
+    return gmx_report_asserts.PASS
+
+
 def _gmx_lower_tosa_negate() -> PassInfo:
     from .lowering import gmx_lower_tosa_negate
 
@@ -102,6 +114,8 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-row-ranges": _gmx_row_ranges,
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
+        "gmx-check-shapes": _gmx_check_shapes,
+        "gmx-report-asserts": _gmx_report_asserts,
         "gmx-lower-stablehlo-sort": _gmx_lower_stablehlo_sort,
         "gmx-lower-stablehlo-while": _gmx_lower_stablehlo_while,
         "gmx-bufferize-tm-tensor": _gmx_bufferize_tm_tensor,

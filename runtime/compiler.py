@@ -31,6 +31,7 @@ from gmx.passes.lowering.runtime_abi import (
     CALLBACK_ARITY,
     INDEX_ERROR_FN,
     MEMREF_COPY_FN,
+    SHAPE_ERROR_ASSERT,
     SHAPE_ERROR_EMPTY_AXIS,
     SHAPE_ERROR_FN,
     SHAPE_ERROR_NOT_DIVISIBLE,
@@ -84,6 +85,7 @@ class CompiledProgram:
         self.arguments: list[TensorSignature] = jitted.arguments
         self.results: list[TensorSignature] = jitted.results
         self.sites = jitted.sites
+        self.assert_messages = jitted.assert_messages
         self._engine = jitted.engine
         self._log = _ErrorLog()
         # Kept here, as register_runtime asks: they must outlive the engine.
@@ -155,6 +157,8 @@ class CompiledProgram:
 
     def _shape_error_message(self, site, dim, a, b) -> str:
         where = self._site(site)
+        if dim == SHAPE_ERROR_ASSERT:
+            return f"{where}: {self.assert_messages[a]}"
         if dim == SHAPE_ERROR_NOT_DIVISIBLE:
             return f"{where}: indices last dim {a} is not a multiple of the coordinate size {b}"
         return (

@@ -28,7 +28,7 @@ import os
 import shlex
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gmx.dialect import make_context
 from gmx.dialect.locations import diagnostic_text, error_text
@@ -36,7 +36,7 @@ from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering
 from gmx.passes.registry import noting_refusals
-from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, error_sites
+from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, assert_messages, error_sites
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
@@ -56,6 +56,8 @@ class Jitted:
     # (rows, tile) when the entry computes any range of its result's rows
     # (runtime_abi.ROW_RANGES_ATTR), else None.
     row_ranges: tuple[int, int] | None = None
+    # The message of each reported cf.assert, by number (SHAPE_ERROR_ASSERT).
+    assert_messages: list[str] = field(default_factory=list)
 
 
 def jit(text: str, entry: str, checked: bool) -> Jitted:
@@ -76,7 +78,8 @@ def jit(text: str, entry: str, checked: bool) -> Jitted:
             rows, tile = ir.DenseI64ArrayAttr(lowered.attributes[ROW_RANGES_ATTR])
             row_ranges = (rows, tile)
         engine = _engine(module, context, text, entry, checked)
-        return Jitted(engine, arguments, results, error_sites(module.operation), destinations, row_ranges)
+        return Jitted(engine, arguments, results, error_sites(module.operation), destinations, row_ranges,
+                      assert_messages(module.operation))
 
 
 def _parse(text: str) -> ir.Module:

@@ -44,11 +44,13 @@ from . import (
     convert_gmx_to_linalg,
     gmx_bufferize_tm_tensor,
     gmx_check_scatter_indices,
+    gmx_check_shapes,
     gmx_destination_passing,
     gmx_lower_stablehlo_sort,
     gmx_lower_stablehlo_while,
     gmx_lower_tosa_negate,
     gmx_prefetch_rows,
+    gmx_report_asserts,
     gmx_row_ranges,
     gmx_stream_row_copies,
 )
@@ -301,6 +303,10 @@ TO_LOOPS: tuple[Stage, ...] = (
     Upstream("cse"),
     Step("gmx-require-tensor-level", "what no pass lowered is an error naming the op",
          require_tensor_level),
+    # Checked: the sizes ops require equal, asserted; every cf.assert (those
+    # and the frontends' own) reported to the runtime, never an abort.
+    GmxPass(gmx_check_shapes.PASS, when=checked),
+    GmxPass(gmx_report_asserts.PASS),
     # torch-mlir's tm_tensor ops (cumsum, sort, topk, scatter in its
     # linalg-on-tensors export) on buffers; loops after bufferization.
     GmxPass(gmx_bufferize_tm_tensor.PASS),

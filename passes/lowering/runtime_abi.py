@@ -13,6 +13,9 @@ four i64 and returning nothing:
         of the SHAPE_ERROR_* kinds, with its own two operands:
         SHAPE_ERROR_NOT_DIVISIBLE  (site, -1, indices last dim, coordinate size)
         SHAPE_ERROR_EMPTY_AXIS     (site, -2, axis, its size 0)
+        SHAPE_ERROR_ASSERT         (site, -3, message number, 0): a failed
+            `cf.assert`, its message `assert_messages(module)[number]`
+            (module attribute `gmx.assert_messages`, --gmx-report-asserts)
 
 `site` indexes the module attribute `gmx.error_sites` (`error_sites`
 reads it), which holds each lowered gather's `file:line:col`.
@@ -52,11 +55,13 @@ CALLBACK_ARITY = 4  # i64 arguments of each callback
 # Kinds of run-time shape errors, passed as `dim` < 0 to gmx_shape_error.
 SHAPE_ERROR_NOT_DIVISIBLE = -1
 SHAPE_ERROR_EMPTY_AXIS = -2
+SHAPE_ERROR_ASSERT = -3
 
 ERROR_SITES_ATTR = "gmx.error_sites"
 SIGNATURE_ATTR = "gmx.signature"
 DESTINATIONS_ATTR = "gmx.destinations"
 ROW_RANGES_ATTR = "gmx.row_ranges"
+ASSERT_MESSAGES_ATTR = "gmx.assert_messages"
 DESTINATION_ALIGNMENT = 64  # bytes
 MEMREF_COPY_FN = "memrefCopy"
 
@@ -72,6 +77,18 @@ def error_sites(module) -> list[str]:
 def set_error_sites(module, sites: Sequence[str]) -> None:
     """Record the sites (`file:line:col` by site number) on the module."""
     module.attributes[ERROR_SITES_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in sites])
+
+
+def assert_messages(module) -> list[str]:
+    """The messages of the reported asserts, by number."""
+    attributes = module.attributes
+    if ASSERT_MESSAGES_ATTR not in attributes:
+        return []
+    return [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes[ASSERT_MESSAGES_ATTR])]
+
+
+def set_assert_messages(module, messages: Sequence[str]) -> None:
+    module.attributes[ASSERT_MESSAGES_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(m) for m in messages])
 
 
 def declare_error_callbacks(module) -> None:
