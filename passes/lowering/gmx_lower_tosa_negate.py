@@ -28,7 +28,7 @@ defines).
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import ir, rewrite, tosa
+from gmx.dialect.mlir import ir, tosa
 
 from ..registry import PassInfo, add_python_pass
 from ..views import defining_op
@@ -62,28 +62,40 @@ def _integer_negate(op) -> tuple[ir.RankedTensorType, ir.IntegerType] | None:
     return t, ir.IntegerType(t.element_type)
 
 
-def negate_as_subtraction(op, rewriter) -> bool:
-    """tosa.negate(x, 0, 0) on integers -> tosa.sub(0, x) (module docstring)."""
+def negate_as_subtraction(op) -> bool:
+    """tosa.negate(x, 0, 0) on integers -> tosa.sub(0, x) (module
+    docstring); False, nothing changed, for any other negate."""
     found = _integer_negate(op)
     if found is None:
-        return True
+        return False
     t, element = found
     if not is_plain_negation(element.width, [_constant_value(v) for v in op.operands[1:3]]):
-        return True
-    with rewriter.ip, op.location:
+        return False
+    with ir.InsertionPoint(op), op.location:
         zeros = ir.RankedTensorType.get([1] * t.rank, element)
         zero = tosa.ConstOp(ir.DenseElementsAttr.get_splat(zeros, ir.IntegerAttr.get(element, 0)))
-        rewriter.replace_op(op, [tosa.SubOp(op.results[0].type, zero.result, op.operands[0]).result])
-    return False
+        difference = tosa.SubOp(op.results[0].type, zero.result, op.operands[0])
+    op.results[0].replace_all_uses_with(difference.result)
+    zero_points = {defining_op(v) for v in op.operands[1:3]} - {None}
+    op.erase()
+    for constant in zero_points:  # left unused: as a rewrite driver would, erase them
+        if not list(constant.results[0].uses):
+            constant.erase()
+    return True
 
 
 def lower_tosa_negate(module) -> None:
     """Rewrite every plain integer negate (module docstring)."""
-    patterns = rewrite.RewritePatternSet()
-    patterns.add(NEGATE, negate_as_subtraction)
-    config = rewrite.GreedyRewriteConfig()
-    config.enable_folding = False  # nothing but the negates changes
-    rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), config)
+    negates = []
+
+    def collect(op):
+        if op.name == NEGATE:
+            negates.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(collect)
+    for op in negates:
+        negate_as_subtraction(op)
 
 
 PASS = PassInfo(
