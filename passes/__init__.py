@@ -66,6 +66,12 @@ def _gmx_lower_stablehlo_while() -> PassInfo:
     return gmx_lower_stablehlo_while.PASS
 
 
+def _gmx_check_tm_tensor_scatter() -> PassInfo:
+    from .lowering import gmx_check_tm_tensor_scatter
+
+    return gmx_check_tm_tensor_scatter.PASS
+
+
 def _gmx_check_shapes() -> PassInfo:
     from .lowering import gmx_check_shapes
 
@@ -115,6 +121,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
         "gmx-check-shapes": _gmx_check_shapes,
+        "gmx-check-tm-tensor-scatter": _gmx_check_tm_tensor_scatter,
         "gmx-report-asserts": _gmx_report_asserts,
         "gmx-lower-stablehlo-sort": _gmx_lower_stablehlo_sort,
         "gmx-lower-stablehlo-while": _gmx_lower_stablehlo_while,

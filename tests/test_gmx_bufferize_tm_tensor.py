@@ -11,7 +11,7 @@ import torch
 from gmx.dialect import OP_NAME, make_context
 from gmx.dialect.mlir import ir
 from gmx.passes.pipeline import build_pass_manager
-from gmx.runtime import CompileError, compile
+from gmx.runtime import compile
 from gmx.tools.experiments.frontends import torch_export
 
 
@@ -60,10 +60,14 @@ def test_linalg_export_with_tm_tensor_runs_equal_to_eager(name):
     np.testing.assert_array_equal(got, forward(*inputs).numpy())
 
 
-def test_tm_tensor_scatter_runs_unchecked_and_is_refused_checked():
+def test_tm_tensor_scatter_is_checked():
+    """--gmx-check-tm-tensor-scatter: a bad index is an IndexError naming
+    the dim it indexes, and nothing is written; unchecked it runs too."""
     inputs = [torch.randn(3, 5), torch.tensor([[0, 1], [2, 3], [4, 0]]), torch.randn(3, 2)]
     text = torch_export(scatter_rows, inputs, output_type="linalg-on-tensors")
-    got = compile(text, checked=False)(*[t.numpy() for t in inputs])
-    np.testing.assert_array_equal(got, scatter_rows(*inputs).numpy())
-    with pytest.raises(CompileError, match="tm_tensor.scatter writes at its indices unchecked"):
-        compile(text)
+    arrays = [t.numpy() for t in inputs]
+    for checked in (True, False):
+        np.testing.assert_array_equal(compile(text, checked=checked)(*arrays), scatter_rows(*inputs).numpy())
+    arrays[1] = np.array([[0, 1], [2, 5], [4, 0]])
+    with pytest.raises(IndexError, match=r"index 5 is out of bounds for axis 1 with size 5"):
+        compile(text)(*arrays)

@@ -13,16 +13,3 @@ func.func @unraised(%v: tensor<2x5x3xf32>, %i: tensor<2x4xi32>) -> tensor<2x4x3x
   return %0 : tensor<2x4x3xf32>
 }
 
-// -----
-
-// torch-mlir's tm_tensor.scatter writes at its indices unchecked: refused
-// in checked mode.
-func.func @tm_tensor_scatter(%x: tensor<3x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2xf32>) -> tensor<3x5xf32> {
-  // expected-error@+1 {{tm_tensor.scatter writes at its indices unchecked (gmx checks tosa.scatter's only) (lower with checked=false to run it unchecked)}}
-  %0 = tm_tensor.scatter {dimension_map = array<i64: 0, 1>} unique_indices(false) ins(%u, %i : tensor<2xf32>, tensor<2x2xi64>) outs(%x : tensor<3x5xf32>) {
-  ^bb0(%a: f32, %b: f32):
-    tm_tensor.yield %a : f32
-  } -> tensor<3x5xf32>
-  return %0 : tensor<3x5xf32>
-}
-

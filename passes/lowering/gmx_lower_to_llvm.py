@@ -45,6 +45,7 @@ from . import (
     gmx_bufferize_tm_tensor,
     gmx_check_scatter_indices,
     gmx_check_shapes,
+    gmx_check_tm_tensor_scatter,
     gmx_destination_passing,
     gmx_lower_stablehlo_sort,
     gmx_lower_stablehlo_while,
@@ -189,7 +190,6 @@ Stage = Union[Upstream, GmxPass, Step]
 # Ops whose indices checked mode cannot check, and why.
 UNCHECKABLE = {
     "tosa.gather": "tosa.gather was not raised into gmx.gather_multiaxis, so it cannot be bounds-checked",
-    "tm_tensor.scatter": "tm_tensor.scatter writes at its indices unchecked (gmx checks tosa.scatter's only)",
 }
 
 
@@ -275,6 +275,7 @@ TO_LINALG: tuple[Stage, ...] = (
     GmxPass(gmx_row_ranges.PASS, lambda o: {"checked": o.checked}, when=with_row_ranges),
     GmxPass(convert_gmx_to_linalg.PASS, lambda o: {"checked": o.checked}),
     GmxPass(gmx_check_scatter_indices.PASS, when=checked),
+    GmxPass(gmx_check_tm_tensor_scatter.PASS, when=checked),
 )
 
 # Everything on tensors becomes loops on memrefs (structured control flow).
