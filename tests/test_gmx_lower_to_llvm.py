@@ -67,7 +67,7 @@ def test_levels_are_prefixes_of_the_whole_pipeline():
     whole = stages(options)
     linalg, loops = stages(options, until="linalg"), stages(options, until="loops")
     assert whole[: len(loops)] == loops and loops[: len(linalg)] == linalg
-    assert linalg[-1].name == "gmx-check-scatter-indices" and loops[-1].name == "gmx-prefetch-rows"
+    assert linalg[-1].name == "gmx-check-tm-tensor-scatter" and loops[-1].name == "gmx-prefetch-rows"
     with pytest.raises(ValueError, match="no level 'tensors'"):
         stages(options, until="tensors")
 
