@@ -60,6 +60,15 @@ def test_jax_sorts_equal_jax(name):
     np.testing.assert_array_equal(compile(text)(x), np.asarray(functions[name](x)))
 
 
+def test_jax_top_k_equals_jax():
+    """JAX's top_k is CHLO (`chlo.top_k`): legalized to a StableHLO sort."""
+    x = _keys()
+    text = jax_to_stablehlo(lambda a: jax.lax.top_k(a, 3), [x])
+    assert "chlo.top_k" in text
+    for got, want in zip(compile(text)(x), jax.lax.top_k(x, 3)):
+        np.testing.assert_array_equal(got, np.asarray(want))
+
+
 def test_jax_integer_sort_descending():
     x = np.array([[3, -1, 7, 7, 0, -9]], dtype=np.int32)
     f = lambda a: jnp.flip(jnp.sort(a, axis=1), axis=1)  # noqa: E731

@@ -214,7 +214,7 @@ def require_checkable_indices(module) -> None:
 # alone (before bufferization), and what should have lowered them.
 CONVERTED_BY = {
     "stablehlo": "upstream's stablehlo-legalize-to-linalg, gmx-lower-stablehlo-sort and gmx-lower-stablehlo-while",
-    "chlo": "nothing here (this build has no CHLO lowering)",
+    "chlo": "upstream's chlo-legalize-to-stablehlo",
     "tosa": "upstream's tosa-to-linalg, tosa-to-tensor, tosa-to-arith and tosa-to-scf",
     "torch": "nothing here (export with output_type tosa, linalg-on-tensors or stablehlo)",
     "torch_c": "nothing here (export with output_type tosa, linalg-on-tensors or stablehlo)",
@@ -280,8 +280,10 @@ TO_LINALG: tuple[Stage, ...] = (
 
 # Everything on tensors becomes loops on memrefs (structured control flow).
 TO_LOOPS: tuple[Stage, ...] = (
-    # Every stablehlo.sort and stablehlo.while, which upstream does not
-    # lower, as torch-mlir's tm_tensor.sort (bufferized below) and scf.while.
+    # CHLO (JAX's top_k) as StableHLO; every stablehlo.sort and
+    # stablehlo.while, which upstream does not lower, as torch-mlir's
+    # tm_tensor.sort (bufferized below) and scf.while.
+    Upstream("func.func(chlo-legalize-to-stablehlo)"),
     GmxPass(gmx_lower_stablehlo_sort.PASS),
     GmxPass(gmx_lower_stablehlo_while.PASS),
     # What is left of StableHLO (everything but its raised gathers) becomes
