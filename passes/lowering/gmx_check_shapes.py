@@ -26,6 +26,7 @@ from __future__ import annotations
 from gmx.dialect.mlir import ir
 
 from ..registry import PassInfo, add_python_pass
+from ..walking import ops_named
 from .gmx_report_asserts import ASSERT, VERIFICATION_PREFIX, assert_message
 
 RUNTIME_VERIFICATION = "generate-runtime-verification{verbose-level=0}"
@@ -39,18 +40,10 @@ def is_shape_check(message: str) -> bool:
 
 def keep_shape_checks(module) -> None:
     """Erase every assert runtime verification made but the shape checks."""
-    dropped = []
-
-    def collect(op):
-        if op.name == ASSERT:
-            message = ir.StringAttr(op.attributes["msg"]).value
-            if message.startswith(VERIFICATION_PREFIX) and not is_shape_check(message):
-                dropped.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
-    for op in dropped:
-        op.erase()
+    for op in ops_named(module, ASSERT):
+        message = ir.StringAttr(op.attributes["msg"]).value
+        if message.startswith(VERIFICATION_PREFIX) and not is_shape_check(message):
+            op.erase()
 
 
 def _build(pm, options) -> None:

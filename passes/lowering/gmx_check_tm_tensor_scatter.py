@@ -41,6 +41,7 @@ from .folding import Constants, Folded, Folder
 from .gather_builder import and_reduction, true_flag
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
 from ..registry import PassInfo, add_python_pass
+from ..walking import ops_named
 
 SCATTER = "tm_tensor.scatter"
 
@@ -112,14 +113,7 @@ def guard_scatter(op, site: int, fold: Folder) -> None:
 def check_tm_tensor_scatters(module) -> None:
     """Guard every tm_tensor.scatter of `module` (module docstring). Its
     verifier makes it checkable: ranked tensors, indices `N x k`."""
-    scatters = []
-
-    def collect(op):
-        if op.name == SCATTER:
-            scatters.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
+    scatters = ops_named(module, SCATTER)
     sites = error_sites(module)
     constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
     for op in scatters:

@@ -40,6 +40,7 @@ from gmx.dialect.mlir import arith, ir
 
 from ..registry import PassInfo, Refused, add_python_pass
 from ..views import defining_op
+from ..walking import ops_named
 
 SORT = "stablehlo.sort"
 TM_SORT = "tm_tensor.sort"
@@ -181,16 +182,8 @@ def sort_as_tm_tensor(op) -> None:
 def lower_stablehlo_sort(module) -> None:
     """Every stablehlo.sort of `module` as a tm_tensor.sort; PassFailed,
     errors emitted, for each comparator that has an op left out."""
-    sorts = []
-
-    def collect(op):
-        if op.name == SORT:
-            sorts.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
     failed = 0
-    for op in sorts:
+    for op in ops_named(module, SORT):
         try:
             sort_as_tm_tensor(op)
         except Unsupported as error:

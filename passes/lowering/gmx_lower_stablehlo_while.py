@@ -32,6 +32,7 @@ from __future__ import annotations
 from gmx.dialect.mlir import ir, scf, tensor
 
 from ..registry import PassInfo, add_python_pass
+from ..walking import ops_named
 
 WHILE = "stablehlo.while"
 
@@ -62,15 +63,7 @@ def while_as_scf(op) -> None:
 
 def lower_stablehlo_while(module) -> None:
     """Every stablehlo.while of `module`, innermost first, as scf.while."""
-    loops = []
-
-    def collect(op):
-        if op.name == WHILE:
-            loops.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect, ir.WalkOrder.POST_ORDER)
-    for op in loops:
+    for op in ops_named(module, WHILE, post_order=True):
         while_as_scf(op)
 
 

@@ -193,21 +193,29 @@ UNCHECKABLE = {
 }
 
 
-def require_checkable_indices(module) -> None:
-    """Checked mode: an op of UNCHECKABLE would be lowered by upstream
-    without a bounds check. Each one is a located error (PassFailed)."""
-    found = []
+def _refuse(module, reason: Callable[[ir.Operation], str | None]) -> None:
+    """A located error for each op of `module` that `reason` gives a
+    message for; Refused if there was any."""
+    refused = []
 
     def collect(op):
-        if op.name in UNCHECKABLE:
-            found.append((op.name, op.location))
+        message = reason(op.operation)
+        if message is not None:
+            refused.append((op.location, message))
         return ir.WalkResult.ADVANCE
 
     module.walk(collect)
-    for name, location in found:
-        location.emit_error(f"{UNCHECKABLE[name]} (lower with checked=false to run it unchecked)")
-    if found:
-        raise Refused(f"{len(found)} op(s) with unchecked indices")
+    for location, message in refused:
+        location.emit_error(message)
+    if refused:
+        raise Refused(f"{len(refused)} op(s) refused")
+
+
+def require_checkable_indices(module) -> None:
+    """Checked mode: an op of UNCHECKABLE would be lowered by upstream
+    without a bounds check. Each one is a located error (Refused)."""
+    _refuse(module, lambda op: f"{UNCHECKABLE[op.name]} (lower with checked=false to run it unchecked)"
+            if op.name in UNCHECKABLE else None)
 
 
 # Dialects none of whose ops may be left once the program is on tensors
@@ -226,18 +234,14 @@ def require_tensor_level(module) -> None:
     """Every op of a CONVERTED_BY dialect still there has no lowering:
     each is a located error naming it and what does not lower it
     (Refused), instead of an "op was not bufferized" later."""
-    left = []
 
-    def collect(op):
-        if op.name.split(".", 1)[0] in CONVERTED_BY:
-            left.append((op.name, op.location))
-        return ir.WalkResult.ADVANCE
+    def reason(op) -> str | None:
+        dialect = op.name.split(".", 1)[0]
+        if dialect not in CONVERTED_BY:
+            return None
+        return f"'{op.name}' has no lowering: {CONVERTED_BY[dialect]} do not lower it"
 
-    module.walk(collect)
-    for name, location in left:
-        location.emit_error(f"'{name}' has no lowering: {CONVERTED_BY[name.split('.', 1)[0]]} do not lower it")
-    if left:
-        raise Refused(f"{len(left)} op(s) with no lowering")
+    _refuse(module, reason)
 
 
 # --- the pipeline, declared once ----------------------------------------------

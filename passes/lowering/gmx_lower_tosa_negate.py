@@ -32,6 +32,7 @@ from gmx.dialect.mlir import ir, tosa
 
 from ..registry import PassInfo, add_python_pass
 from ..views import defining_op
+from ..walking import ops_named
 
 NEGATE = "tosa.negate"
 # The one integer width with zero points (TOSA's quantized int8).
@@ -86,15 +87,7 @@ def negate_as_subtraction(op) -> bool:
 
 def lower_tosa_negate(module) -> None:
     """Rewrite every plain integer negate (module docstring)."""
-    negates = []
-
-    def collect(op):
-        if op.name == NEGATE:
-            negates.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
-    for op in negates:
+    for op in ops_named(module, NEGATE):
         negate_as_subtraction(op)
 
 

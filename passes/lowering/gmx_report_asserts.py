@@ -39,6 +39,7 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, func, ir, scf, tensor
 
 from ..registry import PassInfo, add_python_pass
+from ..walking import ops_named
 from .folding import Constants
 from .runtime_abi import (
     SHAPE_ERROR_ASSERT,
@@ -132,14 +133,7 @@ def guard(op, site: int, number: int, constants: Constants) -> None:
 
 def report_asserts(module) -> None:
     """Guard every cf.assert of `module`, in program order (module docstring)."""
-    asserts = []
-
-    def collect(op):
-        if op.name == ASSERT:
-            asserts.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
+    asserts = ops_named(module, ASSERT)
     if not asserts:
         return
     sites, messages = error_sites(module), assert_messages(module)

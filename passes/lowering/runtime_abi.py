@@ -66,29 +66,34 @@ DESTINATION_ALIGNMENT = 64  # bytes
 MEMREF_COPY_FN = "memrefCopy"
 
 
+def _strings(module, name: str) -> list[str]:
+    """The module's string array attribute `name`, empty when absent."""
+    if name not in module.attributes:
+        return []
+    return [ir.StringAttr(s).value for s in ir.ArrayAttr(module.attributes[name])]
+
+
+def _set_strings(module, name: str, strings: Sequence[str]) -> None:
+    module.attributes[name] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in strings])
+
+
 def error_sites(module) -> list[str]:
     """The `file:line:col` of each lowered gather, by site number."""
-    attributes = module.attributes
-    if ERROR_SITES_ATTR not in attributes:
-        return []
-    return [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes[ERROR_SITES_ATTR])]
+    return _strings(module, ERROR_SITES_ATTR)
 
 
 def set_error_sites(module, sites: Sequence[str]) -> None:
     """Record the sites (`file:line:col` by site number) on the module."""
-    module.attributes[ERROR_SITES_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in sites])
+    _set_strings(module, ERROR_SITES_ATTR, sites)
 
 
 def assert_messages(module) -> list[str]:
     """The messages of the reported asserts, by number."""
-    attributes = module.attributes
-    if ASSERT_MESSAGES_ATTR not in attributes:
-        return []
-    return [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes[ASSERT_MESSAGES_ATTR])]
+    return _strings(module, ASSERT_MESSAGES_ATTR)
 
 
 def set_assert_messages(module, messages: Sequence[str]) -> None:
-    module.attributes[ASSERT_MESSAGES_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(m) for m in messages])
+    _set_strings(module, ASSERT_MESSAGES_ATTR, messages)
 
 
 def declare_error_callbacks(module) -> None:
