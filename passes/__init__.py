@@ -60,10 +60,10 @@ def _gmx_lower_stablehlo_sort() -> PassInfo:
     return gmx_lower_stablehlo_sort.PASS
 
 
-def _gmx_lower_stablehlo_while() -> PassInfo:
-    from .lowering import gmx_lower_stablehlo_while
+def _gmx_lower_stablehlo_control_flow() -> PassInfo:
+    from .lowering import gmx_lower_stablehlo_control_flow
 
-    return gmx_lower_stablehlo_while.PASS
+    return gmx_lower_stablehlo_control_flow.PASS
 
 
 def _gmx_check_tm_tensor_scatter() -> PassInfo:
@@ -124,7 +124,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-check-tm-tensor-scatter": _gmx_check_tm_tensor_scatter,
         "gmx-report-asserts": _gmx_report_asserts,
         "gmx-lower-stablehlo-sort": _gmx_lower_stablehlo_sort,
-        "gmx-lower-stablehlo-while": _gmx_lower_stablehlo_while,
+        "gmx-lower-stablehlo-control-flow": _gmx_lower_stablehlo_control_flow,
         "gmx-bufferize-tm-tensor": _gmx_bufferize_tm_tensor,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }

@@ -178,8 +178,8 @@ def test_scf_while_carrying_tensors_runs():
     np.testing.assert_array_equal(compile(text)(x, np.array(3, np.int32)), x ** 8)
 
 
-@pytest.mark.parametrize("name", ["fori_loop", "while_loop"])
-def test_jax_loops_equal_jax(name):
+@pytest.mark.parametrize("name", ["fori_loop", "while_loop", "cond"])
+def test_jax_control_flow_equals_jax(name):
     jax = pytest.importorskip("jax")
     from gmx.runtime import compile
     from gmx.tools.experiments.frontends import jax_to_stablehlo
@@ -187,6 +187,7 @@ def test_jax_loops_equal_jax(name):
     functions = {
         "fori_loop": lambda a: jax.lax.fori_loop(0, 3, lambda i, acc: acc * 2 + a[i], a),
         "while_loop": lambda a: jax.lax.while_loop(lambda s: s[1] < 10, lambda s: (s[0] + a, s[1] + 3), (a, 0))[0],
+        "cond": lambda a: jax.lax.cond(a[0] > 1, lambda v: v * 2, lambda v: v - 1, a),
     }
     x = np.array([0.5, 1.0, 2.0, 3.0], np.float32)
     np.testing.assert_array_equal(compile(jax_to_stablehlo(functions[name], [x]))(x), np.asarray(functions[name](jax.numpy.asarray(x))))

@@ -47,8 +47,8 @@ from . import (
     gmx_check_shapes,
     gmx_check_tm_tensor_scatter,
     gmx_destination_passing,
+    gmx_lower_stablehlo_control_flow,
     gmx_lower_stablehlo_sort,
-    gmx_lower_stablehlo_while,
     gmx_lower_tosa_negate,
     gmx_prefetch_rows,
     gmx_report_asserts,
@@ -200,9 +200,10 @@ def _refuse(module, reason: Callable[[ir.Operation], str | None]) -> None:
 
     def collect(op):
         message = reason(op.operation)
-        if message is not None:
-            refused.append((op.location, message))
-        return ir.WalkResult.ADVANCE
+        if message is None:
+            return ir.WalkResult.ADVANCE
+        refused.append((op.location, message))
+        return ir.WalkResult.SKIP  # its nested ops are refused with it
 
     module.walk(collect)
     for location, message in refused:
@@ -221,7 +222,7 @@ def require_checkable_indices(module) -> None:
 # Dialects none of whose ops may be left once the program is on tensors
 # alone (before bufferization), and what should have lowered them.
 CONVERTED_BY = {
-    "stablehlo": "upstream's stablehlo-legalize-to-linalg, gmx-lower-stablehlo-sort and gmx-lower-stablehlo-while",
+    "stablehlo": "upstream's stablehlo-legalize-to-linalg, gmx-lower-stablehlo-sort and gmx-lower-stablehlo-control-flow",
     "chlo": "upstream's chlo-legalize-to-stablehlo",
     "tosa": "upstream's tosa-to-linalg, tosa-to-tensor, tosa-to-arith and tosa-to-scf",
     "torch": "nothing here (export with output_type tosa, linalg-on-tensors or stablehlo)",
@@ -284,12 +285,12 @@ TO_LINALG: tuple[Stage, ...] = (
 
 # Everything on tensors becomes loops on memrefs (structured control flow).
 TO_LOOPS: tuple[Stage, ...] = (
-    # CHLO (JAX's top_k) as StableHLO; every stablehlo.sort and
-    # stablehlo.while, which upstream does not lower, as torch-mlir's
-    # tm_tensor.sort (bufferized below) and scf.while.
+    # CHLO (JAX's top_k) as StableHLO; every stablehlo.sort and control
+    # flow op, which upstream does not lower, as torch-mlir's tm_tensor.sort
+    # (bufferized below) and scf.
     Upstream("func.func(chlo-legalize-to-stablehlo)"),
     GmxPass(gmx_lower_stablehlo_sort.PASS),
-    GmxPass(gmx_lower_stablehlo_while.PASS),
+    GmxPass(gmx_lower_stablehlo_control_flow.PASS),
     # What is left of StableHLO (everything but its raised gathers) becomes
     # linalg, tensor and arith on tensors; upstream's stablehlo.gather
     # lowering clamps, so one left unraised runs as StableHLO defines it.

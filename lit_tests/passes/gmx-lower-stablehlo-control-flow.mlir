@@ -1,4 +1,4 @@
-// RUN: gmx-opt %s --split-input-file --gmx-lower-stablehlo-while | FileCheck %s
+// RUN: gmx-opt %s --split-input-file --gmx-lower-stablehlo-control-flow | FileCheck %s
 // RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm | FileCheck %s --check-prefix=LOWERED
 // LOWERED-NOT: stablehlo.
 // LOWERED-NOT: scf.
@@ -65,11 +65,58 @@ func.func @test_nested(%x: tensor<i64>) -> tensor<i64> {
 
 // -----
 
-// Negative: no stablehlo.while, nothing changes.
-// CHECK-LABEL: func.func @test_no_while
+// JAX's cond: stablehlo.case on an i32 as scf.index_switch, the last
+// branch the default (StableHLO runs it for any index out of range).
+// CHECK-LABEL: func.func @test_case
+// CHECK: %[[I:.*]] = tensor.extract %arg1[] : tensor<i32>
+// CHECK: %[[X:.*]] = arith.index_cast %[[I]] : i32 to index
+// CHECK: %[[R:.*]] = scf.index_switch %[[X]] -> tensor<4xf32>
+// CHECK: case 0 {
+// CHECK: %[[S:.*]] = stablehlo.subtract
+// CHECK: scf.yield %[[S]] : tensor<4xf32>
+// CHECK: default {
+// CHECK: %[[M:.*]] = stablehlo.multiply
+// CHECK: scf.yield %[[M]] : tensor<4xf32>
+// CHECK-NOT: stablehlo.case
+// CHECK: return %[[R]]
+func.func @test_case(%x: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
+  %r = "stablehlo.case"(%i) ({
+    %s = stablehlo.subtract %x, %x : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }, {
+    %m = stablehlo.multiply %x, %x : tensor<4xf32>
+    stablehlo.return %m : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// stablehlo.if as scf.if on the extracted predicate.
+// CHECK-LABEL: func.func @test_if
+// CHECK: %[[P:.*]] = tensor.extract %arg1[] : tensor<i1>
+// CHECK: scf.if %[[P]] -> (tensor<4xf32>) {
+// CHECK: stablehlo.add
+// CHECK: } else {
+// CHECK: scf.yield %arg0 : tensor<4xf32>
+// CHECK-NOT: stablehlo.if
+func.func @test_if(%x: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  %r = "stablehlo.if"(%p) ({
+    %a = stablehlo.add %x, %x : tensor<4xf32>
+    stablehlo.return %a : tensor<4xf32>
+  }, {
+    stablehlo.return %x : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Negative: no control flow, nothing changes.
+// CHECK-LABEL: func.func @test_no_control_flow
 // CHECK-NEXT: stablehlo.add
-// CHECK-NOT: scf.while
-func.func @test_no_while(%x: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NOT: scf.
+func.func @test_no_control_flow(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %x, %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
