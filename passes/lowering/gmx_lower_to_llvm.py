@@ -11,16 +11,26 @@ Every `tensor.gather`, which no upstream pass lowers, is raised in the same
 stage (raise-tensor-gather) and so lowered as gmx.
 
 Every tosa.scatter becomes upstream's tosa-to-scf loops; checked, behind
-gmx-check-scatter-indices, since those loops write unchecked indices.
+gmx-check-scatter-indices, since those loops write unchecked indices (and
+torch-mlir's tm_tensor.scatter behind gmx-check-tm-tensor-scatter).
 
-Every other stage but convert-gmx-to-linalg, gmx-stream-row-copies and gmx-prefetch-rows is upstream. Function
-boundaries bufferize to identity-layout memrefs and results are owned by the caller (the ownership-
-based deallocation pipeline clones what a function does not own), so a
-caller can free each returned buffer once. Nothing here emits calls into
-MLIR's runner-utils library, which this build's ExecutionEngine lacks.
-Public functions are prepared first and their arguments marked noalias
-last (`entry_points`); half-precision values that are only copied are
-copied as integers, bit for bit (`exact_moves`).
+Beyond gathers: StableHLO's sort and control flow (gmx-lower-stablehlo-sort,
+-control-flow), CHLO, torch-mlir's TMTensor ops (gmx-bufferize-tm-tensor,
+tm-tensor-to-loops), integer tosa.negate (gmx-lower-tosa-negate), arith and
+math on tensors, loops carrying tensors. An op of a frontend dialect left
+before bufferization is a located error naming it (gmx-require-tensor-level).
+Every cf.assert reports to the runtime instead of aborting
+(gmx-report-asserts); checked, the sizes ops require equal are asserted
+(gmx-check-shapes).
+
+Function boundaries bufferize to identity-layout memrefs and results are
+owned by the caller (the ownership-based deallocation pipeline clones what
+a function does not own), so a caller can free each returned buffer once.
+Nothing here emits calls into MLIR's runner-utils library, which this
+build's ExecutionEngine lacks. Public functions are prepared first and
+their arguments marked noalias last (`entry_points`); half-precision
+values that are only copied are copied as integers, bit for bit
+(`exact_moves`).
 
 The pipeline is declared once, as data: `TO_LINALG`, `TO_LOOPS` and
 `TO_LLVM` list its stages in order, each an upstream pipeline element
@@ -152,11 +162,6 @@ class GmxPass:
     def values(self, options: LowerOptions) -> dict[str, bool]:
         return self.info.option_values(self.options(options))
 
-    def spelled(self, options: LowerOptions) -> str:
-        """`convert-gmx-to-linalg{checked=false}`, as a pipeline element."""
-        text = self.info.spell(self.options(options))
-        return self.info.argument + (f"{{{text}}}" if text else "")
-
     @property
     def name(self) -> str:
         return self.info.argument
@@ -220,27 +225,26 @@ def require_checkable_indices(module) -> None:
 
 
 # Dialects none of whose ops may be left once the program is on tensors
-# alone (before bufferization), and what should have lowered them.
-CONVERTED_BY = {
-    "stablehlo": "upstream's stablehlo-legalize-to-linalg, gmx-lower-stablehlo-sort and gmx-lower-stablehlo-control-flow",
-    "chlo": "upstream's chlo-legalize-to-stablehlo",
-    "tosa": "upstream's tosa-to-linalg, tosa-to-tensor, tosa-to-arith and tosa-to-scf",
-    "torch": "nothing here (export with output_type tosa, linalg-on-tensors or stablehlo)",
-    "torch_c": "nothing here (export with output_type tosa, linalg-on-tensors or stablehlo)",
-    "gmx": "convert-gmx-to-linalg",
+# alone (before bufferization), and why one that is has no lowering.
+NO_LOWERING = {
+    "stablehlo": "upstream's stablehlo-legalize-to-linalg, gmx-lower-stablehlo-sort and "
+    "gmx-lower-stablehlo-control-flow leave it",
+    "chlo": "upstream's chlo-legalize-to-stablehlo leaves it",
+    "tosa": "upstream's tosa-to-linalg, tosa-to-tensor, tosa-to-arith and tosa-to-scf leave it",
+    "torch": "gmx lowers no torch dialect op (export with output_type tosa, linalg-on-tensors or stablehlo)",
+    "torch_c": "gmx lowers no torch dialect op (export with output_type tosa, linalg-on-tensors or stablehlo)",
+    "gmx": "convert-gmx-to-linalg leaves it",
 }
 
 
 def require_tensor_level(module) -> None:
-    """Every op of a CONVERTED_BY dialect still there has no lowering:
-    each is a located error naming it and what does not lower it
-    (Refused), instead of an "op was not bufferized" later."""
+    """Every op of a NO_LOWERING dialect still there has no lowering:
+    each is a located error naming it and why (Refused), instead of an
+    "op was not bufferized" later."""
 
     def reason(op) -> str | None:
-        dialect = op.name.split(".", 1)[0]
-        if dialect not in CONVERTED_BY:
-            return None
-        return f"'{op.name}' has no lowering: {CONVERTED_BY[dialect]} do not lower it"
+        why = NO_LOWERING.get(op.name.split(".", 1)[0])
+        return None if why is None else f"'{op.name}' has no lowering: {why}"
 
     _refuse(module, reason)
 
