@@ -30,7 +30,7 @@ from gmx.dialect.gmx import gather_multiaxis, infer_result_type, is_index_elemen
 from gmx.dialect.mlir import arith, ir, stablehlo, tensor
 from gmx.dialect.shapes import GatherShapeError
 
-from .gather_spec import NoMatch, require
+from ..patterns import NoMatch, pattern, require
 from ..dynamic_views import emit_view_of, unit_view_groups, view_groups
 from ..views import VIEW_OPS, defining_op, op_name
 
@@ -609,6 +609,6 @@ def raise_jax_fill_gather(op, rewriter):
 
 
 PATTERNS = (
-    (GATHER, raise_stablehlo_gather),
-    ("stablehlo.select", raise_jax_fill_gather),
+    pattern(raise_stablehlo_gather, GATHER),
+    pattern(raise_jax_fill_gather, "stablehlo.select"),
 )
