@@ -67,7 +67,7 @@ class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure
 
     @property
     def axes_list(self) -> list[int]:
-        return list(ir.DenseI64ArrayAttr(self.attributes["axes"]))
+        return read_axes(self)
 
     def verify_invariants(self) -> bool:
         message = self._violation()
@@ -178,6 +178,11 @@ def mode_violation(attributes, element_type) -> str | None:
             f"(e.g. {_fill_example(element_type)}), got {fill}"
         )
     return None
+
+
+def read_axes(op) -> list[int]:
+    """The axes of a verified gmx op (an OpView or Operation)."""
+    return list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
 
 
 def read_mode(op) -> tuple[Mode, int | float | bool | None]:

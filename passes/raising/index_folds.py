@@ -4,15 +4,16 @@ absorb-floor-modulo (floor-modulo arithmetic becomes wrap mode)."""
 
 from __future__ import annotations
 
-from gmx.dialect.gmx import OP_NAME, gather_multiaxis, read_mode
+from gmx.dialect.gmx import OP_NAME, read_axes, read_mode
 from gmx.dialect.mlir import ir
 from gmx.dialect.modes import Mode
 
 from .gather_spec import current_form, spec_of_gmx
 from .index_values import elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
+from .raised_gather import RaisedGather, Viewed, emit_gather
 from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec
 from ..patterns import pattern, require
-from ..views import defining_op, emit_view, static_shape_of, strip_views
+from ..views import defining_op, static_shape_of, strip_views
 
 
 # --- simplify-indices ---------------------------------------------------------------------------------
@@ -84,7 +85,7 @@ def absorb_floor_modulo(op, rewriter):
     mode, _ = read_mode(op)
     require(mode in (Mode.RAISE, Mode.WRAP), f'mode "{mode}"')
     x, indices = op.operands[0], op.operands[1]
-    axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
+    axes = read_axes(op)
     input_shape = static_shape_of(x)
     require(bool(axes) and input_shape is not None, "no axes, or a dynamic input")
     sizes = {input_shape[a] for a in axes}
@@ -94,8 +95,8 @@ def absorb_floor_modulo(op, rewriter):
     require(leaf is not None, f"the indices are not a floor modulo by the axis size {size}")
     shape = static_shape_of(indices)
     with rewriter.ip, op.location:
-        wide = emit_view(leaf, shape) if static_shape_of(leaf) != shape else leaf
-        value = gather_multiaxis(x, wide, axes, mode=Mode.WRAP)
+        value = emit_gather(RaisedGather(Viewed(x), Viewed(leaf, shape if static_shape_of(leaf) != shape else None),
+                                         axes, Mode.WRAP))
     rewriter.replace_op(op, [value])
     return False
 
