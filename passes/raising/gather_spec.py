@@ -34,7 +34,7 @@ from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 from .index_values import constant_value, integer_width, splat_value
 from .raised_gather import RaisedGather, Viewed, emit_gather
 from ..patterns import NoMatch, require
-from ..views import defining_op, emit_view, merge_groups, op_name, static_shape_of, strip_views, tensor_type
+from ..views import defining_op, emit_view, merge_groups, static_shape_of, strip_views, tensor_type
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,10 @@ from dataclasses import dataclass, replace
 
 from gmx.dialect.gmx import infer_result_type, is_index_element_type, mlir_shape, static_shape
 from gmx.dialect.mlir import arith, ir, stablehlo, tensor
+from gmx.dialect.modes import Mode
 from gmx.dialect.shapes import GatherShapeError
 
+from .index_values import constant_value
 from .raised_gather import RaisedGather, Viewed, emit_gather
 from ..patterns import NoMatch, pattern, require
 from ..views import VIEW_OPS, can_view, defining_op, emit_view, op_name, shape_of, unit_view_groups, view_groups
@@ -317,7 +319,7 @@ class Built:
     build: object  # () -> ir.Value
 
 
-def emit_gmx(op, read: ReadGather, rewriter, start: Built, mode: str, fill_value=None) -> ir.Value:
+def emit_gmx(op, read: ReadGather, rewriter, start: Built, mode: Mode, fill_value=None) -> ir.Value:
     """Build the gmx op computing `op`'s result (`read` its reading, `start`
     its start indices) in `mode`, reshaped and cast to the op's result type.
     NoMatch, before anything is built, when gmx cannot express it."""
@@ -397,33 +399,40 @@ def raise_stablehlo_gather(op, rewriter):
     with op.location:
         require(fill_pattern(op) is None, "the gather of JAX's fill pattern (raise-jax-fill-gather)")
         read = read_gather(op)
-        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, _start(read), "clip")])
+        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, _start(read), Mode.CLIP)])
     return False
 
 
 # --- raise-jax-fill-gather -----------------------------------------------------------------
 
-def _constant(value: ir.Value) -> list | None:
-    """The values of a constant (under views and broadcasts of a scalar), flat, or None."""
+def _constant(value: ir.Value) -> list[int] | None:
+    """The integers a constant under StableHLO's reshapes and broadcasts (of
+    any shape, `?` dims too) holds, flat, as `index_values` evaluates them, or None."""
+    while op_name(value) in _VIEWS:
+        value = defining_op(value).operands[0]
+    array = constant_value(value)
+    return None if array is None else [int(v) for v in array.reshape(-1)]
+
+
+def _splat(value: ir.Value) -> int | None:
+    """The one integer of a constant broadcast from a scalar, or None."""
+    values = _constant(value)
+    return values[0] if values is not None and len(set(values)) == 1 else None
+
+
+def _fill_value(value: ir.Value):
+    """The number a splat constant (under reshapes and broadcasts) holds, or
+    None: JAX's fill value, of the gathered element type (a float too; the
+    integer evaluator `index_values` reads the index arithmetic)."""
     while op_name(value) in _VIEWS:
         value = defining_op(value).operands[0]
     if op_name(value) not in ("stablehlo.constant", "arith.constant"):
         return None
     attr = defining_op(value).attributes["value"]
-    if not isinstance(attr, ir.DenseElementsAttr):
+    if not isinstance(attr, ir.DenseElementsAttr) or not attr.is_splat:
         return None
-    if attr.is_splat:
-        splat = attr.get_splat_value()
-        return [splat.value] if isinstance(splat, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)) else None
-    if isinstance(attr, ir.DenseIntElementsAttr):
-        return [int(v) for v in attr]
-    return None
-
-
-def _splat(value: ir.Value):
-    """The one value of a constant broadcast from a scalar, or None."""
-    values = _constant(value)
-    return values[0] if values is not None and len(set(values)) == 1 else None
+    splat = attr.get_splat_value()
+    return splat.value if isinstance(splat, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)) else None
 
 
 def _compare(value: ir.Value, direction: str) -> tuple | None:
@@ -445,7 +454,7 @@ def _in_bounds(mask: ir.Value, indices: ir.Value, uppers: list[int], ivd: int) -
         return False
     reduce = defining_op(mask)
     body = [o.name for o in reduce.regions[0].blocks[0].operations]
-    if (len(reduce.operands) != 2 or _splat(reduce.operands[1]) is not True or body[0] != "stablehlo.and"
+    if (len(reduce.operands) != 2 or _splat(reduce.operands[1]) != 1 or body[0] != "stablehlo.and"
             or list(ir.DenseI64ArrayAttr(reduce.attributes["dimensions"])) != [ivd]
             or op_name(reduce.operands[0]) != "stablehlo.and"):
         return False
@@ -523,7 +532,7 @@ def fill_pattern(gather) -> tuple | None:
     if len(uses) != 1 or uses[0].owner.name != "stablehlo.select" or uses[0].operand_number != 1:
         return None
     select = uses[0].owner
-    fill = _splat(select.operands[2])
+    fill = _fill_value(select.operands[2])
     dims, indices = gather_dims(gather), gather.operands[1]
     mask = _batch_mask(select.operands[0], dims, len(ranked_shape_of(gather.results[0])))
     if fill is None or mask is None:
@@ -570,7 +579,7 @@ def raise_jax_fill_gather(op, rewriter):
         read = replace(read_gather(gather), dims=gather_dims(gather), components=None)
         ivd = read.dims.index_vector_dim
         start = Built(ranked_shape_of(gather.operands[1]), lambda: _concat([r.build() for r in raws], ivd))
-        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, start, "fill", fill)])
+        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, start, Mode.FILL, fill)])
     return False
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gmx.dialect.modes import Mode, mode_rule
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
 from .dtypes import INDEX_DTYPES, random_data
@@ -117,12 +118,12 @@ class Variant:
     options: dict = field(default_factory=dict)  # option -> default value
     negative: bool = True  # the frontend accepts indices in [-size, size)
     index_dtypes: tuple[str, ...] = ("i32", "i64")
-    mode: str | None = None  # gmx's out-of-range mode of the frontend's gather (None: "raise")
+    mode: Mode | None = None  # gmx's out-of-range mode of the frontend's gather (None: the default)
 
     @property
     def fill_value(self):
-        """The value an index outside the axis yields in mode "fill", else None."""
-        return MODE_FILL_VALUE if self.mode == "fill" else None
+        """The value an index outside the axis yields where the mode takes one, else None."""
+        return MODE_FILL_VALUE if mode_rule(self.mode).takes_fill_value else None
 
     # -- how frontends spell it ---------------------------------------------------
     def frontends(self) -> tuple[str, ...]:
@@ -625,22 +626,22 @@ class TakeMode(Variant):
         off_axis = [m for d, m in enumerate(s.indices_shape) if d != s.axis_index]
         if any(m != 1 for m in off_axis):
             raise StudyError(f"{self.name}: indices must have size 1 off the axis {s.axis_index}, got {fmt_dims(s.indices_shape)}")
-        if self.indexed_size(s) == 0 and self.mode != "fill":
+        if self.indexed_size(s) == 0 and mode_rule(self.mode).empty_axis_is_error:
             raise StudyError(f"{self.name}: the axis {s.axis_index} has size 0: every index is out of bounds")
 
     def expression(self, s):
-        fill = f", fill_value={MODE_FILL_VALUE}" if self.mode == "fill" else ""
-        return f'gmx.gather_multiaxis(x, idx, axes=[{s.axis_index}], mode="{self.mode}"{fill})'
+        fill = f", fill_value={MODE_FILL_VALUE}" if self.fill_value is not None else ""
+        return f'gmx.gather_multiaxis(x, idx, axes=[{s.axis_index}], mode="{self.mode.value}"{fill})'
 
     def numpy_expression(self, s):
-        if self.mode == "fill":
+        if self.fill_value is not None:
             return f"np.where(valid, np.take(x, where(valid, wrapped, 0), axis={s.axis}), {MODE_FILL_VALUE})"
-        return f'np.take(x, idx.reshape(-1), axis={s.axis}, mode="{self.mode}")'
+        return f'np.take(x, idx.reshape(-1), axis={s.axis}, mode="{self.mode.value}")'
 
     def numpy_fn(self, s):
         axis, size = s.axis_index, self.indexed_size(s)
-        if self.mode != "fill":
-            return lambda x, idx: np.take(x, idx.reshape(-1).astype(np.int64), axis=axis, mode=self.mode)
+        if self.fill_value is None:
+            return lambda x, idx: np.take(x, idx.reshape(-1).astype(np.int64), axis=axis, mode=self.mode.value)
 
         def fill(x, idx):
             wide = idx.reshape(-1).astype(np.int64)
@@ -662,9 +663,9 @@ class TakeMode(Variant):
 
         def take(x, idx):
             flat = idx.reshape(-1).to(torch.int64)
-            if self.mode == "wrap":
+            if self.mode is Mode.WRAP:
                 return torch.index_select(x, axis, torch.remainder(flat, size))
-            if self.mode == "clip":
+            if self.mode is Mode.CLIP:
                 return torch.index_select(x, axis, flat.clamp(0, size - 1))
             wrapped = torch.where(flat < 0, flat + size, flat)
             valid = (wrapped >= 0) & (wrapped < size)
@@ -678,12 +679,12 @@ class TakeMode(Variant):
     def onnx_graph(self, s):
         """Gather of the flattened indices after Mod (floor modulo for
         integers, fmod=0) or Clip; ONNX has no fill."""
-        if self.mode == "fill":
+        if self.fill_value is not None:
             return None
         size, dtype = self.indexed_size(s), INDEX_DTYPES[s.index_dtype]
         nodes = [("Constant", [], ["flat"], {"value": np.array([-1], np.int64)}),
                  ("Reshape", ["idx", "flat"], ["flat_idx"], {})]
-        if self.mode == "wrap":
+        if self.mode is Mode.WRAP:
             nodes += [("Constant", [], ["size"], {"value": np.array(size, dtype)}),
                       ("Mod", ["flat_idx", "size"], ["mapped"], {"fmod": 0})]
         else:
@@ -767,8 +768,8 @@ VARIANTS: dict[str, Variant] = {
         Embedding("embedding", "torch", BLOCK, (10, 4), (2, 3), negative=False),
         AdvancedIndex("advanced-index", "torch", MULTIAXIS, (4, 5, 6), (3,), {"pattern": ("i", ":", "j")}),
         Multiaxis("multiaxis", "gmx", MULTIAXIS, (4, 5, 6), (3, 1, 2), {"axes": (2, 0)}),
-        *(TakeMode(f"take-{mode}", "gmx", BLOCK, (4, 5, 6), (1, 3, 1), {"axis": 1}, mode=mode)
-          for mode in ("wrap", "clip", "fill")),
+        *(TakeMode(f"take-{mode.value}", "gmx", BLOCK, (4, 5, 6), (1, 3, 1), {"axis": 1}, mode=mode)
+          for mode in (Mode.WRAP, Mode.CLIP, Mode.FILL)),
     )
 }
 
