@@ -32,6 +32,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from gmx.dialect.errors import GmxError
+
 from .dtypes import onnx_type, to_torch
 
 TOSA_PIPELINE = (
@@ -40,7 +42,7 @@ TOSA_PIPELINE = (
 ONNX_OPSET = 17  # GatherND's batch_dims needs >= 12; torch-mlir's importer knows 17 well
 
 
-class FrontendError(Exception):
+class FrontendError(GmxError):
     """The frontend could not produce the program; the message is one line."""
 
 

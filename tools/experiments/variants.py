@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gmx.dialect.errors import GmxError
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
 from .dtypes import INDEX_DTYPES, random_data
@@ -51,7 +52,7 @@ def sweep_dims(n: int) -> tuple[int, int]:
     return n // c, c
 
 
-class StudyError(ValueError):
+class StudyError(GmxError, ValueError):
     """Options that do not fit the variant; the message says which and why."""
 
 
