@@ -186,7 +186,7 @@ DERIVED_AXES = {
     "take-along-axis": "[1]", "torch-gather": "[1]", "index-select": "[1]", "embedding": "[0]",
     "advanced-index": "[0, 2]", "multiaxis": "[2, 0]", "take-wrap": "[1]", "take-clip": "[1]", "take-fill": "[1]",
 }
-GMX_FRONTEND = ("multiaxis", "take-wrap", "take-clip", "take-fill")  # no unfused program
+GMX_FRONTEND = [name for name, v in VARIANTS.items() if v.frontend == "gmx"]  # no unfused program
 
 
 def markdown_tables(text: str) -> dict[str, list[dict[str, str]]]:

@@ -13,7 +13,9 @@ itself with torch-mlir, "onnx" imports one ONNX node (`onnx_node`), "gmx" is
 the op itself. `sweep_options(n)` gives shapes with exactly n output
 elements (n a multiple of SWEEP_UNIT) for `--all`, as r rows of c
 (`sweep_dims`): no dim of size 1, where frontends and the fusion take other
-paths.
+paths. `benchmarks` are the variant's gmx-bench benchmarks
+(`BenchmarkShapes`: fixed shapes, a full and a quick size), from which
+gmx-bench's suite is derived.
 
 Index values: eager torch.gather, index_select and embedding reject negative
 indices, so those use [0, size); ONNX, torch.take, take_along_dim, advanced
@@ -24,6 +26,7 @@ out-of-range `mode` (numpy.take's "wrap" and "clip", JAX's "fill") uses
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 from collections.abc import Callable
@@ -54,6 +57,31 @@ def sweep_dims(n: int) -> tuple[int, int]:
 
 class StudyError(GmxError, ValueError):
     """Options that do not fit the variant; the message says which and why."""
+
+
+class BenchmarkKind(enum.StrEnum):
+    """How a benchmarked gather reads, which says what it is compared with."""
+
+    ELEMENTWISE = "elementwise"  # one index per output element
+    BLOCK = "block"  # one index per row of >= 64 contiguous elements (compared with memcpy)
+    BROADCAST = "broadcast"  # indices broadcast against the data (peak memory is measured)
+
+
+Shapes = tuple[tuple[int, ...], tuple[int, ...]]  # (data shape, indices shape)
+
+
+@dataclass(frozen=True)
+class BenchmarkShapes:
+    """One gmx-bench benchmark of a variant: `full` (>= 4M outputs) and
+    `quick` (a smoke test) shapes, the variant's other options, and whether
+    the frontend program linearises the index (embedding's does not)."""
+
+    name: str
+    kind: BenchmarkKind
+    full: Shapes
+    quick: Shapes
+    options: dict = field(default_factory=dict)
+    linearised: bool = True
 
 
 @dataclass(frozen=True)
@@ -119,6 +147,7 @@ class Variant:
     negative: bool = True  # the frontend accepts indices in [-size, size)
     index_dtypes: tuple[str, ...] = ("i32", "i64")
     mode: str | None = None  # gmx's out-of-range mode of the frontend's gather (None: "raise")
+    benchmarks: tuple[BenchmarkShapes, ...] = ()  # gmx-bench's benchmarks of this variant
 
     @property
     def fill_value(self):
@@ -762,11 +791,29 @@ VARIANTS: dict[str, Variant] = {
         OnnxGatherElements("onnx-gather-elements", "onnx", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}),
         OnnxGatherND("onnx-gather-nd", "onnx", ND, (4, 5, 6), (3, 2), {"batch_dims": 0}, index_dtypes=("i64",)),
         Take("take", "torch", FLAT, (4, 5, 6), (3, 4), index_dtypes=("i64",)),
-        TakeAlongAxis("take-along-axis", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, index_dtypes=("i64",)),
-        TorchGather("torch-gather", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, negative=False),
-        IndexSelect("index-select", "torch", BLOCK, (4, 5, 6), (3,), {"axis": 1}, negative=False),
+        TakeAlongAxis("take-along-axis", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, index_dtypes=("i64",),
+                      benchmarks=(BenchmarkShapes("take_along_dim_bcast", BenchmarkKind.BROADCAST,
+                                                  ((256, 256, 64), (256, 256, 1)), ((8, 16, 4), (8, 12, 1)),
+                                                  {"axis": 1}),)),
+        TorchGather("torch-gather", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, negative=False,
+                    benchmarks=(BenchmarkShapes("gather_elements", BenchmarkKind.ELEMENTWISE,
+                                                ((256, 256, 64), (256, 256, 64)), ((8, 16, 4), (8, 12, 4)),
+                                                {"axis": 1}),)),
+        IndexSelect("index-select", "torch", BLOCK, (4, 5, 6), (3,), {"axis": 1}, negative=False,
+                    benchmarks=(BenchmarkShapes("index_select", BenchmarkKind.BLOCK,
+                                                ((50000, 256), (16384,)), ((100, 16), (64,)), {"axis": 0}),
+                                BenchmarkShapes("onnx_gather_axis1", BenchmarkKind.BLOCK,
+                                                ((64, 4096, 64), (1024,)), ((4, 32, 8), (16,)), {"axis": 1}))),
         Embedding("embedding", "torch", BLOCK, (10, 4), (2, 3), negative=False),
-        AdvancedIndex("advanced-index", "torch", MULTIAXIS, (4, 5, 6), (3,), {"pattern": ("i", ":", "j")}),
+        AdvancedIndex("advanced-index", "torch", MULTIAXIS, (4, 5, 6), (3,), {"pattern": ("i", ":", "j")},
+                      # an embedding as a lookup `w[idx]`: one plain row gather (torch-mlir
+                      # wraps negative indices first; F.embedding, the `embedding` variant, does not)
+                      benchmarks=(BenchmarkShapes("embedding", BenchmarkKind.BLOCK,
+                                                  ((50000, 128), (256, 128)), ((100, 8), (4, 6)),
+                                                  {"pattern": ("i",)}, linearised=False),
+                                  BenchmarkShapes("advanced", BenchmarkKind.ELEMENTWISE,
+                                                  ((64, 4096, 64), (1024,)), ((8, 32, 8), (16,)),
+                                                  {"pattern": ("i", ":", "j")}))),
         Multiaxis("multiaxis", "gmx", MULTIAXIS, (4, 5, 6), (3, 1, 2), {"axes": (2, 0)}),
         *(TakeMode(f"take-{mode}", "gmx", BLOCK, (4, 5, 6), (1, 3, 1), {"axis": 1}, mode=mode)
           for mode in ("wrap", "clip", "fill")),
