@@ -374,9 +374,10 @@ def test_links_into_the_doc_name_its_headings():
 
 
 # Notes that a clone does not have: the team's design notes beside the
-# repository and the proposal drafts the project started from.
+# repository, the proposal drafts the project started from, and the
+# numbered issues of a tracker outside it.
 OUTSIDE = re.compile(
-    r"\.\./shared|DESIGN\.md|\bseeds?[ /]0\d\d|\bseeds[/']|\bseed's|\bseed (?:documents?|examples?)\b"
+    r"\.\./shared|DESIGN\.md|\bissue \d+\b|\bseeds?[ /]0\d\d|\bseeds[/']|\bseed's|\bseed (?:documents?|examples?)\b"
     r"|\b00\d_[0-9a-f]{16}\b",
     re.IGNORECASE,
 )

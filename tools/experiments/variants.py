@@ -26,7 +26,6 @@ out-of-range `mode` (numpy.take's "wrap" and "clip", JAX's "fill") uses
 
 from __future__ import annotations
 
-import enum
 import math
 import re
 from collections.abc import Callable
@@ -37,7 +36,9 @@ import numpy as np
 from gmx.dialect.errors import GmxError
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
+from .choices import Choice
 from .dtypes import INDEX_DTYPES, random_data
+from .frontends import Frontend
 
 # The equivalence classes of docs/semantics.md#equivalence-classes.
 ELEMENT = "single axis element gather"
@@ -59,7 +60,7 @@ class StudyError(GmxError, ValueError):
     """Options that do not fit the variant; the message says which and why."""
 
 
-class BenchmarkKind(enum.StrEnum):
+class BenchmarkKind(Choice):
     """How a benchmarked gather reads, which says what it is compared with."""
 
     ELEMENTWISE = "elementwise"  # one index per output element
@@ -101,7 +102,7 @@ class Study:
     dtype: str = "f32"
     index_dtype: str = "i64"
     seed: int = 0
-    frontend: str = ""  # how the program is spelled (`Variant.frontends`); make_study sets it
+    frontend: Frontend = Frontend.TOSA  # how the program is spelled (`Variant.frontends`); make_study sets it
 
     @property
     def rank(self) -> int:
@@ -155,11 +156,11 @@ class Variant:
         return MODE_FILL_VALUE if self.mode == "fill" else None
 
     # -- how frontends spell it ---------------------------------------------------
-    def frontends(self) -> tuple[str, ...]:
+    def frontends(self) -> tuple[Frontend, ...]:
         """The frontends (`frontends.FRONTENDS`) that spell this gather, its
         own first (the default): every variant has a torch expression, which
         torch-mlir exports as TOSA, StableHLO and linalg-on-tensors."""
-        own = {"torch": (), "onnx": ("onnx",), "gmx": ("gmx",)}[self.frontend]
+        own = {"torch": (), "onnx": (Frontend.ONNX,), "gmx": (Frontend.GMX,)}[self.frontend]
         return own + TORCH_FRONTENDS
 
     # -- arguments and inputs --------------------------------------------------
@@ -821,7 +822,7 @@ VARIANTS: dict[str, Variant] = {
 }
 
 # torch-mlir's output types, as gmx-study's --frontend names them
-TORCH_FRONTENDS = ("tosa", "stablehlo", "linalg")
+TORCH_FRONTENDS = (Frontend.TOSA, Frontend.STABLEHLO, Frontend.LINALG)
 
 OPTION_FLAGS = {"axis": "--axis", "axes": "--axes", "batch_dims": "--batch-dims", "pattern": "--pattern"}
 
@@ -841,6 +842,7 @@ def make_study(name: str, **given) -> Study:
     values = {"shape": variant.shape, "indices_shape": variant.indices_shape, **variant.options,
               "frontend": variant.frontends()[0]}
     values.update({k: v for k, v in given.items() if v is not None})
+    values["frontend"] = Frontend.parse(values["frontend"])  # one of variant.frontends(), as spelled
     study = Study(variant, **values)
     if study.index_dtype not in variant.index_dtypes:
         raise StudyError(
