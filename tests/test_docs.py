@@ -10,6 +10,10 @@
   not know fails, so no example in the doc goes unchecked.
 - Every `docs/semantics.md#<anchor>` in the repository names a heading, and
   no tracked file refers to notes a clone does not have.
+- The tables of docs/passes.md that the code says (passes, patterns) are
+  what it says now (`doc_tables.py`).
+
+The transcripts of README.md and docs/*.md are run by test_doc_transcripts.py.
 """
 
 from __future__ import annotations
@@ -391,3 +395,16 @@ def test_nothing_refers_outside_the_repository():
         if OUTSIDE.search(line)
     ]
     assert not found, "references to notes outside the repository:\n" + "\n".join(found)
+
+
+# --- the parts of docs/passes.md that the code says --------------------------------------
+
+
+def test_generated_tables_are_current():
+    """The pass and pattern tables of docs/passes.md are what the registry
+    and the pattern table give (`.venv/bin/python tests/doc_tables.py`
+    rewrites them)."""
+    from doc_tables import PASSES_DOC, regenerate
+
+    text = PASSES_DOC.read_text()
+    assert regenerate(text) == text, "docs/passes.md is stale: run .venv/bin/python tests/doc_tables.py"
