@@ -408,3 +408,35 @@ def test_generated_tables_are_current():
 
     text = PASSES_DOC.read_text()
     assert regenerate(text) == text, "docs/passes.md is stale: run .venv/bin/python tests/doc_tables.py"
+
+
+# --- links between README.md and docs/ ---------------------------------------------------
+
+MANUAL = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def headings(path: Path) -> set[str]:
+    lines, inside, found = path.read_text().splitlines(), False, set()
+    for line in lines:
+        inside ^= line.startswith("```")
+        if not inside and line.startswith("#"):
+            found.add(slug(line))
+    return found
+
+
+def test_links_between_the_docs_resolve():
+    """Every relative link of README.md and docs/*.md names a file of the
+    repository and, with `#anchor`, one of its headings."""
+    broken, count = [], 0
+    for doc in MANUAL:
+        for target in LINK.findall(doc.read_text()):
+            if re.match(r"[a-z]+://", target):
+                continue
+            count += 1
+            name, _, anchor = target.partition("#")
+            path = (doc.parent / name).resolve() if name else doc
+            if not path.exists() or (anchor and anchor not in headings(path)):
+                broken.append(f"{doc.relative_to(ROOT)}: {target}")
+    assert count >= 20
+    assert not broken, "links to nothing:\n" + "\n".join(broken)
