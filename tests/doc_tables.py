@@ -40,8 +40,14 @@ def _patterns() -> list[tuple[str, str, object]]:
     the order the driver tries them."""
     from gmx.passes.raising import gmx_canonicalize
 
-    return [(gmx_canonicalize.pattern_name(function), root, function)
-            for root, function in gmx_canonicalize.PATTERNS]
+    found = []
+    for entry in gmx_canonicalize.PATTERNS:
+        if hasattr(entry, "roots"):  # a pattern record: name, roots, function
+            found += [(entry.name, root, entry.function) for root in entry.roots]
+        else:  # a (root, function) pair, named after the function
+            root, function = entry
+            found.append((function.__name__.replace("_", "-"), root, function))
+    return found
 
 
 def pattern_rows() -> list[str]:
