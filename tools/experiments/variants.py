@@ -13,7 +13,9 @@ itself with torch-mlir, "onnx" imports one ONNX node (`onnx_node`), "gmx" is
 the op itself. `sweep_options(n)` gives shapes with exactly n output
 elements (n a multiple of SWEEP_UNIT) for `--all`, as r rows of c
 (`sweep_dims`): no dim of size 1, where frontends and the fusion take other
-paths.
+paths. `benchmarks` are the variant's gmx-bench benchmarks
+(`BenchmarkShapes`: fixed shapes, a full and a quick size), from which
+gmx-bench's suite is derived.
 
 Index values: eager torch.gather, index_select and embedding reject negative
 indices, so those use [0, size); ONNX, torch.take, take_along_dim, advanced
@@ -31,10 +33,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gmx.dialect.errors import GmxError
 from gmx.dialect.modes import Mode, mode_rule
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
+from .choices import Choice
 from .dtypes import INDEX_DTYPES, random_data
+from .frontends import Frontend
 
 # The equivalence classes of docs/semantics.md#equivalence-classes.
 ELEMENT = "single axis element gather"
@@ -52,8 +57,33 @@ def sweep_dims(n: int) -> tuple[int, int]:
     return n // c, c
 
 
-class StudyError(ValueError):
+class StudyError(GmxError, ValueError):
     """Options that do not fit the variant; the message says which and why."""
+
+
+class BenchmarkKind(Choice):
+    """How a benchmarked gather reads, which says what it is compared with."""
+
+    ELEMENTWISE = "elementwise"  # one index per output element
+    BLOCK = "block"  # one index per row of >= 64 contiguous elements (compared with memcpy)
+    BROADCAST = "broadcast"  # indices broadcast against the data (peak memory is measured)
+
+
+Shapes = tuple[tuple[int, ...], tuple[int, ...]]  # (data shape, indices shape)
+
+
+@dataclass(frozen=True)
+class BenchmarkShapes:
+    """One gmx-bench benchmark of a variant: `full` (>= 4M outputs) and
+    `quick` (a smoke test) shapes, the variant's other options, and whether
+    the frontend program linearises the index (embedding's does not)."""
+
+    name: str
+    kind: BenchmarkKind
+    full: Shapes
+    quick: Shapes
+    options: dict = field(default_factory=dict)
+    linearised: bool = True
 
 
 @dataclass(frozen=True)
@@ -73,7 +103,7 @@ class Study:
     dtype: str = "f32"
     index_dtype: str = "i64"
     seed: int = 0
-    frontend: str = ""  # how the program is spelled (`Variant.frontends`); make_study sets it
+    frontend: Frontend = Frontend.TOSA  # how the program is spelled (`Variant.frontends`); make_study sets it
 
     @property
     def rank(self) -> int:
@@ -119,6 +149,7 @@ class Variant:
     negative: bool = True  # the frontend accepts indices in [-size, size)
     index_dtypes: tuple[str, ...] = ("i32", "i64")
     mode: Mode | None = None  # gmx's out-of-range mode of the frontend's gather (None: the default)
+    benchmarks: tuple[BenchmarkShapes, ...] = ()  # gmx-bench's benchmarks of this variant
 
     @property
     def fill_value(self):
@@ -126,11 +157,11 @@ class Variant:
         return MODE_FILL_VALUE if mode_rule(self.mode).takes_fill_value else None
 
     # -- how frontends spell it ---------------------------------------------------
-    def frontends(self) -> tuple[str, ...]:
+    def frontends(self) -> tuple[Frontend, ...]:
         """The frontends (`frontends.FRONTENDS`) that spell this gather, its
         own first (the default): every variant has a torch expression, which
         torch-mlir exports as TOSA, StableHLO and linalg-on-tensors."""
-        own = {"torch": (), "onnx": ("onnx",), "gmx": ("gmx",)}[self.frontend]
+        own = {"torch": (), "onnx": (Frontend.ONNX,), "gmx": (Frontend.GMX,)}[self.frontend]
         return own + TORCH_FRONTENDS
 
     # -- arguments and inputs --------------------------------------------------
@@ -762,11 +793,29 @@ VARIANTS: dict[str, Variant] = {
         OnnxGatherElements("onnx-gather-elements", "onnx", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}),
         OnnxGatherND("onnx-gather-nd", "onnx", ND, (4, 5, 6), (3, 2), {"batch_dims": 0}, index_dtypes=("i64",)),
         Take("take", "torch", FLAT, (4, 5, 6), (3, 4), index_dtypes=("i64",)),
-        TakeAlongAxis("take-along-axis", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, index_dtypes=("i64",)),
-        TorchGather("torch-gather", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, negative=False),
-        IndexSelect("index-select", "torch", BLOCK, (4, 5, 6), (3,), {"axis": 1}, negative=False),
+        TakeAlongAxis("take-along-axis", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, index_dtypes=("i64",),
+                      benchmarks=(BenchmarkShapes("take_along_dim_bcast", BenchmarkKind.BROADCAST,
+                                                  ((256, 256, 64), (256, 256, 1)), ((8, 16, 4), (8, 12, 1)),
+                                                  {"axis": 1}),)),
+        TorchGather("torch-gather", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, negative=False,
+                    benchmarks=(BenchmarkShapes("gather_elements", BenchmarkKind.ELEMENTWISE,
+                                                ((256, 256, 64), (256, 256, 64)), ((8, 16, 4), (8, 12, 4)),
+                                                {"axis": 1}),)),
+        IndexSelect("index-select", "torch", BLOCK, (4, 5, 6), (3,), {"axis": 1}, negative=False,
+                    benchmarks=(BenchmarkShapes("index_select", BenchmarkKind.BLOCK,
+                                                ((50000, 256), (16384,)), ((100, 16), (64,)), {"axis": 0}),
+                                BenchmarkShapes("onnx_gather_axis1", BenchmarkKind.BLOCK,
+                                                ((64, 4096, 64), (1024,)), ((4, 32, 8), (16,)), {"axis": 1}))),
         Embedding("embedding", "torch", BLOCK, (10, 4), (2, 3), negative=False),
-        AdvancedIndex("advanced-index", "torch", MULTIAXIS, (4, 5, 6), (3,), {"pattern": ("i", ":", "j")}),
+        AdvancedIndex("advanced-index", "torch", MULTIAXIS, (4, 5, 6), (3,), {"pattern": ("i", ":", "j")},
+                      # an embedding as a lookup `w[idx]`: one plain row gather (torch-mlir
+                      # wraps negative indices first; F.embedding, the `embedding` variant, does not)
+                      benchmarks=(BenchmarkShapes("embedding", BenchmarkKind.BLOCK,
+                                                  ((50000, 128), (256, 128)), ((100, 8), (4, 6)),
+                                                  {"pattern": ("i",)}, linearised=False),
+                                  BenchmarkShapes("advanced", BenchmarkKind.ELEMENTWISE,
+                                                  ((64, 4096, 64), (1024,)), ((8, 32, 8), (16,)),
+                                                  {"pattern": ("i", ":", "j")}))),
         Multiaxis("multiaxis", "gmx", MULTIAXIS, (4, 5, 6), (3, 1, 2), {"axes": (2, 0)}),
         *(TakeMode(f"take-{mode.value}", "gmx", BLOCK, (4, 5, 6), (1, 3, 1), {"axis": 1}, mode=mode)
           for mode in (Mode.WRAP, Mode.CLIP, Mode.FILL)),
@@ -774,7 +823,7 @@ VARIANTS: dict[str, Variant] = {
 }
 
 # torch-mlir's output types, as gmx-study's --frontend names them
-TORCH_FRONTENDS = ("tosa", "stablehlo", "linalg")
+TORCH_FRONTENDS = (Frontend.TOSA, Frontend.STABLEHLO, Frontend.LINALG)
 
 OPTION_FLAGS = {"axis": "--axis", "axes": "--axes", "batch_dims": "--batch-dims", "pattern": "--pattern"}
 
@@ -794,6 +843,7 @@ def make_study(name: str, **given) -> Study:
     values = {"shape": variant.shape, "indices_shape": variant.indices_shape, **variant.options,
               "frontend": variant.frontends()[0]}
     values.update({k: v for k, v in given.items() if v is not None})
+    values["frontend"] = Frontend.parse(values["frontend"])  # one of variant.frontends(), as spelled
     study = Study(variant, **values)
     if study.index_dtype not in variant.index_dtypes:
         raise StudyError(
