@@ -54,7 +54,7 @@ class RaisedGather:
     input: Viewed
     indices: Viewed
     axes: Sequence[int]
-    mode: Mode | str | None = Mode.RAISE
+    mode: Mode = Mode.RAISE
     fill_value: object = None  # a number or a scalar attribute, in mode fill
     result: Viewed = AS_IS  # the view of the gmx result that replaces the gather
     result_type: ir.RankedTensorType | None = None  # a tensor.cast to it, where the view's type differs
