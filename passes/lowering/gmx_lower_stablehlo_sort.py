@@ -50,10 +50,6 @@ _SIGNED = {"EQ": "eq", "NE": "ne", "LT": "slt", "LE": "sle", "GT": "sgt", "GE": 
 _UNSIGNED = {"EQ": "eq", "NE": "ne", "LT": "ult", "LE": "ule", "GT": "ugt", "GE": "uge"}
 
 
-class Unsupported(Exception):
-    """A comparator op with no scalar lowering here."""
-
-
 def enum_word(attr: ir.Attribute) -> str:
     """`LT` for `#stablehlo<comparison_direction LT>`."""
     return str(attr).rstrip(">").split()[-1]
@@ -115,21 +111,22 @@ _SCALAR: dict[str, Callable[..., ir.Value]] = {
 }
 
 
-def _scalar_comparator(comparator: ir.Block, arguments: list[ir.Value]) -> ir.Value:
+def _scalar_comparator(comparator: ir.Block, arguments: list[ir.Value]) -> ir.Value | ir.Operation:
     """Build `comparator` on scalars at the insertion point, its block
-    arguments bound to `arguments`; its returned i1."""
+    arguments bound to `arguments`: its returned i1, or the first op it has
+    no scalar lowering for."""
     # (comparator value, scalar) pairs: Values compare equal, but a
     # result and the same value as an operand do not hash alike.
     values = list(zip(comparator.arguments, arguments))
 
-    def scalar(v: ir.Value) -> ir.Value:
+    def scalar(v: ir.Value) -> ir.Value | ir.Operation:
         found = next((s for c, s in values if c == v), None)
         if found is not None:
             return found
         # Defined above the comparator: a constant hoisted by a greedy rewrite.
         op = defining_op(v)
         if op is None or op.name != "stablehlo.constant":
-            raise Unsupported(op or comparator.owner)
+            return op or comparator.owner.operation
         values.append((v, _constant(op)))
         return values[-1][1]
 
@@ -137,20 +134,23 @@ def _scalar_comparator(comparator: ir.Block, arguments: list[ir.Value]) -> ir.Va
         if op.name == "stablehlo.return":
             return scalar(op.operands[0])
         build = _SCALAR.get(op.name)
-        if build is None:
-            raise Unsupported(op)
+        operands = [scalar(v) for v in op.operands]
+        unsupported = next((o for o in operands if isinstance(o, ir.Operation)), None)
+        if build is None or unsupported is not None:
+            return unsupported or op.operation
         with op.location:
-            values.append((op.results[0], build(op, [scalar(v) for v in op.operands])))
-    raise Unsupported(comparator.owner)
+            values.append((op.results[0], build(op, operands)))
+    return comparator.owner.operation
 
 
 def _element(t: ir.Type) -> ir.Type:
     return ir.ShapedType(t).element_type
 
 
-def sort_as_tm_tensor(op) -> None:
+def sort_as_tm_tensor(op) -> ir.Operation | None:
     """Replace the stablehlo.sort `op` by a tm_tensor.sort (module
-    docstring); Unsupported when its comparator has an op left out."""
+    docstring); None, or the comparator op it has no lowering for (`op`
+    then left as it was)."""
     operands = list(op.operands)
     elements = [_element(v.type) for v in operands]
     with ir.InsertionPoint(op), op.location:
@@ -168,26 +168,24 @@ def sort_as_tm_tensor(op) -> None:
         left, right = list(block.arguments)[0::2], list(block.arguments)[1::2]
         swapped = [v for pair in zip(right, left) for v in pair]  # (right, left) per operand
         with ir.InsertionPoint(block):
-            try:
-                right_less = _scalar_comparator(op.regions[0].blocks[0], swapped)
-            except Unsupported:
+            right_less = _scalar_comparator(op.regions[0].blocks[0], swapped)
+            if isinstance(right_less, ir.Operation):
                 sort.erase()
-                raise
+                return right_less
             ir.Operation.create("tm_tensor.yield", operands=[_not(right_less)])
     for old, new in zip(op.results, sort.results):
         old.replace_all_uses_with(new)
     op.erase()
+    return None
 
 
 def lower_stablehlo_sort(module) -> None:
-    """Every stablehlo.sort of `module` as a tm_tensor.sort; PassFailed,
+    """Every stablehlo.sort of `module` as a tm_tensor.sort; Refused,
     errors emitted, for each comparator that has an op left out."""
     failed = 0
     for op in ops_named(module, SORT):
-        try:
-            sort_as_tm_tensor(op)
-        except Unsupported as error:
-            unsupported = error.args[0]
+        unsupported = sort_as_tm_tensor(op)
+        if unsupported is not None:
             unsupported.location.emit_error(
                 f"{unsupported.name} in a stablehlo.sort comparator has no lowering "
                 f"(supported: {', '.join(sorted(_SCALAR))})"

@@ -26,23 +26,35 @@ from dataclasses import dataclass, field
 
 from gmx.dialect import OP_NAME, make_context
 from gmx.dialect.locations import error_text
-from gmx.dialect.mlir import ir
-from gmx.dialect.mlir import passmanager
+from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering, stages
 from gmx.passes.pipeline import add_element
-from gmx.runtime.lowering import lowering_options
 from gmx.passes.views import VIEW_OPS, defining_op
+from gmx.runtime.lowering import lowering_options
 
+from ..experiments.choices import Choice
 from ..experiments.pipelines import count_ops
 
 ELIDE = 16  # constants with more elements print as dense_resource<__elided__> / "..."
 CONSTANTS = ("tosa.const", "tosa.const_shape", "arith.constant")
-STAGE_KEYS = ("frontend", "fused", "linalg", "loops", "unfused-loops")
+
+
+class StageKey(Choice):
+    """A stage of the lowering (gmx-study --stages), in order."""
+
+    FRONTEND = "frontend"
+    FUSED = "fused"
+    LINALG = "linalg"
+    LOOPS = "loops"
+    UNFUSED_LOOPS = "unfused-loops"
+
+
+STAGE_KEYS = tuple(StageKey)
 
 
 @dataclass
 class Stage:
-    key: str  # one of STAGE_KEYS
+    key: StageKey
     title: str
     text: str | None = None  # the IR, large constants elided
     counts: Counter = field(default_factory=Counter)
@@ -77,7 +89,7 @@ class Derived:
 @dataclass
 class Lowering:
     checked: bool
-    stages: dict[str, Stage] = field(default_factory=dict)
+    stages: dict[StageKey, Stage] = field(default_factory=dict)
     fused_text: str | None = None  # complete (for compiling), None if the pass failed
     derived: list[Derived] = field(default_factory=list)
 
@@ -88,11 +100,11 @@ def lower(frontend_text: str, arguments: Sequence[str], checked: bool) -> Loweri
     result = Lowering(checked)
     options = lowering_options(checked)
     pipelines = {
-        "fused": lambda pm: add_element(pm, "gmx-canonicalize"),
-        "linalg": lambda pm: add_lowering(pm, options, until="linalg"),
-        "loops": lambda pm: add_lowering(pm, options, until="loops"),
+        StageKey.FUSED: lambda pm: add_element(pm, "gmx-canonicalize"),
+        StageKey.LINALG: lambda pm: add_lowering(pm, options, until="linalg"),
+        StageKey.LOOPS: lambda pm: add_lowering(pm, options, until="loops"),
     }
-    pipelines["unfused-loops"] = pipelines["loops"]
+    pipelines[StageKey.UNFUSED_LOOPS] = pipelines[StageKey.LOOPS]
     titles = _titles(options)
     with make_context():
         try:
@@ -102,21 +114,21 @@ def lower(frontend_text: str, arguments: Sequence[str], checked: bool) -> Loweri
             result.stages = {k: Stage(k, titles[k], error=failed) for k in STAGE_KEYS}
             return result
         frontend = parsed.operation
-        result.stages["frontend"] = snapshot(titles["frontend"], frontend)
-        fused = _stage("fused", frontend, pipelines, titles, result)
+        result.stages[StageKey.FRONTEND] = snapshot(titles[StageKey.FRONTEND], frontend)
+        fused = _stage(StageKey.FUSED, frontend, pipelines, titles, result)
         if fused is not None:
             result.fused_text = fused.get_asm()
             result.derived = derive(fused, arguments)
-            _stage("linalg", fused, pipelines, titles, result)
-            _stage("loops", fused, pipelines, titles, result)
+            _stage(StageKey.LINALG, fused, pipelines, titles, result)
+            _stage(StageKey.LOOPS, fused, pipelines, titles, result)
         else:
-            for key in ("linalg", "loops"):
+            for key in (StageKey.LINALG, StageKey.LOOPS):
                 result.stages[key] = Stage(key, titles[key], error="not run: --gmx-canonicalize failed")
-        _stage("unfused-loops", frontend, pipelines, titles, result)
+        _stage(StageKey.UNFUSED_LOOPS, frontend, pipelines, titles, result)
     return result
 
 
-def _stage(key: str, source, pipelines: dict, titles: dict, result: Lowering):
+def _stage(key: StageKey, source, pipelines: dict, titles: dict, result: Lowering):
     """Run stage `key`'s pipeline on a clone of `source` into result.stages;
     the module, or None when the pipeline failed (the stage says why)."""
     module = source.clone()
@@ -131,14 +143,14 @@ def _stage(key: str, source, pipelines: dict, titles: dict, result: Lowering):
     return module
 
 
-def _titles(options: LowerOptions) -> dict[str, str]:
+def _titles(options: LowerOptions) -> dict[StageKey, str]:
     """Stage titles that name the pipelines as they are (never a copy)."""
     return {
-        "frontend": "the frontend program",
-        "fused": "after --gmx-canonicalize",
-        "linalg": f"{_level(options, 'linalg')}: gmx ops as linalg, the rest as it was",
-        "loops": f"{_level(options, 'loops')}: scf loops on memrefs, as gmx.runtime compiles it",
-        "unfused-loops": "unfused loop level: the frontend program through the same stages",
+        StageKey.FRONTEND: "the frontend program",
+        StageKey.FUSED: "after --gmx-canonicalize",
+        StageKey.LINALG: f"{_level(options, 'linalg')}: gmx ops as linalg, the rest as it was",
+        StageKey.LOOPS: f"{_level(options, 'loops')}: scf loops on memrefs, as gmx.runtime compiles it",
+        StageKey.UNFUSED_LOOPS: "unfused loop level: the frontend program through the same stages",
     }
 
 
@@ -152,7 +164,7 @@ def _first_line(error: ir.MLIRError) -> str:
     return error_text(error).splitlines()[0]
 
 
-def snapshot(title: str, module, key: str = "frontend") -> Stage:
+def snapshot(title: str, module, key: StageKey = StageKey.FRONTEND) -> Stage:
     """The Stage of a module: its IR with large constants elided, its op counts."""
     return Stage(key, title, module.get_asm(large_elements_limit=ELIDE), count_ops(module))
 
