@@ -35,6 +35,7 @@ from . import (
     gmx_row_ranges,
     gmx_stream_row_copies,
 )
+from .block_pieces import split_long_blocks
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..elements import add_element
@@ -72,6 +73,8 @@ TOSA_TO_LINALG = (
     "func.func(tosa-to-linalg)",
 )
 
+SCF_TO_CF = "convert-scf-to-cf"
+
 STAGES = (
     # What is left of StableHLO (everything but its raised gathers) becomes
     # linalg, tensor and arith on tensors; upstream's stablehlo.gather
@@ -95,7 +98,7 @@ STAGES = (
     "convert-linalg-to-loops",
     "gmx-stream-row-copies",
     "gmx-prefetch-rows",
-    "convert-scf-to-cf",
+    SCF_TO_CF,
     # Slices of a tiled gather are subviews; their metadata expands to
     # affine.apply, lowered right after.
     "expand-strided-metadata",
@@ -176,8 +179,16 @@ def _build(pm, options) -> None:
         gmx_row_ranges.PASS.add_to(pm, f"checked={str(options['checked']).lower()}")
     bufferized = False
     for element in rest:
-        if element == ELIMINATE_EMPTY_TENSORS:
+        # Before bufferization, whether or not empties are eliminated: after
+        # CSE one tensor.empty is the destination of every same-typed op of
+        # a function, and one-shot-bufferize's analysis of a value with N
+        # uses is quadratic in N (800 gathers of one function: 6 s, split 0.15 s).
+        if element == ELIMINATE_EMPTY_TENSORS or (
+            element.startswith("one-shot-bufferize") and not options["destinations"]
+        ):
             add_python_pass(pm, gmx_destination_passing.one_empty_per_use, PASS)
+        if element == SCF_TO_CF:
+            add_python_pass(pm, split_long_blocks, PASS)  # linear, not quadratic, in a block's loops
         add_element(pm, element, _GMX_STAGES.get)
         if element == ELIMINATE_EMPTY_TENSORS:
             add_python_pass(pm, gmx_destination_passing.forget_materializations, PASS)
