@@ -78,9 +78,9 @@ class CompiledProgram:
     """A lowered, JIT-compiled entry function, callable on numpy arrays
     from any number of threads at once; freed like any Python object."""
 
-    def __init__(self, asm: str, entry: str, checked: bool, threads: int | None = None):
+    def __init__(self, asm: str, entry: str, checked: bool, threads: int | None = None, allow_external: bool = False):
         self.entry = entry
-        jitted = jit(asm, entry, checked)
+        jitted = jit(asm, entry, checked, allow_external)
         self.arguments: list[TensorSignature] = jitted.arguments
         self.results: list[TensorSignature] = jitted.results
         self.sites = jitted.sites
@@ -414,7 +414,9 @@ class _Frame:
         return outputs
 
 
-def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None) -> CompiledProgram:
+def compile(
+    asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None, allow_external: bool = False
+) -> CompiledProgram:
     """Lower and JIT-compile `entry`, a public function of a module given
     as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
 
@@ -422,10 +424,12 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
     located diagnostics when the module does not parse, verify or lower
     (with a reproducer when the lowering fails). `checked=False` drops the
     run-time bounds check of gathered indices (for benchmarks only).
-    Thread-safe; the last programs compiled are cached, the others are
+    A module may call only the functions the runtime provides, else a
+    CompileError names the first other; `allow_external=True` lets it call
+    any function of the process (`external_symbols`). Thread-safe; the last programs compiled are cached, the others are
     freed once nothing refers to them.
     """
-    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked))
+    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked), check_checked(allow_external, "allow_external"))
     threads = check_threads(threads)
     with _cache_lock:
         program = _cache.get(key)
@@ -434,7 +438,8 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
             return program.with_threads(threads)
     # Compiled outside the lock, so that threads compile in parallel; of two
     # threads compiling the same program, both get the one cached first.
-    program = CompiledProgram(*key)
+    text, entry, checked, allow_external = key
+    program = CompiledProgram(text, entry, checked, allow_external=allow_external)
     with _cache_lock:
         program = _cache.setdefault(key, program)
         _cache.move_to_end(key)
@@ -443,6 +448,9 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
     return program.with_threads(threads)
 
 
-def run(asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None):
+def run(
+    asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None,
+    allow_external: bool = False,
+):
     """compile(...) then call once: a numpy array, or a tuple for several results."""
-    return compile(asm_or_module, entry, checked=checked, threads=threads)(*arrays)
+    return compile(asm_or_module, entry, checked=checked, threads=threads, allow_external=allow_external)(*arrays)

@@ -42,10 +42,11 @@ def check_entry(entry) -> str:
     return entry
 
 
-def check_checked(checked) -> bool:
-    """`checked` as a bool; a numpy bool is one, `"false"` or 0 is not."""
+def check_checked(checked, name: str = "checked") -> bool:
+    """`checked` (or the flag `name`) as a bool; a numpy bool is one,
+    `"false"` or 0 is not."""
     if not isinstance(checked, (bool, np.bool_)):
-        raise TypeError(f"checked must be True or False, got {checked!r} ({type(checked).__name__})")
+        raise TypeError(f"{name} must be True or False, got {checked!r} ({type(checked).__name__})")
     return bool(checked)
 
 

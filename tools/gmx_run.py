@@ -59,6 +59,11 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--output", metavar="OUT", help="write results to OUT.npy (one result) or OUT.npz")
     parser.add_argument("--unchecked", action="store_true", help="no run-time bounds check of indices (benchmarks only)")
     parser.add_argument(
+        "--allow-external-symbols", action="store_true",
+        help="let the module call any function of the process, as mlir-runner does (default: only "
+        "the runtime's callbacks, libm, memory and OpenMP runtime functions)",
+    )
+    parser.add_argument(
         "--threads", type=positive_int, metavar="N",
         help=f"threads one call may run on (default: the usable cores, here {usable_cores()})",
     )
@@ -118,7 +123,10 @@ def run(args) -> tuple:
     text = load_module_text(args.input_file)
     arrays = [load_npy(p) for p in args.input]
     try:
-        program = compile(text, args.entry, checked=not args.unchecked, threads=args.threads)
+        program = compile(
+            text, args.entry, checked=not args.unchecked, threads=args.threads,
+            allow_external=args.allow_external_symbols,
+        )
         return results_tuple(program(*_as_arguments(arrays, program)))
     except CompileError as error:
         raise RunError(str(error)) from None
