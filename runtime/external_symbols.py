@@ -13,7 +13,10 @@ decided by name (`provided`):
 - libm, which `convert-math-to-libm` calls for math ops LLVM has no
   intrinsic for (`erff`, `tan`, ...);
 - the OpenMP runtime (`__kmpc_*`, `omp_*`), which parallel code calls;
-- LLVM intrinsics (`llvm.*`), which are no symbols of the process.
+- LLVM intrinsics (`llvm.*`), which are no symbols of the process;
+- and, where the lowering declared them itself (the module's text does
+  not), `abort` and `puts`, which upstream's lowering of `cf.assert` calls
+  to print its message and abort (`LOWERING_OWN`).
 
 `check_external_functions` refuses any other declared function (and any
 external global, whose address would be the process's) with a located
@@ -48,6 +51,7 @@ _LIBM = (
 ).split()
 LIBM_FUNCTIONS = frozenset((*_LIBM, *(name + "f" for name in _LIBM)))
 PROVIDED_PREFIXES = ("__kmpc_", "omp_", "llvm.")
+LOWERING_OWN = frozenset(("abort", "puts"))
 
 ALLOW_HINT = (
     "pass allow_external=True to gmx.runtime.compile, or --allow-external-symbols to gmx-run, "
@@ -65,6 +69,23 @@ def provided(name: str) -> bool:
     )
 
 
+def refused(name: str, written: bool) -> bool:
+    """Whether the runtime refuses to resolve the external function `name`,
+    `written` when the module's text declared it (not the lowering)."""
+    return not provided(name) and (written or name not in LOWERING_OWN)
+
+
+def declared_functions(module: ir.Module) -> set[str]:
+    """The names of the functions the module declares without defining
+    them (`func.func` or `llvm.func`): before lowering, those its text
+    declares."""
+    return {
+        ir.StringAttr(op.operation.attributes["sym_name"]).value
+        for op in module.body.operations
+        if op.operation.name in ("func.func", "llvm.func") and not op.operation.regions[0].blocks
+    }
+
+
 def external_symbols(module: ir.Module) -> list[tuple[str, str, ir.Location]]:
     """(kind, name, location) of each function the module declares without
     defining it, and each global it declares without a value, in order."""
@@ -78,14 +99,19 @@ def external_symbols(module: ir.Module) -> list[tuple[str, str, ir.Location]]:
     return found
 
 
-def check_external_functions(module: ir.Module) -> None:
-    """Raise CompileError, located at the first declaration the runtime does
-    not provide, naming every such symbol; nothing when there is none."""
-    refused = [(kind, name, loc) for kind, name, loc in external_symbols(module) if kind == "global" or not provided(name)]
-    if not refused:
+def check_external_functions(module: ir.Module, written: set[str]) -> None:
+    """Raise CompileError, located at the first declaration of the lowered
+    `module` that the runtime does not resolve, naming every such symbol;
+    nothing when there is none. `written`: the functions the module's text
+    declared (`declared_functions` before lowering)."""
+    found = [
+        (kind, name, location) for kind, name, location in external_symbols(module)
+        if kind == "global" or refused(name, name in written)
+    ]
+    if not found:
         return
-    kind, name, location = refused[0]
-    others = [f"@{n}" for _, n, _ in refused[1:]]
+    kind, name, location = found[0]
+    others = [f"@{n}" for _, n, _ in found[1:]]
     more = f" (and {', '.join(others)})" if others else ""
     raise CompileError(
         f"{location_text(location)}: error: the module declares external {kind} '@{name}'{more}, which gmx.runtime "

@@ -38,7 +38,7 @@ from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, 
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
-from .external_symbols import check_external_functions
+from .external_symbols import check_external_functions, declared_functions
 from .pipeline_attributes import reject_pipeline_attributes
 
 
@@ -70,10 +70,11 @@ def jit(text: str, entry: str, checked: bool, allow_external: bool = False) -> J
         if entry_op.name == "func.func":
             reject_pipeline_attributes(module)
         arguments, results = numpy_signature(entry_op)
+        written = declared_functions(module)
         if entry_op.name == "func.func":
             _lower(module, text, checked)
         if not allow_external:
-            check_external_functions(module)
+            check_external_functions(module, written)
         # Lowering rewrote the entry: its handle is stale, look it up again.
         lowered = find_entry(module, entry)
         destinations = DESTINATIONS_ATTR in lowered.attributes

@@ -220,3 +220,82 @@ def test_random_gathers_in_every_mode(tmp_path_factory, batch):
         raise AssertionError(f"the worker died ({done.returncode}) on case {number}:\n{describe(cases[number])}")
     problems = [(case, why) for case, result in zip(cases, results) if (why := mismatch(case, result))]
     assert not problems, "\n\n".join(f"{why}\n{describe(case)}" for case, why in problems[:3])
+
+
+# -- what the runtime must not take from a module's text (issue 21) ----------
+# A gather program given attributes only the lowering writes (of any value,
+# on the module, the entry or the gather) is refused before any work; one
+# declaring an external function runs only when the runtime provides it.
+# Both in the worker, where a forged signature that slipped through would
+# show as a signal.
+
+PIPELINE_ATTRIBUTES = ("gmx.signature", "gmx.destinations", "gmx.row_ranges", "gmx.error_sites")
+PROCESS_FUNCTIONS = ["system", "exit", "_exit", "abort", "fork", "execve", "popen", "dlopen", "dlsym", "kill",
+                     "mprotect", "mmap", "raise", "setuid", "unlink", "puts", "printf", "getenv"]
+PROVIDED_FUNCTIONS = ["erff", "tanh", "powf", "malloc", "free", "memcpy", "__kmpc_fork_call", "omp_get_thread_num"]
+
+
+@st.composite
+def forged_attribute(draw) -> str:
+    """`name = value` of a pipeline attribute, its value drawn at random."""
+    name = draw(st.sampled_from(PIPELINE_ATTRIBUTES))
+    types = st.builds(tensor_type, st.lists(st.integers(0, 1 << 24), max_size=3),
+                      st.sampled_from([np.float32, np.int8, np.int64, np.float16]))
+    if name == "gmx.signature":
+        inputs, results = draw(st.lists(types, max_size=3)), draw(st.lists(types, max_size=2))
+        return f"{name} = ({', '.join(inputs)}) -> ({', '.join(results)})"
+    if name == "gmx.row_ranges":
+        values = draw(st.lists(st.integers(-(1 << 40), 1 << 40), max_size=3))
+        return f"{name} = array<i64{': ' if values else ''}{', '.join(map(str, values))}>"
+    if name == "gmx.error_sites":
+        return f'{name} = ["{draw(st.sampled_from(["", "x", "-:1:1"]))}"]'
+    return name
+
+
+def with_attribute(text: str, attribute: str, where: str) -> str:
+    """`text` (one gather's module) with `attribute` on the module, the entry or the gather."""
+    if where == "module":
+        return f"module attributes {{{attribute}}} {{\n{text}}}\n"
+    if where == "entry":
+        head, _, rest = text.partition(") -> ")
+        signature, _, body = rest.partition(" {\n")
+        return f"{head}) -> {signature} attributes {{{attribute}}} {{\n{body}"
+    return text.replace("{axes = ", f"{{{attribute}, axes = ", 1)
+
+
+@settings(derandomize=True, max_examples=1, deadline=None, database=None, phases=[Phase.explicit, Phase.generate])
+@given(st.lists(st.tuples(fuzz_cases(), forged_attribute(), st.sampled_from(["module", "entry", "gather"])),
+                min_size=BATCH, max_size=BATCH))
+def test_forged_pipeline_attributes(tmp_path_factory, batch):
+    cases = []
+    for case, attribute, where in batch:
+        program = materialise(case)
+        program["text"] = with_attribute(program["text"], attribute, where)
+        cases.append(program)
+    results, done = run_in_worker(cases, tmp_path_factory.mktemp("forged"))
+    assert done.returncode == 0, f"the worker died ({done.returncode}):\n{done.stderr[-2000:]}"
+    for case, (kind, message) in zip(cases, results):
+        assert kind == "CompileError" and "carries 'gmx." in message, f"{kind}: {message!r}\n{case['text']}"
+
+
+@settings(derandomize=True, max_examples=1, deadline=None, database=None, phases=[Phase.explicit, Phase.generate])
+@given(st.lists(st.tuples(fuzz_cases(), st.one_of(
+    st.sampled_from(PROCESS_FUNCTIONS + PROVIDED_FUNCTIONS),
+    st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True).filter(lambda n: n != "main" and not n.startswith("gmx")),
+)), min_size=BATCH, max_size=BATCH))
+def test_declared_external_functions(tmp_path_factory, batch):
+    from gmx.runtime.external_symbols import provided
+
+    cases = []
+    for case, name in batch:
+        program = materialise(case)
+        program["text"] = f"func.func private @{name}(i64) -> i64\n" + program["text"]
+        program["name"] = name
+        cases.append(program)
+    results, done = run_in_worker(cases, tmp_path_factory.mktemp("external"))
+    assert done.returncode == 0, f"the worker died ({done.returncode}):\n{done.stderr[-2000:]}"
+    for case, result in zip(cases, results):
+        if provided(case["name"]):
+            assert (why := mismatch(case, result)) is None, f"@{case['name']}: {why}"
+        else:
+            assert result[0] == "CompileError" and f"'@{case['name']}'" in result[1], (case["name"], result)

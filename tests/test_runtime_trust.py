@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from gmx.runtime import CompileError, compile, run
-from gmx.runtime.external_symbols import provided
+from gmx.runtime.external_symbols import provided, refused
 
 BIG = 1 << 22  # 16 MiB of f32
 
@@ -168,6 +168,24 @@ def test_provided_names():
     for name in ("system", "exit", "abort", "popen", "execve", "dlsym", "gmx_index_errors", "mallocx",
                  "_mlir_ciface_main", "__kmp", "omp", "erfff", ""):
         assert not provided(name), name
+    # cf.assert's lowering prints and aborts; a module declaring them is refused.
+    assert not refused("abort", written=False) and refused("abort", written=True)
+    assert refused("system", written=False)
+
+
+def test_an_assert_needs_no_opt_in():
+    text = textwrap.dedent("""\
+        func.func @main(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+          %c0 = arith.constant 0 : index
+          %a = tensor.dim %x, %c0 : tensor<?xf32>
+          %b = tensor.dim %y, %c0 : tensor<?xf32>
+          %eq = arith.cmpi eq, %a, %b : index
+          cf.assert %eq, "sizes differ"
+          return %x : tensor<?xf32>
+        }
+        """)
+    x = np.ones(3, np.float32)
+    np.testing.assert_array_equal(run(text, x, x), x)
 
 
 def test_gmx_run_refuses_and_allows(gmx_run, mlir_file, tmp_path, capsys):
