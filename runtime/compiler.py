@@ -40,6 +40,7 @@ from . import memref
 from .entry import TensorSignature
 from .errors import CompileError
 from .lowering import jit
+from .scalars import number_as_array
 from .source import check_checked, check_entry, module_text
 from .threads import check_threads, chunks, pool
 
@@ -205,7 +206,12 @@ class CompiledProgram:
         ranges = _Ranges(self._ranges)
         helpers = min(self.threads, len(self._ranges)) - 1
         workers = pool(helpers)
-        futures = [workers.submit(self._help, ranges, arrays, outputs) for _ in range(helpers)]
+        futures = []
+        for _ in range(helpers):
+            try:
+                futures.append(workers.submit(self._help, ranges, arrays, outputs))
+            except RuntimeError:  # the pool is shut down (the interpreter exits): this thread takes the rest
+                break
         try:
             self._take_ranges(frame, ranges)
         finally:
@@ -281,7 +287,8 @@ class CompiledProgram:
         self._function(packed)
 
     def _check_argument(self, i: int, array, sig: TensorSignature) -> np.ndarray:
-        array = np.asarray(array)
+        what = f"argument #{i} of @{self.entry}"
+        array = np.asarray(number_as_array(array, sig.dtype, what) if sig.rank == 0 else array)
         # Exactly the dtype: an unsigned array for a signless integer would be
         # reinterpreted silently (uint8 200 read as i8 -56).
         if array.dtype != sig.dtype:
@@ -293,7 +300,8 @@ class CompiledProgram:
             raise ValueError(
                 f"argument #{i} of @{self.entry} must be {sig.describe()}, got shape {list(array.shape)}"
             )
-        return np.ascontiguousarray(array)
+        # (ascontiguousarray makes a 0-d array 1-d; one is contiguous already)
+        return array if array.flags.c_contiguous else np.ascontiguousarray(array)
 
     def _wrong_arity(self, count: int) -> TypeError:
         return TypeError(

@@ -27,6 +27,7 @@ from gmx.runtime import CompileError, compile
 from gmx.runtime.threads import usable_cores
 
 from .npy_input import InputError, as_argument, load_npy
+from .options import StoreOnce
 from .output import OutputError, write_output
 from .source import Chunk, SourceError, parse_chunk, read_source
 
@@ -54,9 +55,9 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         allow_abbrev=False,
     )
     parser.add_argument("input_file", metavar="FILE", help="MLIR file, or - for stdin")
-    parser.add_argument("-e", "--entry", default="main", help="function to run (default: main)")
+    parser.add_argument("-e", "--entry", default="main", action=StoreOnce, help="function to run (default: main)")
     parser.add_argument("--input", action="append", default=[], metavar="X.npy", help="an argument array (repeat, in order)")
-    parser.add_argument("--output", metavar="OUT", help="write results to OUT.npy (one result) or OUT.npz")
+    parser.add_argument("--output", metavar="OUT", action=StoreOnce, help="write results to OUT.npy (one result) or OUT.npz")
     parser.add_argument("--unchecked", action="store_true", help="no run-time bounds check of indices (benchmarks only)")
     parser.add_argument(
         "--allow-external-symbols", action="store_true",
