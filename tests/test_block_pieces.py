@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gmx.benchmarks.compile_layouts import n_functions, one_function
 from gmx.dialect import make_context
 from gmx.dialect.mlir import ir
 from gmx.passes.lowering.block_pieces import (
@@ -25,20 +26,6 @@ from gmx.passes.lowering.gmx_destination_passing import one_empty_per_use
 from gmx.passes.pipeline import build_pass_manager
 from gmx.reference import gather_multiaxis
 from gmx.runtime import compile
-
-
-def gathers_in_one_function(n: int) -> str:
-    """`@main`: n checked gathers chained, each gathering the previous one."""
-    lines = ["func.func @main(%x: tensor<4x6xf32>, %i: tensor<4x6xi64>) -> tensor<4x6xf32> {"]
-    previous = "%x"
-    for k in range(n):
-        lines.append(
-            f'  %g{k} = "gmx.gather_multiaxis"({previous}, %i) {{axes = array<i64: 1>}} '
-            ": (tensor<4x6xf32>, tensor<4x6xi64>) -> tensor<4x6xf32>"
-        )
-        previous = f"%g{k}"
-    lines.append(f"  return {previous} : tensor<4x6xf32>\n}}")
-    return "\n".join(lines) + "\n"
 
 
 def loops_in_one_block(n: int) -> str:
@@ -92,7 +79,7 @@ def test_no_fresh_tensor_shared_before_bufferization():
     """After CSE one tensor.empty and one linalg.fill (a checked gather's
     flag) serve every gather of the function; each use gets its own."""
     with make_context():
-        module = ir.Module.parse(gathers_in_one_function(6))
+        module = ir.Module.parse(one_function(6))
         build_pass_manager(["convert-gmx-to-linalg", "canonicalize", "cse"]).run(module.operation)
 
         def most_uses() -> int:
@@ -113,17 +100,19 @@ def test_no_fresh_tensor_shared_before_bufferization():
 
 
 def test_gathers_in_one_long_block_run_and_check():
-    """A function long enough to be split gives the reference's result and
-    still reports a bad index."""
+    """A function long enough to be split (the benchmark's layout) gives
+    the reference's result and still reports a bad index; so do the same
+    gather in a function of its own."""
     n = 2 * MIN_REGION_OPS
-    program = compile(gathers_in_one_function(n))
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((4, 6)).astype(np.float32)
-    i = rng.integers(-6, 6, (4, 6))
+    x = rng.standard_normal((16, 64)).astype(np.float32)
+    i = rng.integers(-64, 64, (16, 64))
     expected = x
     for _ in range(n):
         expected = gather_multiaxis(expected, i, [1])
+    program = compile(one_function(n))
     np.testing.assert_array_equal(program(x, i), expected)
-    i[3, 2] = 6
-    with pytest.raises(IndexError, match="index 6 is out of bounds"):
+    np.testing.assert_array_equal(compile(n_functions(2))(x, i), gather_multiaxis(x, i, [1]))
+    i[3, 2] = 64
+    with pytest.raises(IndexError, match="index 64 is out of bounds"):
         program(x, i)

@@ -299,3 +299,56 @@ def test_declared_external_functions(tmp_path_factory, batch):
             assert (why := mismatch(case, result)) is None, f"@{case['name']}: {why}"
         else:
             assert result[0] == "CompileError" and f"'@{case['name']}'" in result[1], (case["name"], result)
+
+
+# .npy headers as a hostile file would write them: whatever the header
+# claims, gmx-run's reader answers InputError (one line), never another
+# exception.
+HEADER_VALUES = st.one_of(
+    st.integers(-(10**30), 10**30), st.booleans(), st.floats(allow_nan=True), st.text(max_size=3), st.none(),
+)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None, database=None)
+@given(shape=st.one_of(st.lists(HEADER_VALUES, max_size=4).map(tuple), HEADER_VALUES),
+       descr=st.sampled_from(["<f4", "|b1", "<i8", "|V2", "|O", "<U3", "xx", "<f4\x00"]),
+       fortran=st.one_of(st.booleans(), st.integers(0, 2)), data=st.integers(0, 64))
+def test_hostile_npy_headers_are_input_errors(tmp_path_factory, shape, descr, fortran, data):
+    from gmx.tools.npy_input import InputError, load_npy
+
+    header = repr({"descr": descr, "fortran_order": fortran, "shape": shape}).encode()
+    header += b" " * (-(10 + len(header) + 1) % 64) + b"\n"
+    path = tmp_path_factory.mktemp("npy") / "x.npy"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + bytes(data))
+    try:
+        load_npy(str(path))
+    except InputError as error:
+        assert "\n" not in str(error)
+
+
+# A rank-0 argument given as any Python number or numpy scalar: a 0-d
+# result of the argument's dtype, or a TypeError/ValueError naming it.
+SCALAR_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.float64, np.int8, np.int32, np.int64, np.bool_,
+                 np.complex64]
+SCALARS = st.one_of(
+    st.integers(-(2**70), 2**70), st.floats(allow_nan=True), st.booleans(), st.complex_numbers(max_magnitude=1e6),
+    st.builds(lambda v, t: t(v), st.integers(-100, 100), st.sampled_from([np.int8, np.int64, np.float32, np.float64])),
+)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None, database=None)
+@given(dtype=st.sampled_from(SCALAR_DTYPES), value=SCALARS)
+def test_scalars_for_rank_0_arguments(dtype, value):
+    from gather_programs import ELEMENT_TYPES
+    from gmx.runtime import compile
+
+    t = f"tensor<{ELEMENT_TYPES[np.dtype(dtype)]}>"
+    program = compile(f"func.func @main(%x: {t}) -> {t} {{\n  return %x : {t}\n}}\n")
+    with np.errstate(over="ignore"):  # 1e300 as f32 is inf, as numpy makes it
+        try:
+            out = program(value)
+        except (TypeError, ValueError) as error:
+            assert "argument #0 of @main" in str(error)
+            return
+        assert out.shape == () and out.dtype == np.dtype(dtype)
+        assert_identical(out, np.asarray(value, dtype=dtype))
