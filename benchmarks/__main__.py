@@ -157,8 +157,8 @@ def main(args: argparse.Namespace) -> int:
         n = LAYOUT_GATHERS[size]
         _log(f"compile time: {n} checked gathers in one function and in {n} functions")
         layouts = compile_layouts.layout_times(n)
-        print(f"\nCompile time by layout, `gmx.runtime.compile` (lowering and JIT) of {n} checked gathers, "
-              "median of 3, start-up subtracted:\n")
+        print(f"\nCompile time by layout, `gmx-opt --gmx-canonicalize --gmx-lower-to-llvm` on {n} checked "
+              "gathers, median of 3, start-up subtracted:\n")
         print(compile_layouts.markdown(n, layouts))
         report["compile_layouts_s"] = {"gathers": n, **layouts}
     if args.json:

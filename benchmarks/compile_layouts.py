@@ -1,23 +1,24 @@
 """Compile time against layout: N checked gathers in one function against
-the same N gathers in N functions, each compiled as gmx-run compiles it
-(`gmx.runtime.compile`: --gmx-lower-to-llvm, then the JIT).
+the same N gathers in N functions, each module lowered by a `gmx-opt
+--gmx-canonicalize --gmx-lower-to-llvm` child process, as the compile-time
+section measures module size (`compile_time.gmx_opt_seconds`).
 
-A function of many gathers once compiled in superlinear time (1,000 in
-one function took 20x the time of 1,000 functions): the ratio one
-function / N functions is the measure, close to 1 when compile time is
-linear in a function's gathers. Each compile is a child process (nothing
-cached); the time of one that only imports gmx.runtime is subtracted.
+A function of many gathers once lowered in quadratic time (one-shot
+bufferization of a CSE-shared tensor, scf-to-cf moving every op after each
+loop): the ratio one function / N functions is the measure, close to 1
+when the lowering is linear in a function's gathers. The time of an empty
+module (start-up) is subtracted. (LLVM's own optimisation and code
+generation of one huge function, which the JIT adds, are not measured here.)
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import tempfile
-import time
 
 from gmx.tools.experiments.tables import markdown_table
+
+from .compile_time import gmx_opt_seconds
 
 GATHER = (
     '"gmx.gather_multiaxis"({x}, %i) {{axes = array<i64: 1>}} '
@@ -47,29 +48,17 @@ def n_functions(n: int) -> str:
 
 
 LAYOUTS = {"one function": one_function, "N functions": n_functions}
-CHILD = "import sys\nfrom gmx.runtime import compile\ntext = open(sys.argv[1]).read()\nif text: compile(text)\n"
-
-
-def _child_seconds(path: str) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", CHILD, path], check=True, capture_output=True)
-    return time.perf_counter() - start
 
 
 def layout_times(n: int, repeat: int = 3) -> dict[str, float]:
-    """Median seconds to compile each layout of n gathers, start-up
-    subtracted, and "start-up" itself."""
-    samples: dict[str, list[float]] = {"start-up": [], **{name: [] for name in LAYOUTS}}
+    """Median seconds to lower each layout of n gathers, start-up
+    subtracted, and "start-up" itself (an empty module)."""
+    texts = {"start-up": "", **{name: make(n) for name, make in LAYOUTS.items()}}
+    samples: dict[str, list[float]] = {name: [] for name in texts}
     with tempfile.TemporaryDirectory(prefix="gmx-compile-layouts-") as directory:
-        paths = {"start-up": os.path.join(directory, "empty.mlir")}
-        open(paths["start-up"], "w").close()
-        for name, make in LAYOUTS.items():
-            paths[name] = os.path.join(directory, f"{name.replace(' ', '-')}.mlir")
-            with open(paths[name], "w") as f:
-                f.write(make(n))
         for _ in range(repeat):  # interleaved: a busy moment hits every layout alike
-            for name, path in paths.items():
-                samples[name].append(_child_seconds(path))
+            for name, text in texts.items():
+                samples[name].append(gmx_opt_seconds(text, directory))
     medians = {name: sorted(s)[len(s) // 2] for name, s in samples.items()}
     startup = medians["start-up"]
     return {name: (t if name == "start-up" else t - startup) for name, t in medians.items()}
