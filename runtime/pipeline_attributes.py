@@ -2,12 +2,14 @@
 taken from the user's text.
 
 `--gmx-lower-to-llvm` records each entry's tensor signature, its
-destinations, its row ranges and the module's error sites in attributes
-(`runtime_abi`), and the runtime sizes the buffers it passes by them. A
-tensor-level module that already carries one has forged it: its
-`gmx.signature` would make the runtime pass a 4-byte buffer where the code
-writes 16 MiB. Such a module is refused, located at the op carrying the
-attribute, before anything is lowered.
+destinations and its row ranges in attributes (`runtime_abi`), and the
+runtime sizes the buffers it passes by them. A tensor-level module that
+already carries one has forged it: its `gmx.signature` would make the
+runtime pass a 4-byte buffer where the code writes 16 MiB. Such a module
+is refused, located at the op carrying the attribute, before anything is
+lowered. (`gmx.error_sites`, which `--convert-gmx-to-linalg` writes on a
+module that stays at tensor level, only names the gathers in messages:
+the runtime takes it, and reads a site it does not hold as `<unknown>`.)
 
 A module given in the LLVM dialect (lowered by `gmx-opt
 --gmx-lower-to-llvm`) is code gmx did not compile: its attributes are
@@ -18,16 +20,11 @@ from __future__ import annotations
 
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir
-from gmx.passes.lowering.runtime_abi import (
-    DESTINATIONS_ATTR,
-    ERROR_SITES_ATTR,
-    ROW_RANGES_ATTR,
-    SIGNATURE_ATTR,
-)
+from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, SIGNATURE_ATTR
 
 from .errors import CompileError
 
-PIPELINE_ATTRIBUTES = (SIGNATURE_ATTR, DESTINATIONS_ATTR, ROW_RANGES_ATTR, ERROR_SITES_ATTR)
+PIPELINE_ATTRIBUTES = (SIGNATURE_ATTR, DESTINATIONS_ATTR, ROW_RANGES_ATTR)
 
 
 def reject_pipeline_attributes(module: ir.Module) -> None:

@@ -36,7 +36,6 @@ FORGERIES = {
     "no result": forged("gmx.signature = (tensor<4xf32>) -> ()", 4),
     "destinations": forged("gmx.destinations", 4),
     "row ranges": forged("gmx.row_ranges = array<i64: 1000000, 1>", 4),
-    "error sites": "module attributes {gmx.error_sites = [\"x\"]} {\n" + forged("", 4) + "}\n",
     "on a callee": forged("", 4).replace("func.func @main", "func.func private @f() attributes {gmx.signature = () -> ()} {\n  return\n}\nfunc.func @main"),
 }
 
@@ -65,6 +64,21 @@ def test_forged_pipeline_attributes_are_refused():
     assert len(lines) == len(FORGERIES)
     for name, line in zip(FORGERIES, lines):
         assert line.startswith("-:") and ": error: " in line and "carries 'gmx." in line, (name, line)
+
+
+def test_error_sites_of_convert_gmx_to_linalg_are_taken(gmx_opt, tmp_path):
+    """A module lowered by --convert-gmx-to-linalg (still tensors) carries
+    the sites of its gathers; they only name them in messages."""
+    source, linalg = tmp_path / "in.mlir", tmp_path / "linalg.mlir"
+    source.write_text(
+        'func.func @main(%x: tensor<4xf32>, %i: tensor<4xi64>) -> tensor<4xf32> {\n'
+        '  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4xf32>, tensor<4xi64>) -> tensor<4xf32>\n'
+        '  return %0 : tensor<4xf32>\n}\n'
+    )
+    assert gmx_opt(source, "--convert-gmx-to-linalg", "-o", linalg, "--mlir-print-debuginfo") == 0
+    assert "gmx.error_sites" in linalg.read_text()
+    with pytest.raises(IndexError, match=f"^{source}:2:8: index 9 is out of bounds"):
+        run(linalg.read_text(), np.zeros(4, np.float32), np.array([0, 9, 1, 2]))
 
 
 def test_forged_attribute_is_located_at_its_op():
