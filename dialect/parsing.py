@@ -30,6 +30,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from .errors import GmxError
 from .gmx import Gmx, make_context
 from .mlir import ir
 
@@ -54,7 +55,7 @@ _STEP[list(b")]}>")] = -1
 T = TypeVar("T")
 
 
-class UnparsableText(Exception):
+class UnparsableText(GmxError):
     """Text refused before parsing, or rejected by the parser without a
     diagnostic. `source_name`, `line`, `col` (1-based, col in bytes as MLIR
     counts) locate it; str() is `file:line:col: error: message`."""

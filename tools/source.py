@@ -8,6 +8,7 @@ import re
 import sys
 from dataclasses import dataclass
 
+from gmx.dialect.errors import GmxError
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.dialect.parsing import bytecode_as_text, is_bytecode, parse_text
@@ -21,7 +22,7 @@ class Chunk:
     first_line: int  # 1-based line of the file where `text` starts
 
 
-class SourceError(Exception):
+class SourceError(GmxError):
     """The input could not be read."""
 
 
