@@ -327,7 +327,7 @@ def test_run_rejects_llvm_module_without_signature(gmx_run, mlir_file, capsys):
     assert "without its tensor signature" in capsys.readouterr().err
 
 
-# -- issue 21: bytecode input, options given twice, hostile .npy headers, study budget
+# -- bytecode input, options given twice, hostile .npy headers, the study budget
 
 def bytecode_of(text: str) -> bytes:
     import io

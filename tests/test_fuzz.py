@@ -222,7 +222,7 @@ def test_random_gathers_in_every_mode(tmp_path_factory, batch):
     assert not problems, "\n\n".join(f"{why}\n{describe(case)}" for case, why in problems[:3])
 
 
-# -- what the runtime must not take from a module's text (issue 21) ----------
+# -- what the runtime must not take from a module's text ----------------------
 # A gather program given attributes only the lowering writes (of any value,
 # on the module, the entry or the gather) is refused before any work; one
 # declaring an external function runs only when the runtime provides it.
