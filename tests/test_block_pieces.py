@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gmx.benchmarks.compile_layouts import n_functions, one_function
 from gmx.dialect import make_context
@@ -51,6 +53,23 @@ def test_upstream_moves_are_quadratic_in_one_block():
     pattern = [False, False, True]  # a gather's ops, then its loop
     counts = [moved_by_upstream_splits(pattern * n + [False]) for n in (100, 200)]
     assert counts[1] > 3.5 * counts[0]  # the reason for this module
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.booleans(), max_size=400))
+def test_split_points_bound_the_moves_of_any_block(ops):
+    """Whatever the block (region ops anywhere, the terminator last), the
+    pieces split_points cuts cost upstream at most one move per op."""
+    kinds = [*ops, False]
+    points = split_points(kinds)
+    assert points == sorted(set(points)) and all(kinds[k] for k in points)
+    pieces, start = [], 0
+    for k in points:  # each piece ends with its region op and the branch added after it
+        pieces.append([*kinds[start : k + 1], False])
+        start = k + 1
+    pieces.append(kinds[start:])
+    moved = sum(moved_by_upstream_splits(piece) for piece in pieces)
+    assert moved <= len(kinds) or not points and kinds.count(True) <= MIN_REGION_OPS
 
 
 def _blocks_after_split(text: str):

@@ -15,6 +15,8 @@ import tempfile
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gmx.tools import output
 from gmx.tools.output import OutputError, Strategy, write_output, write_strategy
@@ -304,3 +306,19 @@ def test_a_writable_file_in_a_folder_that_is_not_is_written_in_place():
         with open(target) as handle:
             assert handle.read() == "new"
         assert os.stat(target).st_uid == 65534
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(mode=st.integers(0, 0o7777))
+def test_a_replaced_file_keeps_its_mode_less_setuid_and_setgid(tmp_path_factory, mode):
+    """Any mode of the writer's own file: kept, but never set-user-ID or set-group-ID."""
+    target = tmp_path_factory.mktemp("mode") / "out.mlir"
+    target.write_text("old")
+    target.chmod(mode)
+    try:
+        write_output(str(target), "new")
+    except OutputError:
+        assert not os.access(target, os.W_OK)  # a file the writer may not write is refused
+        return
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == mode & ~(stat.S_ISUID | stat.S_ISGID)
