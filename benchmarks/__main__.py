@@ -20,7 +20,8 @@ Five sections, each a Markdown table:
 - memory: peak memory of the broadcasting gather per contender
   (`benchmarks.memory`);
 - compile-time: gmx-opt on generated modules of 250, 500 and 1000 gathers
-  (`benchmarks.compile_time`).
+  (`benchmarks.compile_time`), and 500 checked gathers compiled in one
+  function against 500 functions (`benchmarks.compile_layouts`).
 Exit status 1 when a contender failed to compile or returned a wrong output
 (its cells read FAILED/WRONG).
 """
@@ -36,7 +37,7 @@ from gmx.tools.gmx_run import positive_int
 from gmx.tools.experiments.machine import machine_line, machine_summary
 from gmx.tools.output import OutputError
 
-from . import compile_time, memory, overhead
+from . import compile_layouts, compile_time, memory, overhead
 from .report import VariantResult, compile_columns, table, timing_columns, variant_entries, write_json
 from .suite import Benchmark, benchmark_names, default_contenders, scaling_contenders, select, thread_counts
 
@@ -48,6 +49,7 @@ from .suite import Benchmark, benchmark_names, default_contenders, scaling_conte
 SECTIONS = ("timing", "scaling", "overhead", "memory", "compile-time")
 MEMORY_VARIANT = "take_along_dim_bcast"
 COMPILE_SIZES = {"full": (0, 250, 500, 1000), "quick": (0, 5, 10)}
+LAYOUT_GATHERS = {"full": 500, "quick": 10}  # compile time by layout (compile_layouts)
 
 RATIOS = [
     ("unfused", "gmx"),
@@ -152,6 +154,13 @@ def main(args: argparse.Namespace) -> int:
         print("\nCompile time, `gmx-opt --gmx-canonicalize --gmx-lower-to-llvm`, median of 3:\n")
         print(compile_time.markdown(times))
         report["compile_time_s"] = times
+        n = LAYOUT_GATHERS[size]
+        _log(f"compile time: {n} checked gathers in one function and in {n} functions")
+        layouts = compile_layouts.layout_times(n)
+        print(f"\nCompile time by layout, `gmx-opt --gmx-canonicalize --gmx-lower-to-llvm` on {n} checked "
+              "gathers, median of 3, start-up subtracted:\n")
+        print(compile_layouts.markdown(n, layouts))
+        report["compile_layouts_s"] = {"gathers": n, **layouts}
     if args.json:
         try:
             write_json(args.json, report)

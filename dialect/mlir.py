@@ -22,6 +22,7 @@ from torch_mlir._mlir_libs._mlir import globals as binding_globals  # noqa: F401
 from torch_mlir.dialects import (  # noqa: F401
     arith,
     bufferization,
+    cf,
     ext,
     func,
     linalg,

@@ -41,6 +41,7 @@ from . import memref
 from .entry import TensorSignature
 from .errors import CompileError
 from .lowering import jit
+from .scalars import number_as_array
 from .source import check_checked, check_entry, module_text
 from .threads import check_threads, chunks, pool
 
@@ -79,9 +80,9 @@ class CompiledProgram:
     """A lowered, JIT-compiled entry function, callable on numpy arrays
     from any number of threads at once; freed like any Python object."""
 
-    def __init__(self, asm: str, entry: str, checked: bool, threads: int | None = None):
+    def __init__(self, asm: str, entry: str, checked: bool, threads: int | None = None, allow_external: bool = False):
         self.entry = entry
-        jitted = jit(asm, entry, checked)
+        jitted = jit(asm, entry, checked, allow_external)
         self.arguments: list[TensorSignature] = jitted.arguments
         self.results: list[TensorSignature] = jitted.results
         self.sites = jitted.sites
@@ -209,7 +210,12 @@ class CompiledProgram:
         ranges = _Ranges(self._ranges)
         helpers = min(self.threads, len(self._ranges)) - 1
         workers = pool(helpers)
-        futures = [workers.submit(self._help, ranges, arrays, outputs) for _ in range(helpers)]
+        futures = []
+        for _ in range(helpers):
+            try:
+                futures.append(workers.submit(self._help, ranges, arrays, outputs))
+            except RuntimeError:  # the pool is shut down (the interpreter exits): this thread takes the rest
+                break
         try:
             self._take_ranges(frame, ranges)
         finally:
@@ -285,7 +291,8 @@ class CompiledProgram:
         self._function(packed)
 
     def _check_argument(self, i: int, array, sig: TensorSignature) -> np.ndarray:
-        array = np.asarray(array)
+        what = f"argument #{i} of @{self.entry}"
+        array = np.asarray(number_as_array(array, sig.dtype, what) if sig.rank == 0 else array)
         # Exactly the dtype: an unsigned array for a signless integer would be
         # reinterpreted silently (uint8 200 read as i8 -56).
         if array.dtype != sig.dtype:
@@ -297,7 +304,8 @@ class CompiledProgram:
             raise ValueError(
                 f"argument #{i} of @{self.entry} must be {sig.describe()}, got shape {list(array.shape)}"
             )
-        return np.ascontiguousarray(array)
+        # (ascontiguousarray makes a 0-d array 1-d; one is contiguous already)
+        return array if array.flags.c_contiguous else np.ascontiguousarray(array)
 
     def _wrong_arity(self, count: int) -> TypeError:
         return TypeError(
@@ -418,7 +426,9 @@ class _Frame:
         return outputs
 
 
-def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None) -> CompiledProgram:
+def compile(
+    asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None, allow_external: bool = False
+) -> CompiledProgram:
     """Lower and JIT-compile `entry`, a public function of a module given
     as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
 
@@ -426,10 +436,12 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
     located diagnostics when the module does not parse, verify or lower
     (with a reproducer when the lowering fails). `checked=False` drops the
     run-time bounds check of gathered indices (for benchmarks only).
-    Thread-safe; the last programs compiled are cached, the others are
+    A module may call only the functions the runtime provides, else a
+    CompileError names the first other; `allow_external=True` lets it call
+    any function of the process (`external_symbols`). Thread-safe; the last programs compiled are cached, the others are
     freed once nothing refers to them.
     """
-    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked))
+    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked), check_checked(allow_external, "allow_external"))
     threads = check_threads(threads)
     with _cache_lock:
         program = _cache.get(key)
@@ -438,7 +450,8 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
             return program.with_threads(threads)
     # Compiled outside the lock, so that threads compile in parallel; of two
     # threads compiling the same program, both get the one cached first.
-    program = CompiledProgram(*key)
+    text, entry, checked, allow_external = key
+    program = CompiledProgram(text, entry, checked, allow_external=allow_external)
     with _cache_lock:
         program = _cache.setdefault(key, program)
         _cache.move_to_end(key)
@@ -447,6 +460,9 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
     return program.with_threads(threads)
 
 
-def run(asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None):
+def run(
+    asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None,
+    allow_external: bool = False,
+):
     """compile(...) then call once: a numpy array, or a tuple for several results."""
-    return compile(asm_or_module, entry, checked=checked, threads=threads)(*arrays)
+    return compile(asm_or_module, entry, checked=checked, threads=threads, allow_external=allow_external)(*arrays)

@@ -40,6 +40,8 @@ from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, 
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
+from .external_symbols import check_external_functions, declared_functions
+from .pipeline_attributes import reject_pipeline_attributes
 
 
 @dataclass(frozen=True)
@@ -60,16 +62,23 @@ class Jitted:
     assert_messages: list[str] = field(default_factory=list)
 
 
-def jit(text: str, entry: str, checked: bool) -> Jitted:
+def jit(text: str, entry: str, checked: bool, allow_external: bool = False) -> Jitted:
     """Parse, lower (unless already in the LLVM dialect) and JIT `entry`;
-    a tensor-level entry with static results takes destinations."""
+    a tensor-level entry with static results takes destinations. The
+    module may declare only functions the runtime provides unless
+    `allow_external` (`external_symbols`)."""
     context = make_context()
     with context, ir.Location.unknown():
         module = _parse(text)
         entry_op = find_entry(module, entry)
+        if entry_op.name == "func.func":
+            reject_pipeline_attributes(module)
         arguments, results = numpy_signature(entry_op)
+        written = declared_functions(module)
         if entry_op.name == "func.func":
             _lower(module, text, checked)
+        if not allow_external:
+            check_external_functions(module, written)
         # Lowering rewrote the entry: its handle is stale, look it up again.
         lowered = find_entry(module, entry)
         destinations = DESTINATIONS_ATTR in lowered.attributes

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 import os
 import sys
 import textwrap
@@ -49,6 +50,10 @@ FRONTEND_CHOICES = [f.value for f in Frontend if f is not Frontend.GMX]  # gmx: 
 
 PROG = "gmx-study"
 DEFAULT_SIZES = tuple(2**k for k in (12, 14, 16, 18, 20))
+# Elements of one --shape or --indices-shape, at most: a study holds each
+# array several times over (inputs, the reference's and each frontend's
+# copies): 2^31 f32 elements grew past 24 GB; 2^26 is 256 MiB per f32 copy.
+MAX_ELEMENTS = 2**26
 SHOWN_BY_DEFAULT = (StageKey.FRONTEND, StageKey.FUSED, StageKey.LINALG, StageKey.LOOPS)
 
 
@@ -84,8 +89,10 @@ def _argument_parser() -> argparse.ArgumentParser:
                         help="how the gather is spelled: torch-mlir's TOSA, StableHLO or linalg-on-tensors export "
                              "of its torch expression, or the ONNX node (ONNX variants); default: the variant's own")
     shapes = parser.add_argument_group("the gather")
-    shapes.add_argument("--shape", metavar="DIMS", help="data shape, e.g. 4x5x6 (for embedding: the table)")
-    shapes.add_argument("--indices-shape", metavar="DIMS", help="indices shape (multiaxis: with the tuples folded into the last dim)")
+    shapes.add_argument("--shape", metavar="DIMS",
+                        help=f"data shape, e.g. 4x5x6 (for embedding: the table); at most 2^{MAX_ELEMENTS.bit_length() - 1} elements")
+    shapes.add_argument("--indices-shape", metavar="DIMS",
+                        help="indices shape (multiaxis: with the tuples folded into the last dim); as many elements at most")
     shapes.add_argument("--axis", type=int, help="the gathered axis (negative counts from the end)")
     shapes.add_argument("--axes", metavar="A,B,...", help="multiaxis: the axes, e.g. 2,0")
     shapes.add_argument("--batch-dims", type=int, metavar="B", help="onnx-gather-nd: batch_dims")
@@ -118,7 +125,8 @@ def _argument_parser() -> argparse.ArgumentParser:
 
 
 def parse_shape(parser, flag: str, text: str | None) -> tuple[int, ...] | None:
-    """`4x5x6` -> (4, 5, 6); a precise parser.error otherwise."""
+    """`4x5x6` -> (4, 5, 6); a precise parser.error otherwise, and for
+    shapes beyond MAX_ELEMENTS (before any work)."""
     if text is None:
         return None
     parts = text.lower().split("x")
@@ -127,6 +135,11 @@ def parse_shape(parser, flag: str, text: str | None) -> tuple[int, ...] | None:
     dims = tuple(int(p) for p in parts)
     if 0 in dims:
         parser.error(f"{flag} '{text}': every dim must be at least 1")
+    if math.prod(dims) > MAX_ELEMENTS:
+        parser.error(
+            f"{flag} '{text}' has {math.prod(dims):,} elements; gmx-study studies at most "
+            f"{MAX_ELEMENTS:,} (2^{MAX_ELEMENTS.bit_length() - 1}) per array: every frontend holds its own copies"
+        )
     return dims
 
 

@@ -65,6 +65,7 @@ from . import (
     gmx_row_ranges,
     gmx_stream_row_copies,
 )
+from .block_pieces import split_long_blocks
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..raising import gmx_canonicalize
@@ -327,8 +328,12 @@ TO_LOOPS: tuple[Stage, ...] = (
     # gmx_destination_passing for the steps around it). The result then is
     # the destination, through branches that all yield it and a copy of it
     # onto itself: canonicalization folds both away right after.
-    Step("gmx-one-empty-per-use", "destinations: one tensor.empty per use",
-         gmx_destination_passing.one_empty_per_use, when=with_destinations),
+    # Every mode: after CSE one tensor.empty (or its linalg.fill) is the
+    # destination of every same-typed op of a function, and
+    # one-shot-bufferize's analysis of a value with N uses is quadratic in N
+    # (800 gathers of one function: 6 s, split 0.15 s).
+    Step("gmx-one-empty-per-use", "one tensor.empty per use (linear bufferization; destinations: each result's own)",
+         gmx_destination_passing.one_empty_per_use),
     Upstream("eliminate-empty-tensors", when=with_destinations),
     Step("gmx-forget-materializations", "destinations: drop the materializations the destinations made",
          gmx_destination_passing.forget_materializations, when=with_destinations),
@@ -354,6 +359,9 @@ TO_LOOPS: tuple[Stage, ...] = (
 
 # Loops on memrefs become the LLVM dialect.
 TO_LLVM: tuple[Stage, ...] = (
+    # Linear, not quadratic, in a block's loops: scf-to-cf moves every op
+    # after a loop once per loop.
+    Step("gmx-split-long-blocks", "long blocks split after their loops (linear scf-to-cf)", split_long_blocks),
     Upstream("convert-scf-to-cf"),
     # Slices of a tiled gather are subviews; their metadata expands to
     # affine.apply, lowered right after.
