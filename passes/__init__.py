@@ -66,6 +66,12 @@ def _gmx_prefetch_rows() -> PassInfo:
     return gmx_prefetch_rows.PASS
 
 
+def _gmx_parallel_loops() -> PassInfo:
+    from .lowering import gmx_parallel_loops
+
+    return gmx_parallel_loops.PASS
+
+
 def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
     """Flag name -> factory of its PassInfo. Listing the flags imports no
     pass module; calling a factory imports that pass alone."""
@@ -77,6 +83,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-destination-passing": _gmx_destination_passing,
         "gmx-row-ranges": _gmx_row_ranges,
         "gmx-prefetch-rows": _gmx_prefetch_rows,
+        "gmx-parallel-loops": _gmx_parallel_loops,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }
 

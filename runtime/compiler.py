@@ -36,7 +36,7 @@ from gmx.passes.lowering.runtime_abi import (
     SHAPE_ERROR_NOT_DIVISIBLE,
 )
 
-from . import memref
+from . import memref, openmp
 from .entry import TensorSignature
 from .errors import CompileError
 from .lowering import jit
@@ -91,6 +91,7 @@ class CompiledProgram:
         self._engine.register_runtime(INDEX_ERROR_FN, self._callbacks[0])
         self._engine.register_runtime(SHAPE_ERROR_FN, self._callbacks[1])
         self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
+        openmp.register(self._engine)
         self._function = self._engine.lookup(entry)
         self.destinations = jitted.destinations
         self.row_ranges = jitted.row_ranges
@@ -164,6 +165,7 @@ class CompiledProgram:
 
     # -- calling ---------------------------------------------------------------
     def __call__(self, *arrays):
+        openmp.set_threads(self.threads)
         frame = self._frame()
         arrays = frame.bind(self, arrays)
         if self._ranges is not None and len(self._ranges) > 1:

@@ -89,9 +89,8 @@ def _parse(text: str) -> ir.Module:
 
 
 def lower_option(checked: bool) -> str:
-    """--gmx-lower-to-llvm's option string: entries take destinations and
-    compute row ranges where they can."""
-    return "destinations=true,row-ranges=true" + ("" if checked else ",checked=false")
+    """--gmx-lower-to-llvm's option string: entries take destinations."""
+    return "destinations=true" + ("" if checked else ",checked=false")
 
 
 def _lower(module: ir.Module, text: str, checked: bool) -> None:

@@ -14,7 +14,7 @@
 // (its loops are reductions for that flag); only if one was not, a scan
 // reports each bad index, in index order.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg.mlir:52:8"
 // CHECK: func.func private @gmx_index_error(i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @test_gather_elements
@@ -25,9 +25,9 @@
 // CHECK-DAG: %[[C4_I64:.*]] = arith.constant 4 : i64
 // CHECK-DAG: %[[C8_I64:.*]] = arith.constant 8 : i64
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<i1>)
-// CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]], #[[$SCALAR]]], iterator_types = ["reduction", "reduction"]}
-// CHECK-SAME: ins(%[[I]] : tensor<2x3xi64>) outs(%[[EMPTY]], %[[INIT]] : tensor<2x3xf32>, tensor<i1>)
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<2xi1>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[I]] : tensor<2x3xi64>) outs(%[[EMPTY]], %[[INIT]] : tensor<2x3xf32>, tensor<2xi1>)
 // CHECK: ^bb0(%{{.*}}: i64, %{{.*}}: f32, %[[ACC:.*]]: i1):
 // CHECK: %[[WRAPPED:.*]] = arith.select
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[WRAPPED]], %[[C4]] : index
@@ -35,7 +35,8 @@
 // CHECK: %[[V:.*]] = tensor.extract %[[X]][%[[SAFE]], %{{.*}}] : tensor<4x3xf32>
 // CHECK: %[[ALL:.*]] = arith.andi %[[ACC]], %[[IN]] : i1
 // CHECK: linalg.yield %[[V]], %[[ALL]] : f32, i1
-// CHECK: %[[OK:.*]] = tensor.extract %[[R]]#1[] : tensor<i1>
+// CHECK: %[[FLAGS:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[R]]#1 : tensor<2xi1>)
+// CHECK: %[[OK:.*]] = tensor.extract %[[FLAGS]][] : tensor<i1>
 // CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %[[TRUE]] : i1
 // CHECK: scf.if %[[BAD]] {
 // CHECK: iterator_types = ["reduction", "reduction"]
@@ -57,12 +58,14 @@ func.func @test_gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> ten
 
 // Block gather (ONNX Gather): the unit indices dim is read at position 0,
 // no broadcast of the indices is materialised. Checked, a row reads one
-// index for many outputs: a branch-free scan of the indices (v + 4 <u 8),
-// then the gather without a check; the cold path reports each bad index,
-// in index order, and gathers with bad indices read as 0.
+// index for many outputs: a branch-free scan of the indices (v + 4 <u 8)
+// into a flag per row (parallel over the rows), their and; the cold path
+// reports each bad index; then the gather, which reads each index once and
+// makes the position it reads safe (a bad one, or one rewritten since the
+// scan, is read as 0).
 // CHECK-DAG: #[[$BCAST:.*]] = affine_map<(d0, d1) -> (d0, 0)>
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @test_block_gather
 // CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2x1xi32>)
 // CHECK-DAG: %[[TRUE:.*]] = arith.constant true
@@ -70,30 +73,28 @@ func.func @test_gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> ten
 // CHECK-DAG: %[[C4_I64:.*]] = arith.constant 4 : i64
 // CHECK-DAG: %[[C8_I64:.*]] = arith.constant 8 : i64
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<i1>)
-// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]]], iterator_types = ["reduction", "reduction"]}
-// CHECK-SAME: ins(%[[I]] : tensor<2x1xi32>) outs(%[[INIT]] : tensor<i1>)
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<2xi1>)
+// CHECK: %[[FLAGS:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[I]] : tensor<2x1xi32>) outs(%[[INIT]] : tensor<2xi1>)
 // CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4_I64]] : i64
 // CHECK: arith.cmpi ult, %[[SUM]], %[[C8_I64]] : i64
 // CHECK-NOT: scf.if
+// CHECK: iterator_types = ["reduction"]} ins(%[[FLAGS]] : tensor<2xi1>)
 // CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
-// CHECK: scf.if %[[OK]] -> (tensor<2x3xf32>) {
+// CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %[[TRUE]] : i1
+// CHECK: scf.if %[[BAD]] {
+// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK: scf.if
+// CHECK: func.call @gmx_index_error
 // CHECK: linalg.generic {indexing_maps = [#[[$BCAST]], #[[$ID]]]
 // CHECK-SAME: iterator_types = ["parallel", "parallel"]
 // CHECK-SAME: ins(%[[I]] : tensor<2x1xi32>) outs(%[[EMPTY]] : tensor<2x3xf32>)
 // CHECK: ^bb0(%[[V:.*]]: i32, %{{.*}}: f32):
 // CHECK-NOT: func.call
 // CHECK: arith.index_cast %[[V]] : i32 to index
-// CHECK: %[[COL:.*]] = linalg.index 1 : index
-// CHECK: tensor.extract %[[X]][%{{.*}}, %[[COL]]] : tensor<4x3xf32>
-// CHECK: } else {
-// CHECK: iterator_types = ["reduction", "reduction"]
-// CHECK-SAME: outs(%[[INIT]] : tensor<i1>)
-// CHECK: scf.if
-// CHECK: func.call @gmx_index_error
-// CHECK: linalg.generic
 // CHECK: %[[CLAMPED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[C0]] : index
-// CHECK: tensor.extract %[[X]][%[[CLAMPED]], %{{.*}}] : tensor<4x3xf32>
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: tensor.extract %[[X]][%[[CLAMPED]], %[[COL]]] : tensor<4x3xf32>
 func.func @test_block_gather(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>) -> tensor<2x3xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
@@ -148,9 +149,10 @@ func.func @test_broadcast_input(%x: tensor<1x5xi1>, %i: tensor<3x2xi64>) -> tens
 // CHECK-DAG: %[[SAME:.*]] = arith.cmpi eq, %[[XD0]], %[[ID0]] : index
 // CHECK: func.call @gmx_shape_error
 // CHECK: %[[R:.*]] = scf.if %{{.*}} -> (tensor<?x?xf32>) {
-// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK: %[[FLAGS:.*]] = tensor.empty(%[[ID0]]) : tensor<?xi1>
+// CHECK: iterator_types = ["parallel", "reduction"]
 // CHECK-SAME: ins(%[[I]] : tensor<?x?xi64>)
-// CHECK: scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// CHECK: func.call @gmx_index_error
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<?x?xf32>)
 // CHECK: %[[ROW:.*]] = linalg.index 0 : index

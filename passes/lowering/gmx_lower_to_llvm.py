@@ -31,6 +31,7 @@ from . import (
     convert_gmx_to_linalg,
     gmx_check_scatter_indices,
     gmx_destination_passing,
+    gmx_parallel_loops,
     gmx_prefetch_rows,
     gmx_row_ranges,
     gmx_stream_row_copies,
@@ -50,6 +51,7 @@ _GMX_STAGES = {
         gmx_check_scatter_indices.PASS,
         gmx_stream_row_copies.PASS,
         gmx_prefetch_rows.PASS,
+        gmx_parallel_loops.PASS,
     )
 }
 RAISE_TOSA_GATHERS = "gmx-canonicalize{fuse=false}"
@@ -92,9 +94,17 @@ STAGES = (
     "func.func(promote-buffers-to-stack)",
     "buffer-deallocation-pipeline",
     "convert-bufferization-to-memref",
-    "convert-linalg-to-loops",
+    # Parallel dims of linalg ops become scf.parallel; gmx-parallel-loops
+    # keeps the outermost ones worth the threads (and the gather builder's
+    # marked loops), which convert-scf-to-openmp makes OpenMP regions.
+    "convert-linalg-to-parallel-loops",
+    "gmx-parallel-loops",
     "gmx-stream-row-copies",
     "gmx-prefetch-rows",
+    "convert-scf-to-openmp",
+    # Inlines the memref.alloca_scope that convert-scf-to-openmp leaves in
+    # each region (a nested scf.for in one would break convert-scf-to-cf).
+    "canonicalize",
     "convert-scf-to-cf",
     # Slices of a tiled gather are subviews; their metadata expands to
     # affine.apply, lowered right after.
@@ -106,6 +116,7 @@ STAGES = (
     # (erff), as upstream's sparsifier pipeline orders these two passes.
     "func.func(convert-math-to-llvm)",
     "convert-math-to-libm",
+    "convert-openmp-to-llvm",
     "convert-to-llvm",
     "reconcile-unrealized-casts",
 )
