@@ -72,6 +72,12 @@ def _gmx_parallel_loops() -> PassInfo:
     return gmx_parallel_loops.PASS
 
 
+def _gmx_thread_scratch() -> PassInfo:
+    from .lowering import gmx_thread_scratch
+
+    return gmx_thread_scratch.PASS
+
+
 def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
     """Flag name -> factory of its PassInfo. Listing the flags imports no
     pass module; calling a factory imports that pass alone."""
@@ -84,6 +90,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-row-ranges": _gmx_row_ranges,
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-parallel-loops": _gmx_parallel_loops,
+        "gmx-thread-scratch": _gmx_thread_scratch,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }
 

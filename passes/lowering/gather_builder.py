@@ -286,8 +286,8 @@ class GatherBuilder:
     def _strategy_gather(self) -> ir.Value:
         """The gather as its strategy builds it."""
         match self.plan.strategy:
-            case Flagged():
-                return self._flagged_gather()
+            case Flagged(rows=rows):
+                return self._flagged_gather(rows)
             case RowTiles(rows=rows):
                 return self._row_tiled_gather(rows)
         whole = Part(self._empty_output(), self.indices, self.input)
@@ -412,13 +412,26 @@ class GatherBuilder:
         caller's thread, reporting each one out of range."""
         self._scan_indices(self._scan_view(self.indices), true_flag(self.fold), self._report_out_of_range)
 
-    def _flagged_gather(self) -> ir.Value:
-        """One generic gathers with bad indices read as 0 and and-reduces
-        whether every index of each output row was in range (a flag per
-        row: the rows run in parallel); only when one was not, the report
-        scan runs."""
-        whole = Part(self._empty_output(), self.indices, self.input)
-        gathered, flags = self._flagged_generic(whole)
+    def _flagged_gather(self, rows: int) -> ir.Value:
+        """A loop over tiles of `rows` output rows, in parallel: in each,
+        one generic gathers with bad indices read as 0 and and-reduces
+        whether every index of the tile was in range (into a flag of the
+        tile's own, on its thread's stack), written to the tile's entry of
+        the flags; only when one is false, the report scan runs."""
+        fold, index = self.fold, self.fold.index
+        height = self.plan.output_shape[0]
+        slice_indices = self.plan.indices_access[0] is Access.ITER
+        flags = tensor.empty([height // rows], ir.IntegerType.get_signless(1))
+        loop = scf.ForOp(index(0), index(height), index(rows), [self._empty_output(), flags])
+        mark_parallel(loop)
+        with ir.InsertionPoint(loop.body):
+            start, acc, tile_flags = loop.induction_variable, *loop.inner_iter_args
+            indices = _slice(self.indices, start, rows) if slice_indices else self.indices
+            part = Part(_slice(acc, start, rows), indices, self.input, start)
+            tile, valid = self._flagged_generic(part, true_flag(fold))
+            k = index(fold.divui(start, rows))
+            scf.YieldOp([_insert(tile, acc, start, rows), tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
+        gathered, flags = loop.results
         self._unless(self._all_flags(flags), self._report_all)
         return gathered
 
@@ -516,11 +529,13 @@ class GatherBuilder:
         with ir.InsertionPoint(loop.body):
             start, acc, tile_flags = loop.induction_variable, *loop.inner_iter_args
             part = Part(_slice(acc, start, rows), _slice(self.indices, start, rows), self.input, start)
-            view = self._scan_view(part.indices)
-            valid = tensor.extract(self._scan_indices(view, true_flag(fold), self._in_range), [])
+            # The tile's scan reduces into a flag of its own (on its
+            # thread's stack: gmx-thread-scratch), copied to the tile's entry
+            # (by value: a slice of the flags would alias them in the loop).
+            valid = self._scan_indices(self._scan_view(part.indices), true_flag(fold), self._in_range)
             tile = self._checked_gather(part)
-            flag = tensor.insert(valid, tile_flags, [index(fold.divui(start, rows))])
-            scf.YieldOp([_insert(tile, acc, start, rows), flag])
+            k = index(fold.divui(start, rows))
+            scf.YieldOp([_insert(tile, acc, start, rows), tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
         gathered, flags = loop.results
         self._unless(self._all_flags(flags), self._report_all)
         return gathered
@@ -593,22 +608,18 @@ class GatherBuilder:
     def _gather_generic(self, part: Part, clamp: bool) -> ir.Value:
         """The gather generic over `part` (parallel loops); with `clamp`, a
         bad index is read as 0."""
-        generic = self._generic_op(part)
+        generic = self._generic_op(part, [], "parallel")
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             value, _ = self._gathered_value(block, part, clamp)
             linalg.YieldOp([value])
         return generic.results[0]
 
-    def _flagged_generic(self, part: Part) -> tuple[ir.Value, ir.Value]:
-        """(gathered, a rank-1 i1 flag per output row (dim 0): every index
-        of the row in range): the gather generic over `part` (static), a
-        bad index read as 0, parallel over the rows, and-reducing each
-        row's in-range flags into its own."""
-        true = self.fold.value(True)
-        rows = self.plan.output_shape[0]
-        flags = linalg.fill(true, outs=[tensor.empty([rows], true.type)])
-        generic = self._generic_op(part, flags)
+    def _flagged_generic(self, part: Part, init: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """(gathered, rank-0 i1: every index in range): the gather generic
+        over `part`, a bad index read as 0, and-reducing the in-range flag
+        into `init` (so all its loops are reductions)."""
+        generic = self._generic_op(part, [init], "reduction")
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             value, in_range = self._gathered_value(block, part, clamp=True)
@@ -616,22 +627,14 @@ class GatherBuilder:
             linalg.YieldOp([value, self.fold.value(valid)])
         return generic.results[0], generic.results[1]
 
-    def _generic_op(self, part: Part, row_flags: ir.Value | None = None) -> linalg.GenericOp_:
-        """The gather's generic over `part.outs` (parallel), or over it and
-        a flag per output row (`row_flags`: the loops inside a row are
-        reductions), the indices as inputs when maps can read them; its
-        body is left empty."""
+    def _generic_op(self, part: Part, flags: list[ir.Value], iterator: str) -> linalg.GenericOp_:
+        """The gather's generic over `part.outs` (and rank-0 `flags`), the
+        indices as inputs when maps can read them; its body is left empty."""
         rank = self.plan.rank
         index_inputs = [part.indices] * len(self.plan.axes) if self.plan.indices_by_map else []
-        maps = [self._indices_map(j) for j in range(len(index_inputs))] + [ir.AffineMap.get_identity(rank)]
-        outs = [part.outs]
-        kinds = ["parallel"] * rank
-        if row_flags is not None:
-            maps.append(ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(0)]))
-            outs.append(row_flags)
-            kinds[1:] = ["reduction"] * (rank - 1)
-        iterators = ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
-        return linalg.GenericOp_(index_inputs, outs, _maps(maps), iterators)
+        maps = [self._indices_map(j) for j in range(len(index_inputs))]
+        maps += [ir.AffineMap.get_identity(rank)] + [ir.AffineMap.get(rank, 0, [])] * len(flags)
+        return linalg.GenericOp_(index_inputs, [part.outs, *flags], _maps(maps), _iterators(iterator, rank))
 
     def _gathered_value(self, block: ir.Block, part: Part, clamp: bool) -> tuple[ir.Value, list[Folded]]:
         """In the generic's body: (the input element this output reads, and

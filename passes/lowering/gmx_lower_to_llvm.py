@@ -35,6 +35,7 @@ from . import (
     gmx_prefetch_rows,
     gmx_row_ranges,
     gmx_stream_row_copies,
+    gmx_thread_scratch,
 )
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
@@ -52,6 +53,7 @@ _GMX_STAGES = {
         gmx_stream_row_copies.PASS,
         gmx_prefetch_rows.PASS,
         gmx_parallel_loops.PASS,
+        gmx_thread_scratch.PASS,
     )
 }
 RAISE_TOSA_GATHERS = "gmx-canonicalize{fuse=false}"
@@ -102,8 +104,10 @@ STAGES = (
     "gmx-stream-row-copies",
     "gmx-prefetch-rows",
     "convert-scf-to-openmp",
-    # Inlines the memref.alloca_scope that convert-scf-to-openmp leaves in
-    # each region (a nested scf.for in one would break convert-scf-to-cf).
+    # A stack slot per thread, not per iteration; then canonicalize inlines
+    # the memref.alloca_scope convert-scf-to-openmp leaves in each region
+    # (a nested scf.for in one would break convert-scf-to-cf).
+    "gmx-thread-scratch",
     "canonicalize",
     "convert-scf-to-cf",
     # Slices of a tiled gather are subviews; their metadata expands to
