@@ -48,6 +48,12 @@ def _gmx_row_ranges() -> PassInfo:
     return gmx_row_ranges.PASS
 
 
+def _gmx_lower_tosa_negate() -> PassInfo:
+    from .lowering import gmx_lower_tosa_negate
+
+    return gmx_lower_tosa_negate.PASS
+
+
 def _gmx_lower_to_llvm() -> PassInfo:
     from .lowering import gmx_lower_to_llvm
 
@@ -91,6 +97,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-parallel-loops": _gmx_parallel_loops,
         "gmx-thread-scratch": _gmx_thread_scratch,
+        "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }
 

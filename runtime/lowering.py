@@ -33,7 +33,7 @@ from gmx.dialect import make_context
 from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.dialect.parsing import UnparsableText, parse_text
-from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
+from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering
 from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, error_sites
 
 from .entry import TensorSignature, find_entry, numpy_signature
@@ -88,20 +88,22 @@ def _parse(text: str) -> ir.Module:
         raise CompileError(str(error)) from None
 
 
-def lower_option(checked: bool) -> str:
-    """--gmx-lower-to-llvm's option string: entries take destinations."""
-    return "destinations=true" + ("" if checked else ",checked=false")
+def lowering_options(checked: bool) -> LowerOptions:
+    """The --gmx-lower-to-llvm options the runtime compiles with: entries
+    take destinations. (gmx-study shows programs lowered with these, so
+    that what it shows is what runs.)"""
+    return LowerOptions(checked=checked, destinations=True)
 
 
 def _lower(module: ir.Module, text: str, checked: bool) -> None:
+    options = lowering_options(checked)
     pm = passmanager.PassManager("builtin.module")
-    LOWER_TO_LLVM.add_to(pm, lower_option(checked))
+    add_lowering(pm, options)
     try:
         pm.run(module.operation)
     except ir.MLIRError as error:
-        flag = f"--{LOWER_TO_LLVM.argument}={lower_option(checked)}"
         raise CompileError(
-            _failure_report(error_text(error), text, lambda path: f"gmx-opt {path} {flag}")
+            _failure_report(error_text(error), text, lambda path: f"gmx-opt {path} {options.flag()}")
         ) from None
 
 

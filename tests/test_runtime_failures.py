@@ -50,7 +50,7 @@ def _failure(text: str, **options) -> tuple[str, str, str, str]:
 
 
 @pytest.mark.parametrize("checked, flag", [(True, "--gmx-lower-to-llvm=destinations=true"),
-                                           (False, "--gmx-lower-to-llvm=destinations=true,checked=false")])
+                                           (False, "--gmx-lower-to-llvm=checked=false,destinations=true")])
 def test_pipeline_failure_reports_a_reproducer(checked, flag, tmp_path, gmx_opt, capsys):
     message, tool, path, options = _failure(NOT_BUFFERIZED, checked=checked)
     assert message.startswith("-:2:8: error: op was not bufferized\n"), message
