@@ -34,7 +34,7 @@ from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering
-from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, error_sites
+from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, error_sites
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
@@ -51,9 +51,6 @@ class Jitted:
     # The entry writes its results into buffers the caller passes after its
     # arguments (runtime_abi.DESTINATIONS_ATTR), instead of returning them.
     destinations: bool = False
-    # (rows, tile) when the entry computes any range of its result's rows
-    # (runtime_abi.ROW_RANGES_ATTR), else None.
-    row_ranges: tuple[int, int] | None = None
 
 
 def jit(text: str, entry: str, checked: bool) -> Jitted:
@@ -69,12 +66,8 @@ def jit(text: str, entry: str, checked: bool) -> Jitted:
         # Lowering rewrote the entry: its handle is stale, look it up again.
         lowered = find_entry(module, entry)
         destinations = DESTINATIONS_ATTR in lowered.attributes
-        row_ranges = None
-        if ROW_RANGES_ATTR in lowered.attributes:
-            rows, tile = ir.DenseI64ArrayAttr(lowered.attributes[ROW_RANGES_ATTR])
-            row_ranges = (rows, tile)
         engine = _engine(module, context, text, entry, checked)
-        return Jitted(engine, arguments, results, error_sites(module.operation), destinations, row_ranges)
+        return Jitted(engine, arguments, results, error_sites(module.operation), destinations)
 
 
 def _parse(text: str) -> ir.Module:

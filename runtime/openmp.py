@@ -20,6 +20,8 @@ import importlib.metadata
 import os
 import threading
 
+from .errors import CompileError
+
 PACKAGE = "cmeel-libomp"
 _LIBRARY = "cmeel.prefix/lib/libomp.so"
 # The entry points LLVM's OpenMPIRBuilder calls for the parallel loops of
@@ -47,8 +49,13 @@ SYMBOLS = (
 )
 
 
-class OpenMPUnavailable(RuntimeError):
-    """libomp could not be found or loaded."""
+# More threads than this are not asked of libomp (which would warn on
+# stderr beyond its own limit); a count past the cores only oversubscribes.
+MAX_THREADS = 256
+
+
+class OpenMPUnavailable(CompileError):
+    """libomp could not be found or loaded: no program can run."""
 
 
 def library_path() -> str:
@@ -92,8 +99,9 @@ _count = _ThreadCount()
 
 
 def set_threads(threads: int) -> None:
-    """The OpenMP thread count of this thread's next parallel regions
-    (libomp is asked only when it changes)."""
+    """The OpenMP thread count of this thread's next parallel regions, at
+    most MAX_THREADS (libomp is asked only when it changes)."""
+    threads = min(threads, MAX_THREADS)
     if _count.value != threads:
         library().omp_set_num_threads(threads)
         _count.value = threads
