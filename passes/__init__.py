@@ -78,10 +78,10 @@ def _gmx_parallel_loops() -> PassInfo:
     return gmx_parallel_loops.PASS
 
 
-def _gmx_thread_scratch() -> PassInfo:
-    from .lowering import gmx_thread_scratch
+def _gmx_parallel_bodies() -> PassInfo:
+    from .lowering import gmx_parallel_bodies
 
-    return gmx_thread_scratch.PASS
+    return gmx_parallel_bodies.PASS
 
 
 def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
@@ -96,7 +96,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-row-ranges": _gmx_row_ranges,
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-parallel-loops": _gmx_parallel_loops,
-        "gmx-thread-scratch": _gmx_thread_scratch,
+        "gmx-parallel-bodies": _gmx_parallel_bodies,
         "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }

@@ -416,10 +416,15 @@ class GatherBuilder:
         """A loop over tiles of `rows` output rows, in parallel: in each,
         one generic gathers with bad indices read as 0 and and-reduces
         whether every index of the tile was in range (into a flag of the
-        tile's own, on its thread's stack), written to the tile's entry of
-        the flags; only when one is false, the report scan runs."""
+        tile's own, a stack slot), written to the tile's entry of the
+        flags; only when one is false, the report scan runs."""
         fold, index = self.fold, self.fold.index
         height = self.plan.output_shape[0]
+        if rows == height:  # one tile: no loop
+            gathered, valid = self._flagged_generic(Part(self._empty_output(), self.indices, self.input),
+                                                    true_flag(fold))
+            self._unless(tensor.extract(valid, []), self._report_all)
+            return gathered
         slice_indices = self.plan.indices_access[0] is Access.ITER
         flags = tensor.empty([height // rows], ir.IntegerType.get_signless(1))
         loop = scf.ForOp(index(0), index(height), index(rows), [self._empty_output(), flags])
@@ -459,7 +464,9 @@ class GatherBuilder:
         with ir.InsertionPoint(per_slab.body):
             slab, acc = per_slab.induction_variable, per_slab.inner_iter_args[0]
             end = tensor.extract(ends, [slab])
-            previous = tensor.extract(ends, [fold.index(fold.add(slab, -1))])
+            # The bucket starts where the previous slab's ends (ends[-1]
+            # is never read: slab 0 reads ends[0] and starts at 0).
+            previous = tensor.extract(ends, [fold.index(fold.add(fold.maxsi(slab, 1), -1))])
             start = arith.select(fold.value(fold.cmp("eq", slab, 0)), index(0), previous)
             per_tile = scf.ForOp(index(0), index(size), index(width), [acc])
             with ir.InsertionPoint(per_tile.body):
@@ -529,9 +536,9 @@ class GatherBuilder:
         with ir.InsertionPoint(loop.body):
             start, acc, tile_flags = loop.induction_variable, *loop.inner_iter_args
             part = Part(_slice(acc, start, rows), _slice(self.indices, start, rows), self.input, start)
-            # The tile's scan reduces into a flag of its own (on its
-            # thread's stack: gmx-thread-scratch), copied to the tile's entry
-            # (by value: a slice of the flags would alias them in the loop).
+            # The tile's scan reduces into a flag of its own (a stack slot
+            # of the loop body, gmx-parallel-bodies' function), copied to the
+            # tile's entry (by value: a slice of the flags would alias them).
             valid = self._scan_indices(self._scan_view(part.indices), true_flag(fold), self._in_range)
             tile = self._checked_gather(part)
             k = index(fold.divui(start, rows))

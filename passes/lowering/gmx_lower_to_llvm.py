@@ -49,11 +49,11 @@ from . import (
     gmx_check_scatter_indices,
     gmx_destination_passing,
     gmx_lower_tosa_negate,
+    gmx_parallel_bodies,
     gmx_parallel_loops,
     gmx_prefetch_rows,
     gmx_row_ranges,
     gmx_stream_row_copies,
-    gmx_thread_scratch,
 )
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
@@ -290,16 +290,19 @@ TO_LOOPS: tuple[Stage, ...] = (
     GmxPass(gmx_parallel_loops.PASS),
     GmxPass(gmx_stream_row_copies.PASS),
     GmxPass(gmx_prefetch_rows.PASS),
+    # Each parallel loop's body a function of its own whose buffers are
+    # noalias arguments (OpenMP's outlining would lose what the entry's
+    # noalias arguments say).
+    GmxPass(gmx_parallel_bodies.PASS),
 )
 
 # Loops on memrefs become the LLVM dialect.
 TO_LLVM: tuple[Stage, ...] = (
     # Each scf.parallel left becomes an OpenMP region (libomp, loaded by
-    # gmx.runtime); its static stack slots one per thread; canonicalize
-    # inlines the memref.alloca_scope each region's body is left in (with a
-    # loop nested in it, convert-scf-to-cf would fail on it).
+    # gmx.runtime); canonicalize inlines the memref.alloca_scope each
+    # region's body is left in (with a loop nested in it, convert-scf-to-cf
+    # would fail on it; the body is a call, its stack slots the callee's).
     Upstream("convert-scf-to-openmp"),
-    GmxPass(gmx_thread_scratch.PASS),
     Upstream("canonicalize"),
     Upstream("convert-scf-to-cf"),
     # Slices of a tiled gather are subviews; their metadata expands to

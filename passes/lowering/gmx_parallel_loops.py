@@ -26,8 +26,7 @@ becomes
 and a loop of a few iterations, or one nested in a kept parallel loop,
 becomes plain `scf.for` loops. A loop that calls a function (the reporting
 scans' callbacks) stays sequential, so that every report is made on the
-caller's thread, in row-major order; so does one that allocates a stack
-slot of dynamic size. Loops with reductions (`scf.reduce`
+caller's thread, in row-major order. Loops with reductions (`scf.reduce`
 with operands) are left alone.
 """
 
@@ -111,13 +110,10 @@ def _nested_loops(loop) -> list:
     return found
 
 
-def _calls_or_allocates(loop) -> bool:
-    """Whether `loop` calls a function (a report is made on the caller's
-    thread) or allocates on the stack a slot of dynamic size (only static
-    ones become a slot per thread: gmx-thread-scratch)."""
-    if any(ops_named(loop, name) for name in ("func.call", "llvm.call")):
-        return True
-    return any(list(op.operands) for op in ops_named(loop, "memref.alloca"))
+def _calls(loop) -> bool:
+    """Whether `loop` calls a function: a report is made on the caller's
+    thread."""
+    return any(ops_named(loop, name) for name in ("func.call", "llvm.call"))
 
 
 def _candidate(op) -> bool:
@@ -141,7 +137,7 @@ def choose_parallel(module) -> list:
     for op in _preorder(module, _candidate):
         if any(a.operation in kept for a in _ancestors(op)):
             continue
-        if runs_in_parallel(_first_dim_trip_count(op), _iterations(op)) and not _calls_or_allocates(op):
+        if runs_in_parallel(_first_dim_trip_count(op), _iterations(op)) and not _calls(op):
             kept.append(op.operation)
     return kept
 
