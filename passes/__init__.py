@@ -42,12 +42,6 @@ def _gmx_destination_passing() -> PassInfo:
     return gmx_destination_passing.PASS
 
 
-def _gmx_row_ranges() -> PassInfo:
-    from .lowering import gmx_row_ranges
-
-    return gmx_row_ranges.PASS
-
-
 def _gmx_lower_tosa_negate() -> PassInfo:
     from .lowering import gmx_lower_tosa_negate
 
@@ -93,7 +87,6 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-check-scatter-indices": _gmx_check_scatter_indices,
         "gmx-stream-row-copies": _gmx_stream_row_copies,
         "gmx-destination-passing": _gmx_destination_passing,
-        "gmx-row-ranges": _gmx_row_ranges,
         "gmx-prefetch-rows": _gmx_prefetch_rows,
         "gmx-parallel-loops": _gmx_parallel_loops,
         "gmx-parallel-bodies": _gmx_parallel_bodies,

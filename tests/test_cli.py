@@ -48,7 +48,7 @@ def test_listing_the_passes_imports_no_pass_module():
         "print(len(flags), loaded)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "8 []"
+    assert result.stdout.strip() == "10 []"
 
 
 def test_every_pass_has_a_module_and_a_lit_test_named_after_its_flag():

@@ -17,7 +17,8 @@ Parallel loops run on OpenMP: the parallel dims of linalg ops and the
 loops the gather builder marks parallel, the outermost worth the threads
 (gmx-parallel-loops), through upstream's convert-scf-to-openmp.
 
-Every other stage but convert-gmx-to-linalg, gmx-stream-row-copies and gmx-prefetch-rows is upstream. Function
+Every other stage but convert-gmx-to-linalg, gmx-stream-row-copies, gmx-prefetch-rows
+and the parallel loops' gmx-parallel-loops and gmx-parallel-bodies is upstream. Function
 boundaries bufferize to identity-layout memrefs and results are owned by the caller (the ownership-
 based deallocation pipeline clones what a function does not own), so a
 caller can free each returned buffer once. Nothing here emits calls into
@@ -52,13 +53,12 @@ from . import (
     gmx_parallel_bodies,
     gmx_parallel_loops,
     gmx_prefetch_rows,
-    gmx_row_ranges,
     gmx_stream_row_copies,
 )
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..raising import gmx_canonicalize
-from ..registry import PassFailed, PassInfo, PassOption, PassOptionError, add_python_pass
+from ..registry import PassFailed, PassInfo, PassOption, add_python_pass
 
 ARGUMENT = "gmx-lower-to-llvm"
 
@@ -66,7 +66,7 @@ ARGUMENT = "gmx-lower-to-llvm"
 @dataclass(frozen=True)
 class LowerOptions:
     """--gmx-lower-to-llvm's options, typed. The flag spells each field in
-    kebab case (`row_ranges` is `row-ranges`); PASS.options derives from
+    kebab case (a `some_option` is `some-option`); PASS.options derives from
     these fields, so the two cannot disagree."""
 
     checked: bool = field(default=True, metadata={"help": "bounds-check gathered indices at run time"})
@@ -74,18 +74,10 @@ class LowerOptions:
         default=False,
         metadata={"help": "public functions write their results into buffers the caller passes (gmx-destination-passing)"},
     )
-    row_ranges: bool = field(
-        default=False,
-        metadata={"help": "with destinations, an entry computes any range of its result's rows (gmx-row-ranges, for threads)"},
-    )
-
-    def __post_init__(self) -> None:
-        if self.row_ranges and not self.destinations:
-            raise PassOptionError(f"'{ARGUMENT}' option 'row-ranges' needs 'destinations'")
 
     @classmethod
     def from_flag(cls, values: Mapping[str, bool]) -> LowerOptions:
-        """The options of a parsed flag (`{"row-ranges": True, ...}`)."""
+        """The options of a parsed flag (`{"checked": False, ...}`)."""
         return cls(**{name.replace("-", "_"): value for name, value in values.items()})
 
     def flag_values(self) -> dict[str, bool]:
@@ -118,10 +110,6 @@ def checked(options: LowerOptions) -> bool:
 
 def with_destinations(options: LowerOptions) -> bool:
     return options.destinations
-
-
-def with_row_ranges(options: LowerOptions) -> bool:
-    return options.row_ranges
 
 
 @dataclass(frozen=True)
@@ -239,7 +227,6 @@ TO_LINALG: tuple[Stage, ...] = (
     GmxPass(gmx_canonicalize.PASS, lambda o: {"fuse": False}),
     Step("gmx-require-raised-tosa-gathers", "checked: a tosa.gather left unraised is an error",
          require_no_tosa_gather, when=checked),
-    GmxPass(gmx_row_ranges.PASS, lambda o: {"checked": o.checked}, when=with_row_ranges),
     GmxPass(convert_gmx_to_linalg.PASS, lambda o: {"checked": o.checked}),
     GmxPass(gmx_check_scatter_indices.PASS, when=checked),
 )
