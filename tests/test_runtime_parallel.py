@@ -116,6 +116,31 @@ def test_large_loops_become_one_openmp_region(text, checked, regions):
     assert "scf.parallel" not in lowered
 
 
+# Every mode and element type splits the same way: one OpenMP region, and
+# the result on 2 threads is the reference's (indices out of range included).
+MODES = {"raise": "", "wrap": ', mode = "wrap"', "clip": ', mode = "clip"', "fill": ', mode = "fill", fill_value = FILL'}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("dtype, element, fill", [(np.float32, "f32", "-7.5 : f32"), (np.int8, "i8", "3 : i8")])
+def test_every_mode_and_dtype_splits_the_same_way(mode, dtype, element, fill):
+    from gmx.reference import gather_multiaxis
+
+    attributes = MODES[mode].replace("FILL", fill)
+    text = (
+        f"func.func @main(%x: tensor<512x512x{element}>, %i: tensor<512x512xi64>) -> tensor<512x512x{element}> {{\n"
+        f'  %0 = "gmx.gather_multiaxis"(%x, %i) {{axes = array<i64: 1>{attributes}}} : '
+        f"(tensor<512x512x{element}>, tensor<512x512xi64>) -> tensor<512x512x{element}>\n"
+        f"  return %0 : tensor<512x512x{element}>\n}}\n"
+    )
+    assert _lowered(text).count("omp.parallel") == 1
+    x = (X * 10).astype(dtype)
+    indices = I if mode == "raise" else I * 2  # outside the axis too, but in raise mode
+    fill_value = None if mode != "fill" else (-7.5 if dtype == np.float32 else 3)
+    expected = gather_multiaxis(x, indices, [1], mode=mode, fill_value=fill_value)
+    np.testing.assert_array_equal(compile(text, threads=2)(x, indices), expected)
+
+
 # -- calls on threads -----------------------------------------------------------
 
 RNG = np.random.default_rng(15)
