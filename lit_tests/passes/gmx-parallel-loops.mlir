@@ -82,20 +82,29 @@ func.func @test_marked_and_reporting(%x: memref<1024x256xf32>, %y: memref<1024x2
 
 // -----
 
-// A loop of dynamic size is parallel (its size is unknown, not small); a
-// parallel loop nested in a kept one becomes scf.for.
+// A loop of run-time size runs in parallel only when the run time finds it
+// worth it: %n rows of 128 against 65536 / 128 = 512; else the same loop in
+// sequence. A parallel loop nested in a kept one becomes scf.for.
 // CHECK-LABEL: func.func @test_dynamic_and_nested
-// CHECK: scf.parallel
-// CHECK: scf.for
+// CHECK-SAME: (%[[X:.*]]: memref<?x128xf32>, %[[N:.*]]: index)
+// CHECK: %[[MIN:.*]] = arith.constant 512 : index
+// CHECK-NEXT: %[[ENOUGH:.*]] = arith.cmpi sge, %[[N]], %[[MIN]] : index
+// CHECK: scf.if %[[ENOUGH]] {
+// CHECK-NEXT: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[N]]) step (%{{.*}}) {
+// CHECK-NEXT: scf.for
+// CHECK: } else {
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT: scf.for
+// CHECK: } {gmx.parallel_guard}
 // CHECK-NOT: scf.parallel
-func.func @test_dynamic_and_nested(%x: memref<?x256xf32>, %n: index) {
+func.func @test_dynamic_and_nested(%x: memref<?x128xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c256 = arith.constant 256 : index
+  %c128 = arith.constant 128 : index
   %f = arith.constant 0.0 : f32
   scf.parallel (%r) = (%c0) to (%n) step (%c1) {
-    scf.parallel (%c) = (%c0) to (%c256) step (%c1) {
-      memref.store %f, %x[%r, %c] : memref<?x256xf32>
+    scf.parallel (%c) = (%c0) to (%c128) step (%c1) {
+      memref.store %f, %x[%r, %c] : memref<?x128xf32>
       scf.reduce
     }
     scf.reduce

@@ -24,7 +24,15 @@ becomes
     }
 
 and a loop of a few iterations, or one nested in a kept parallel loop,
-becomes plain `scf.for` loops. A loop that calls a function (the reporting
+becomes plain `scf.for` loops. A kept loop whose size only the run time
+knows runs in parallel only when it is worth it then:
+
+    scf.if %enough {                   (its iterations >= the threshold)
+      scf.parallel (%r) = ... { ... }
+    } else {
+      scf.for %r = ... { ... }
+    } {gmx.parallel_guard}
+ A loop that calls a function (the reporting
 scans' callbacks) stays sequential, so that every report is made on the
 caller's thread, in row-major order. Loops with reductions (`scf.reduce`
 with operands) are left alone.
@@ -34,13 +42,15 @@ from __future__ import annotations
 
 import math
 
-from gmx.dialect.mlir import ir, scf
+from gmx.dialect.mlir import arith, ir, scf
 
 from ..registry import PassInfo, add_python_pass
 from ..views import defining_op, ops_named
 
 # Marks an scf.for whose iterations are independent (gather_builder).
 PARALLEL_ATTR = "gmx.parallel"
+# Marks the scf.if that runs a loop of run-time size in parallel or not.
+GUARDED_ATTR = "gmx.parallel_guard"
 # Innermost iterations a loop nest must run to be split across threads:
 # below, waking the threads costs more than the loop.
 PARALLEL_MIN_ITERATIONS = 1 << 16
@@ -198,9 +208,83 @@ def _rebuild(loop, parallel_first: bool) -> None:
     loop.erase()
 
 
+def _defined_outside(value: ir.Value, loop) -> bool:
+    owner = value.owner
+    op = owner.owner if isinstance(owner, ir.Block) else owner
+    while op is not None:
+        if op.operation == loop.operation:
+            return False
+        op = op.parent
+    return True
+
+
+def _trip_value(lower: ir.Value, upper: ir.Value, step: ir.Value) -> int | ir.Value:
+    """ceil((upper - lower) / step): an int where the bounds are constants,
+    else an index value emitted at the insertion point (folded: no
+    subtraction of 0, no division by 1)."""
+    lo, hi, st = _constant(lower), _constant(upper), _constant(step)
+    if None not in (lo, hi, st):
+        return max(0, -(-(hi - lo) // st))
+    span = upper if lo == 0 else arith.subi(upper, lower)
+    return span if st == 1 else arith.ceildivsi(span, step)
+
+
+def _run_time_iterations(loop) -> tuple[int, ir.Value | None]:
+    """The innermost iterations of `loop`'s nest as far as the run time can
+    tell before it (its own trip count, times that of the one loop nested in
+    it, and so on while their bounds are known outside `loop`), as a static
+    factor and the product of the run-time ones (None: there are none)."""
+    static, dynamic = 1, None
+
+    def times(trip):
+        nonlocal static, dynamic
+        if isinstance(trip, int):
+            static *= trip
+        else:
+            dynamic = trip if dynamic is None else arith.muli(dynamic, trip)
+
+    times(_trip_value(*_bounds(loop)[0]))
+    nested = _nested_loops(loop)
+    while len(nested) == 1:
+        inner = nested[0]
+        bounds = _bounds(inner)
+        if not all(_defined_outside(v, loop) for b in bounds for v in b):
+            break
+        for b in bounds:
+            times(_trip_value(*b))
+        nested = _nested_loops(inner)
+    return static, dynamic
+
+
+def _guard(loop) -> None:
+    """A kept 1-D scf.parallel whose work only the run time knows runs in
+    parallel when it is worth the threads (`runs_in_parallel` at run time),
+    else as the same loop in sequence:
+
+        scf.if %enough { scf.parallel ... } else { scf.for ... }
+    """
+    with ir.InsertionPoint(loop), loop.location:
+        # The run-time factors against the threshold divided by the static
+        # ones: one comparison, no multiplication by constants.
+        static, dynamic = _run_time_iterations(loop)
+        if dynamic is None:  # the sizes that vary are inside the loop: parallel
+            return
+        minimum = arith.constant(ir.IndexType.get(), -(-PARALLEL_MIN_ITERATIONS // max(static, 1)))
+        enough = arith.cmpi(arith.CmpIPredicate.sge, dynamic, minimum)
+        branch = scf.IfOp(enough, [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            then_end = scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            else_end = scf.YieldOp([])
+    branch.operation.attributes[GUARDED_ATTR] = ir.UnitAttr.get()
+    sequential = loop.clone(ip=ir.InsertionPoint(else_end))
+    loop.move_before(then_end)
+    _rebuild(sequential, parallel_first=False)
+
+
 def parallel_loops_pass(module) -> None:
-    """Keep the chosen loops parallel, make the other candidates sequential
-    (see the module docstring)."""
+    """Keep the chosen loops parallel, make the other candidates sequential,
+    guard those of run-time size (see the module docstring)."""
     kept = choose_parallel(module)
     # Inner before outer: a rebuilt loop moves the loops in its body.
     for op in reversed(_preorder(module, _candidate)):
@@ -211,6 +295,10 @@ def parallel_loops_pass(module) -> None:
                 del op.attributes[PARALLEL_ATTR]
         elif op not in kept or len(op.regions[0].blocks[0].arguments) > 1:
             _rebuild(op, parallel_first=op in kept)
+    for loop in ops_named(module, "scf.parallel"):
+        guarded = loop.parent is not None and loop.parent.name == "scf.if" and GUARDED_ATTR in loop.parent.attributes
+        if not guarded and _iterations(loop) is None:
+            _guard(loop)
 
 
 def _build(pm, options) -> None:
