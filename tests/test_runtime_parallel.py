@@ -19,7 +19,6 @@ import pytest
 
 from gmx.dialect import make_context
 from gmx.dialect.mlir import ir, passmanager
-from gmx.passes.lowering import gmx_parallel_loops
 from gmx.passes.lowering.gather_plan import (
     MIN_TILE_OUTPUTS,
     TILE_INDICES,

@@ -77,21 +77,16 @@ def _root(value: ir.Value) -> ir.Value:
     return value
 
 
-def _inside(op, loop) -> bool:
-    """Whether `op` is `loop` or nested in it."""
-    loop = loop.operation
-    while op is not None:
-        if op.operation == loop:
-            return True
-        op = op.parent
-    return False
-
-
-def _defining(value: ir.Value):
-    """The op that defines `value`, or for a block argument the op whose
-    region holds the block."""
+def defined_inside(value: ir.Value, op) -> bool:
+    """Whether `value` is defined in `op`'s regions (a result of an op
+    nested in it, or an argument of one of its blocks)."""
     owner = value.owner
-    return owner.owner if isinstance(owner, ir.Block) else owner
+    at = owner.owner if isinstance(owner, ir.Block) else owner  # a block's argument: the block's op
+    while at is not None:
+        if at.operation == op.operation:
+            return True
+        at = at.parent
+    return False
 
 
 def _captures(loop) -> list[ir.Value]:
@@ -101,7 +96,7 @@ def _captures(loop) -> list[ir.Value]:
 
     def visit(op):
         for operand in op.operands:
-            if not _inside(_defining(operand), loop) and operand not in found:
+            if not defined_inside(operand, loop) and operand not in found:
                 found.append(operand)
         return ir.WalkResult.ADVANCE
 

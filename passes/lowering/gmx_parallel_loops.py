@@ -40,12 +40,11 @@ with operands) are left alone.
 
 from __future__ import annotations
 
-import math
-
 from gmx.dialect.mlir import arith, ir, scf
 
 from ..registry import PassInfo, add_python_pass
 from ..views import defining_op, ops_named
+from .gmx_parallel_bodies import defined_inside
 
 # Marks an scf.for whose iterations are independent (gather_builder).
 PARALLEL_ATTR = "gmx.parallel"
@@ -208,16 +207,6 @@ def _rebuild(loop, parallel_first: bool) -> None:
     loop.erase()
 
 
-def _defined_outside(value: ir.Value, loop) -> bool:
-    owner = value.owner
-    op = owner.owner if isinstance(owner, ir.Block) else owner
-    while op is not None:
-        if op.operation == loop.operation:
-            return False
-        op = op.parent
-    return True
-
-
 def _trip_value(lower: ir.Value, upper: ir.Value, step: ir.Value) -> int | ir.Value:
     """ceil((upper - lower) / step): an int where the bounds are constants,
     else an index value emitted at the insertion point (folded: no
@@ -248,7 +237,7 @@ def _run_time_iterations(loop) -> tuple[int, ir.Value | None]:
     while len(nested) == 1:
         inner = nested[0]
         bounds = _bounds(inner)
-        if not all(_defined_outside(v, loop) for b in bounds for v in b):
+        if any(defined_inside(v, loop) for b in bounds for v in b):
             break
         for b in bounds:
             times(_trip_value(*b))
