@@ -11,6 +11,7 @@ pure and tested first.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 
@@ -245,33 +246,45 @@ def test_an_unloadable_libomp_is_one_error_naming_the_package(monkeypatch, tmp_p
         openmp.library.cache_clear()
 
 
+def test_libomp_workers_sleep_as_a_call_ends():
+    """KMP_BLOCKTIME=0 is libomp's setting on the threads that call gmx
+    (200 ms by default: its workers would spin that long after each call,
+    taking the cores from torch's threads)."""
+    compile(GATHER, threads=2)(X, I)
+    assert openmp.library().kmp_get_blocktime() == 0
+
+
 def test_gmx_leaves_torch_as_fast_as_before():
     """libomp's workers sleep as a call ends (KMP_BLOCKTIME=0) and its
     symbols stay local: torch's own OpenMP threads, at their default
-    count, are no slower right after a gmx call on every core than without
-    one (medians of 15; the best of five attempts, the machine may be
-    busy). With
-    libomp's default blocktime its workers spin 200 ms after each call:
-    torch took over 100x its time here."""
+    count, are no slower right after a gmx call on every core than right
+    after a pause as long as the call (both let torch's threads go idle;
+    medians of 15, the best of five attempts: the machine may be busy).
+    With libomp's default blocktime its workers spin 200 ms after each
+    call: torch took over 100x its time here."""
     torch = pytest.importorskip("torch")
     x = torch.randn(50000, 64)
     rows = torch.randint(0, 50000, (16384,))
     program = compile(GATHER, threads=usable_cores())
+    start = time.perf_counter()
+    program(X, I)
+    pause = functools.partial(time.sleep, time.perf_counter() - start)
 
-    def torch_ms(after_gmx: bool) -> float:
+    def torch_ms(before) -> float:
         times = []
         for _ in range(15):
-            if after_gmx:
-                program(X, I)
+            before()
             start = time.perf_counter()
             torch.index_select(x, 0, rows)
             times.append(time.perf_counter() - start)
         return float(np.median(times))
 
     ratios = []
-    torch_ms(after_gmx=False)  # torch's threads started, its memory warm
+    torch_ms(pause)  # torch's threads started, its memory warm
     for _ in range(5):
-        ratios.append(torch_ms(after_gmx=True) / torch_ms(after_gmx=False))
+        time.sleep(0.25)  # longer than libomp's default blocktime: no worker of a previous call spins
+        control = torch_ms(pause)
+        ratios.append(torch_ms(functools.partial(program, X, I)) / control)
         if ratios[-1] <= 1.2:
             return
-    pytest.fail(f"torch.index_select after a gmx call took {min(ratios):.2f}x its time without one")
+    pytest.fail(f"torch.index_select after a gmx call took {min(ratios):.2f}x its time after a pause")
