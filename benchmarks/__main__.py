@@ -43,9 +43,10 @@ from .suite import Benchmark, benchmark_names, default_contenders, scaling_conte
 
 # numerator/denominator: > 1 means the denominator is faster. gmx/gmx
 # unchecked is the price of the bounds check; memcpy/gmx the fraction of
-# memcpy's bandwidth a gather reaches (a copy of the output's bytes on as
-# many threads as gmx: block gathers aim at >= 0.70x); torch and ort run on one thread (1t) and on
-# their default count (PyTorch's, and the usable cores for ONNX Runtime).
+# memcpy's bandwidth a gather reaches (a native copy of the output's bytes,
+# compiled by gmx.runtime, on as many OpenMP threads as gmx: block gathers
+# aim at >= 0.70x); torch and ort run on one thread (1t) and on their
+# default count (PyTorch's, and the usable cores for ONNX Runtime).
 SECTIONS = ("timing", "scaling", "overhead", "memory", "compile-time")
 MEMORY_VARIANT = "take_along_dim_bcast"
 COMPILE_SIZES = {"full": (0, 250, 500, 1000), "quick": (0, 5, 10)}

@@ -83,7 +83,7 @@ class PassInfo:
 
     def spell(self, values: Mapping[str, bool]) -> str:
         """The mlir-opt option text of `values`, defaults left out
-        (`checked=false,row-ranges=true`; empty when all are defaults)."""
+        (`checked=false,destinations=true`; empty when all are defaults)."""
         complete = self.option_values(values)
         return ",".join(
             f"{o.name}={str(complete[o.name]).lower()}" for o in self.options if complete[o.name] != o.default

@@ -11,17 +11,15 @@ thread count is the call's, not the compiled code's (`with_threads`).
 
 A call points this thread's prebuilt descriptors (`_Frame`) at the
 arguments and, for an entry with destinations (static results, the usual
-case), at fresh 64-byte aligned arrays the compiled code writes; an entry
-with row ranges is called on ranges of its result's rows, from this
-thread and the pool's workers (`_call_on_threads`, `threads`).
+case), at fresh 64-byte aligned arrays the compiled code writes, and calls
+the compiled entry once: its parallel loops run on `threads` OpenMP
+threads (`openmp`, set per calling thread).
 """
 
 from __future__ import annotations
 
 import copy
 import ctypes
-import itertools
-import math
 import threading
 from collections import OrderedDict
 
@@ -37,13 +35,13 @@ from gmx.passes.lowering.runtime_abi import (
     SHAPE_ERROR_NOT_DIVISIBLE,
 )
 
-from . import memref
+from . import memref, openmp
 from .entry import TensorSignature
 from .errors import CompileError
 from .lowering import jit
 from .scalars import number_as_array
 from .source import check_checked, check_entry, module_text
-from .threads import check_threads, chunks, pool
+from .threads import check_threads
 
 __all__ = ["CompileError", "CompiledProgram", "compile", "run"]
 
@@ -94,21 +92,16 @@ class CompiledProgram:
         self._engine.register_runtime(INDEX_ERROR_FN, self._callbacks[0])
         self._engine.register_runtime(SHAPE_ERROR_FN, self._callbacks[1])
         self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
+        openmp.register(self._engine)
         self._function = self._engine.lookup(entry)
         self.destinations = jitted.destinations
-        self.row_ranges = jitted.row_ranges
         self._result_kinds = [(sig.rank, sig.dtype) for sig in self.results]
         self._frames = threading.local()
         self._set_threads(check_threads(threads))
 
     # -- threads -----------------------------------------------------------------
     def _set_threads(self, threads: int) -> None:
-        self.threads = threads
-        self._ranges = None
-        if self.row_ranges is not None:
-            rows, tile = self.row_ranges
-            output_bytes = math.prod(self.results[0].shape) * self.results[0].dtype.itemsize
-            self._ranges = chunks(rows, tile, threads, output_bytes)
+        self.threads = threads  # the OpenMP thread count of each call
 
     def with_threads(self, threads: int | None) -> CompiledProgram:
         """This program, called on `threads` threads (None: the usable
@@ -169,15 +162,11 @@ class CompiledProgram:
 
     # -- calling ---------------------------------------------------------------
     def __call__(self, *arrays):
+        openmp.set_threads(self.threads)
         frame = self._frame()
         arrays = frame.bind(self, arrays)
-        if self._ranges is not None and len(self._ranges) > 1:
+        if self.destinations:
             outputs = frame.allocate_outputs()
-            self._call_on_threads(frame, arrays, outputs)
-        elif self.destinations:
-            outputs = frame.allocate_outputs()
-            if self._ranges is not None:
-                frame.set_range(*self._ranges[0])
             self._invoke(frame.packed)
         else:
             outputs = memref.adopt_results(self._call(frame), self._result_kinds)
@@ -195,60 +184,8 @@ class CompiledProgram:
         frame = getattr(self._frames, "frame", None)
         if frame is None:
             destinations = self.results if self.destinations else []
-            frame = self._frames.frame = _Frame(self.arguments, destinations, self.row_ranges is not None)
+            frame = self._frames.frame = _Frame(self.arguments, destinations)
         return frame
-
-    def _call_on_threads(self, frame: _Frame, arrays: list, outputs: list) -> None:
-        """Run the ranges of one call on this thread and on up to
-        `threads - 1` workers of the pool, each taking the next range not
-        taken yet (`_Ranges`): a worker that starts late (the machine is
-        busy) takes fewer or none, and the call costs at most about what it
-        costs on this thread alone. Returns once every range taken has
-        finished. The errors each range reported are raised as one call
-        over all rows would raise them: ranges in row order, each one's in
-        the order it reported them. An exception in a worker is raised here."""
-        ranges = _Ranges(self._ranges)
-        helpers = min(self.threads, len(self._ranges)) - 1
-        workers = pool(helpers)
-        futures = []
-        for _ in range(helpers):
-            try:
-                futures.append(workers.submit(self._help, ranges, arrays, outputs))
-            except RuntimeError:  # the pool is shut down (the interpreter exits): this thread takes the rest
-                break
-        try:
-            self._take_ranges(frame, ranges)
-        finally:
-            for future in futures:
-                future.cancel()  # one that has not started has nothing left to take
-            ranges.wait()  # every range taken must be done before the arrays may go
-        if ranges.failure is not None:
-            raise ranges.failure
-        reported = ranges.reported
-        self._raise_errors([e for s, _ in reported for e in s], [e for _, i in reported for e in i])
-
-    def _take_ranges(self, frame: _Frame, ranges: _Ranges) -> None:
-        """Compute ranges of the call until none is left (`frame` bound)."""
-        while (k := ranges.take()) is not None:
-            try:
-                frame.set_range(*ranges.rows[k])
-                self._invoke(frame.packed)
-                ranges.finish(k, self._take_errors())
-            except BaseException as error:
-                ranges.fail(k, error)
-                raise
-
-    def _help(self, ranges: _Ranges, arrays: list, outputs: list) -> None:
-        """On a worker thread: take ranges of a call on `arrays` into `outputs`."""
-        if ranges.exhausted():
-            return
-        frame = self._frame()
-        frame.bind(self, arrays)
-        frame.point_outputs(outputs)
-        try:
-            self._take_ranges(frame, ranges)
-        except BaseException:  # noqa: BLE001  recorded in `ranges`, raised by the caller
-            pass
 
     def _call(self, frame) -> list:
         """Invoke the C interface of an entry that returns its results;
@@ -314,52 +251,6 @@ class CompiledProgram:
         )
 
 
-class _Ranges:
-    """The row ranges of one call shared by the threads computing it: each
-    thread takes the next one until none is left; what each reported, by
-    range; whether all taken are done."""
-
-    def __init__(self, rows: list[tuple[int, int]]):
-        self.rows = rows
-        self.reported: list = [((), ())] * len(rows)
-        self.failure: BaseException | None = None
-        self._next = itertools.count()  # next() is atomic under the GIL
-        self._taken = 0
-        self._finished = 0
-        self._lock = threading.Condition()
-
-    def exhausted(self) -> bool:
-        with self._lock:
-            return self._taken >= len(self.rows)
-
-    def take(self) -> int | None:
-        """The index of a range to compute, or None when all are taken (or
-        one failed)."""
-        with self._lock:
-            if self.failure is not None or self._taken >= len(self.rows):
-                return None
-            self._taken += 1
-            return next(self._next)
-
-    def finish(self, k: int, errors: tuple[list, list]) -> None:
-        with self._lock:
-            self.reported[k] = errors
-            self._finished += 1
-            self._lock.notify_all()
-
-    def fail(self, k: int, error: BaseException) -> None:
-        with self._lock:
-            if self.failure is None:
-                self.failure = error
-            self._finished += 1
-            self._lock.notify_all()
-
-    def wait(self) -> None:
-        """Until every range taken has finished."""
-        with self._lock:
-            self._lock.wait_for(lambda: self._finished >= self._taken)
-
-
 class _Frame:
     """One thread's memref descriptors for calling an entry: one per
     argument, then one per destination, and the packed argument array the
@@ -367,13 +258,11 @@ class _Frame:
     built once; a call only writes the data pointers in (and, for dynamic
     dims, the sizes and strides)."""
 
-    def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature], ranges: bool):
+    def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature]):
         self.signatures = arguments
         self.outputs = destinations
         self.buffers: list[memref.AlignedBuffer | None] = [None] * len(destinations)
         self.descriptors = [memref.descriptor_type(s.rank)() for s in (*arguments, *destinations)]
-        # The row range's first and last (index arguments after the destinations).
-        self.range = [ctypes.c_int64(0), ctypes.c_int64(0)] if ranges else []
         # The shape each argument must have to skip the slow path (None: no
         # fast path, it has a dynamic dim).
         self.static = [None if None in s.shape else s.shape for s in arguments]
@@ -381,17 +270,8 @@ class _Frame:
             if None not in s.shape:
                 memref.set_contiguous_layout(d, s.shape)
         self.cells = [ctypes.c_void_p(ctypes.addressof(d)) for d in self.descriptors]
-        addresses = [ctypes.addressof(c) for c in (*self.cells, *self.range)]
+        addresses = [ctypes.addressof(c) for c in self.cells]
         self.packed = (ctypes.c_void_p * len(addresses))(*addresses)
-
-    def set_range(self, first: int, last: int) -> None:
-        self.range[0].value, self.range[1].value = first, last
-
-    def point_outputs(self, outputs: list[np.ndarray]) -> None:
-        """Point the destination descriptors at `outputs` (allocated by
-        another thread's frame)."""
-        for array, descriptor in zip(outputs, self.descriptors[len(self.signatures):]):
-            descriptor.allocated = descriptor.aligned = memref.data_pointer(array)
 
     def bind(self, program: CompiledProgram, arrays: tuple) -> list:
         """Point the argument descriptors at `arrays` (checked); return the

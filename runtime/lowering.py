@@ -36,7 +36,7 @@ from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering
 from gmx.passes.registry import noting_refusals
-from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, assert_messages, error_sites
+from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, assert_messages, error_sites
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
@@ -55,9 +55,6 @@ class Jitted:
     # The entry writes its results into buffers the caller passes after its
     # arguments (runtime_abi.DESTINATIONS_ATTR), instead of returning them.
     destinations: bool = False
-    # (rows, tile) when the entry computes any range of its result's rows
-    # (runtime_abi.ROW_RANGES_ATTR), else None.
-    row_ranges: tuple[int, int] | None = None
     # The message of each reported cf.assert, by number (SHAPE_ERROR_ASSERT).
     assert_messages: list[str] = field(default_factory=list)
 
@@ -82,12 +79,8 @@ def jit(text: str, entry: str, checked: bool, allow_external: bool = False) -> J
         # Lowering rewrote the entry: its handle is stale, look it up again.
         lowered = find_entry(module, entry)
         destinations = DESTINATIONS_ATTR in lowered.attributes
-        row_ranges = None
-        if ROW_RANGES_ATTR in lowered.attributes:
-            rows, tile = ir.DenseI64ArrayAttr(lowered.attributes[ROW_RANGES_ATTR])
-            row_ranges = (rows, tile)
         engine = _engine(module, context, text, entry, checked)
-        return Jitted(engine, arguments, results, error_sites(module.operation), destinations, row_ranges,
+        return Jitted(engine, arguments, results, error_sites(module.operation), destinations,
                       assert_messages(module.operation))
 
 
@@ -104,9 +97,9 @@ def _parse(text: str) -> ir.Module:
 
 def lowering_options(checked: bool) -> LowerOptions:
     """The --gmx-lower-to-llvm options the runtime compiles with: entries
-    take destinations and compute row ranges where they can. (gmx-study
-    shows programs lowered with these, so that what it shows is what runs.)"""
-    return LowerOptions(checked=checked, destinations=True, row_ranges=True)
+    take destinations. (gmx-study shows programs lowered with these, so
+    that what it shows is what runs.)"""
+    return LowerOptions(checked=checked, destinations=True)
 
 
 def _lower(module: ir.Module, text: str, checked: bool) -> None:

@@ -2,7 +2,7 @@
 taken from the user's text.
 
 `--gmx-lower-to-llvm` records each entry's tensor signature, its
-destinations and its row ranges in attributes (`runtime_abi`), and the
+destinations in attributes (`runtime_abi`), and the
 runtime sizes the buffers it passes by them. A tensor-level module that
 already carries one has forged it: its `gmx.signature` would make the
 runtime pass a 4-byte buffer where the code writes 16 MiB. Such a module
@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir
-from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, SIGNATURE_ATTR
+from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, SIGNATURE_ATTR
 
 from .errors import CompileError
 
-PIPELINE_ATTRIBUTES = (SIGNATURE_ATTR, DESTINATIONS_ATTR, ROW_RANGES_ATTR)
+PIPELINE_ATTRIBUTES = (SIGNATURE_ATTR, DESTINATIONS_ATTR)
 
 
 def reject_pipeline_attributes(module: ir.Module) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from gmx.benchmarks.__main__ import RATIOS, main, parse_arguments
 from gmx.benchmarks.suite import benchmark_names as variant_names
+from gmx.runtime import CompiledProgram
 
 CONTENDERS = ["gmx", "gmx unchecked", "unfused", "numpy", "torch 1t", "torch", "ort 1t", "ort", "memcpy"]
 
@@ -94,7 +95,11 @@ def test_memcpy_copies_every_byte_on_its_threads(threads):
     expected = study.variant.numpy_fn(study)(*inputs)
     prepared = Memcpy("memcpy", threads=threads).prepare(Case(study, inputs, expected, text="", export_s=0.0))
     assert prepared.info == {"threads": threads}
-    assert np.array_equal(prepared.call().reshape(expected.shape), expected)
+    # one native call of a compiled copy on `threads` OpenMP threads, no Python threads
+    assert isinstance(prepared.call.func, CompiledProgram) and prepared.call.func.threads == threads
+    copied = prepared.call()
+    assert copied.dtype == np.int8 and np.array_equal(copied.view(expected.dtype).reshape(expected.shape), expected)
+
 
 
 def test_the_suite_is_the_variants_benchmarks():

@@ -229,7 +229,7 @@ def test_random_gathers_in_every_mode(tmp_path_factory, batch):
 # Both in the worker, where a forged signature that slipped through would
 # show as a signal.
 
-PIPELINE_ATTRIBUTES = ("gmx.signature", "gmx.destinations", "gmx.row_ranges")
+PIPELINE_ATTRIBUTES = ("gmx.signature", "gmx.destinations")
 PROCESS_FUNCTIONS = ["system", "exit", "_exit", "abort", "fork", "execve", "popen", "dlopen", "dlsym", "kill",
                      "mprotect", "mmap", "raise", "setuid", "unlink", "puts", "printf", "getenv"]
 PROVIDED_FUNCTIONS = ["erff", "tanh", "powf", "malloc", "free", "memcpy", "__kmpc_fork_call", "omp_get_thread_num"]
@@ -244,9 +244,6 @@ def forged_attribute(draw) -> str:
     if name == "gmx.signature":
         inputs, results = draw(st.lists(types, max_size=3)), draw(st.lists(types, max_size=2))
         return f"{name} = ({', '.join(inputs)}) -> ({', '.join(results)})"
-    if name == "gmx.row_ranges":
-        values = draw(st.lists(st.integers(-(1 << 40), 1 << 40), max_size=3))
-        return f"{name} = array<i64{': ' if values else ''}{', '.join(map(str, values))}>"
     return name
 
 

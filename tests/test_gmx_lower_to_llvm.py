@@ -11,7 +11,6 @@ import pytest
 
 from gmx.dialect import make_context
 from gmx.dialect.mlir import ir, passmanager
-from gmx.passes import PassOptionError, get_pass
 from gmx.passes.lowering import gmx_lower_to_llvm as lowering
 from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, Step, Upstream, add_lowering, stages
 from gmx.runtime.lowering import lowering_options
@@ -58,7 +57,7 @@ def test_conditions_select_the_stages():
     default, runtime = names.values()
     assert "gmx-require-checkable-indices" in default and "gmx-require-checkable-indices" not in runtime
     assert "gmx-destination-passing" not in default and "gmx-destination-passing" in runtime
-    assert "eliminate-empty-tensors" in runtime and "gmx-row-ranges" in runtime
+    assert "eliminate-empty-tensors" in runtime and "gmx-parallel-loops" in runtime
     assert "gmx-check-scatter-indices" not in runtime  # unchecked
 
 
@@ -67,27 +66,19 @@ def test_levels_are_prefixes_of_the_whole_pipeline():
     whole = stages(options)
     linalg, loops = stages(options, until="linalg"), stages(options, until="loops")
     assert whole[: len(loops)] == loops and loops[: len(linalg)] == linalg
-    assert linalg[-1].name == "gmx-check-tm-tensor-scatter" and loops[-1].name == "gmx-prefetch-rows"
+    assert linalg[-1].name == "gmx-check-tm-tensor-scatter" and loops[-1].name == "gmx-parallel-bodies"
     with pytest.raises(ValueError, match="no level 'tensors'"):
         stages(options, until="tensors")
 
 
 def test_options_are_typed_and_spelled_from_one_declaration():
     """The flag's options are LowerOptions' fields; their text is derived."""
-    assert [o.name for o in lowering.PASS.options] == ["checked", "destinations", "row-ranges"]
+    assert [o.name for o in lowering.PASS.options] == ["checked", "destinations"]
     assert LowerOptions().flag() == "--gmx-lower-to-llvm"
     options = lowering_options(checked=False)
-    assert options.flag() == "--gmx-lower-to-llvm=checked=false,destinations=true,row-ranges=true"
+    assert options.flag() == "--gmx-lower-to-llvm=checked=false,destinations=true"
     spelled = options.flag().partition("=")[2]
     assert LowerOptions.from_flag(lowering.PASS.parse_options(spelled)) == options
-
-
-def test_row_ranges_need_destinations():
-    with pytest.raises(PassOptionError, match="'row-ranges' needs 'destinations'"):
-        LowerOptions(row_ranges=True)
-    with make_context():
-        with pytest.raises(PassOptionError, match="'row-ranges' needs 'destinations'"):
-            get_pass("gmx-lower-to-llvm").add_to(passmanager.PassManager("builtin.module"), "row-ranges")
 
 
 def test_a_named_step_failing_fails_the_pipeline():
@@ -113,7 +104,7 @@ def test_gmx_study_loop_level_is_what_the_runtime_compiles():
     assert loops.error is None, loops.error
     assert "gmx.destinations" in loops.text and "%arg2: memref<2x3xf32>" in loops.text
     assert loops.counts["memref.alloc"] == 0
-    assert "destinations=true,row-ranges=true up to its loops level" in loops.title
+    assert "destinations=true up to its loops level" in loops.title
 
 
 # --- what it lowers beyond gathers: loops carrying tensors, arith on tensors ---

@@ -50,8 +50,8 @@ def _failure(text: str, **options) -> tuple[str, str, str, str]:
     return message, match.group(1), match.group(2), (match.group(3) or "").strip()
 
 
-@pytest.mark.parametrize("checked, flag", [(True, "--gmx-lower-to-llvm=destinations=true,row-ranges=true"),
-                                           (False, "--gmx-lower-to-llvm=checked=false,destinations=true,row-ranges=true")])
+@pytest.mark.parametrize("checked, flag", [(True, "--gmx-lower-to-llvm=destinations=true"),
+                                           (False, "--gmx-lower-to-llvm=checked=false,destinations=true")])
 def test_pipeline_failure_reports_a_reproducer(checked, flag, tmp_path, gmx_opt, capsys):
     message, tool, path, options = _failure(NOT_BUFFERIZED, checked=checked)
     assert message.startswith("-:2:8: error: op was not bufferized\n"), message

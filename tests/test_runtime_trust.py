@@ -35,7 +35,6 @@ FORGERIES = {
     "wrong dtype": forged("gmx.signature = (tensor<4xi8>) -> tensor<4xi8>", 4),
     "no result": forged("gmx.signature = (tensor<4xf32>) -> ()", 4),
     "destinations": forged("gmx.destinations", 4),
-    "row ranges": forged("gmx.row_ranges = array<i64: 1000000, 1>", 4),
     "on a callee": forged("", 4).replace("func.func @main", "func.func private @f() attributes {gmx.signature = () -> ()} {\n  return\n}\nfunc.func @main"),
 }
 

@@ -39,6 +39,9 @@ TILE_INDICES = 1 << 15
 # A column tile (x[i, :, j]) writes one cache line of each output row, and
 # the kept dim is tiled only where its entries are read a line or more apart.
 CACHE_LINE_BYTES = 64
+# A Flagged tile of fewer outputs than this costs more in its loop than
+# its share of the work.
+MIN_TILE_OUTPUTS = 1024
 # Column tiles bucket the rows by the input slab they read: at most this
 # many buckets (a counter per slab).
 MAX_SLABS = 1 << 16
@@ -61,9 +64,13 @@ class Whole:
 
 @dataclass(frozen=True)
 class Flagged:
-    """Checked elementwise gathers: one generic gathers (a bad index read as
-    0) and and-reduces whether every index was in range; the reporting scan
-    runs only if one was not. The indices are read once instead of twice."""
+    """Checked elementwise gathers, in tiles of `rows` output rows (dim 0),
+    in parallel: each tile's generic gathers (a bad index read as 0) and
+    and-reduces whether every index of the tile was in range into the
+    tile's own flag; the reporting scan runs only if a flag is false. The
+    indices are read once instead of twice."""
+
+    rows: int
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,28 @@ class ColumnTiles:
 
 
 Strategy = Whole | Flagged | RowTiles | ColumnTiles
+
+
+def parallel_loop(strategy: Strategy) -> str:
+    """What the threads share out in a gather of `strategy` (the loop that
+    the builder emits parallel; `gmx-parallel-loops` keeps it parallel if it
+    is worth the threads):
+
+      Whole        output dim 0 (the gather generic's first parallel dim),
+                   after a scan of the indices into a flag per row of them
+      Flagged      tiles of output rows, a flag per tile
+      RowTiles     tiles of output rows, each scanned into its flag, then
+                   gathered
+      ColumnTiles  the input slabs (each writes the rows of its bucket)
+
+    A checked gather's report is never made by a thread: only when a flag
+    is false, the caller's thread scans every index in row-major order."""
+    match strategy:
+        case Flagged() | RowTiles():
+            return "row tiles"
+        case ColumnTiles():
+            return "slabs"
+    return "rows"
 
 
 # -- the plan ---------------------------------------------------------------------
@@ -205,7 +234,7 @@ def choose_strategy(plan: GatherPlan) -> Strategy:
     kept dim is read far apart, else row tiles for checked gathers of many
     indices, else Whole. Only static, non-empty gathers are ever tiled or flagged."""
     if plan.checks_indices and reads_an_index_per_output(plan):
-        return Flagged()
+        return Flagged(flagged_rows_per_tile(plan))
     if (columns := column_tiles(plan)) is not None:
         return columns
     if plan.checks_indices and (rows := rows_per_tile(plan)) is not None:
@@ -268,6 +297,25 @@ def column_tiles(plan: GatherPlan) -> ColumnTiles | None:
     return ColumnTiles(dim, width, slabs)
 
 
+def _tile_height(rows: int, per_row: int) -> int:
+    """The largest divisor of `rows` whose tile holds at most TILE_INDICES
+    of `per_row` per row (at least one row)."""
+    fitting = max(1, TILE_INDICES // max(per_row, 1))
+    return max(t for t in range(1, min(fitting, rows) + 1) if rows % t == 0)
+
+
+def flagged_rows_per_tile(plan: GatherPlan) -> int:
+    """Output rows (dim 0) per tile of a Flagged gather (static, non-empty):
+    tiles of at most TILE_INDICES outputs, so that each flag covers a
+    thread's share of work; all rows in one tile when the divisors of dim 0
+    give tiles of fewer than MIN_TILE_OUTPUTS (a prime dim 0 of a rank-1
+    gather)."""
+    shape = plan.output_shape
+    per_row = math.prod(shape[1:])
+    rows = _tile_height(shape[0], per_row)
+    return rows if rows * per_row >= MIN_TILE_OUTPUTS else shape[0]
+
+
 def rows_per_tile(plan: GatherPlan) -> int | None:
     """Output rows (dim 0) per tile, or None to scan and gather whole.
 
@@ -286,5 +334,4 @@ def rows_per_tile(plan: GatherPlan) -> int | None:
     per_row = math.prod(plan.logical_shape[1:]) * plan.coordinate_size  # index values per output row
     if shape[0] * per_row <= TILE_INDICES:
         return None
-    fitting = max(1, TILE_INDICES // per_row)
-    return max(t for t in range(1, min(fitting, shape[0]) + 1) if shape[0] % t == 0)
+    return _tile_height(shape[0], per_row)

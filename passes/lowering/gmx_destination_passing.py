@@ -48,7 +48,7 @@ from gmx.dialect.mlir import bufferization, func, ir, memref
 from ..registry import PassInfo, add_python_pass
 from ..views import emit_view, static_shape_of, strip_views
 from .entry_points import is_entry_point
-from .runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR
+from .runtime_abi import DESTINATIONS_ATTR
 
 
 def _static_tensor(t: ir.Type) -> bool:
@@ -206,8 +206,6 @@ def drop_destination_results(module) -> None:
         if not ftype.results:
             continue
         arguments = list(function.regions[0].blocks[0].arguments)
-        if ROW_RANGES_ATTR in function.attributes:
-            arguments = arguments[:-2]  # the range comes after the destination
         outs = arguments[len(arguments) - len(ftype.results):]
         for block in function.regions[0].blocks:
             terminator = list(block.operations)[-1]

@@ -23,6 +23,10 @@ Every cf.assert reports to the runtime instead of aborting
 (gmx-report-asserts); checked, the sizes ops require equal are asserted
 (gmx-check-shapes).
 
+Parallel loops run on OpenMP: the parallel dims of linalg ops and the
+loops the gather builder marks parallel, the outermost worth the threads
+(gmx-parallel-loops), through upstream's convert-scf-to-openmp.
+
 Function boundaries bufferize to identity-layout memrefs and results are
 owned by the caller (the ownership-based deallocation pipeline clones what
 a function does not own), so a caller can free each returned buffer once.
@@ -60,16 +64,17 @@ from . import (
     gmx_lower_stablehlo_control_flow,
     gmx_lower_stablehlo_sort,
     gmx_lower_tosa_negate,
+    gmx_parallel_bodies,
+    gmx_parallel_loops,
     gmx_prefetch_rows,
     gmx_report_asserts,
-    gmx_row_ranges,
     gmx_stream_row_copies,
 )
 from .block_pieces import split_long_blocks
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
 from ..raising import gmx_canonicalize
-from ..registry import PassInfo, PassOption, PassOptionError, Refused, add_python_pass
+from ..registry import PassInfo, PassOption, Refused, add_python_pass
 
 ARGUMENT = "gmx-lower-to-llvm"
 
@@ -77,7 +82,7 @@ ARGUMENT = "gmx-lower-to-llvm"
 @dataclass(frozen=True)
 class LowerOptions:
     """--gmx-lower-to-llvm's options, typed. The flag spells each field in
-    kebab case (`row_ranges` is `row-ranges`); PASS.options derives from
+    kebab case (a `some_option` is `some-option`); PASS.options derives from
     these fields, so the two cannot disagree."""
 
     checked: bool = field(default=True, metadata={"help": "bounds-check gathered indices at run time"})
@@ -85,18 +90,10 @@ class LowerOptions:
         default=False,
         metadata={"help": "public functions write their results into buffers the caller passes (gmx-destination-passing)"},
     )
-    row_ranges: bool = field(
-        default=False,
-        metadata={"help": "with destinations, an entry computes any range of its result's rows (gmx-row-ranges, for threads)"},
-    )
-
-    def __post_init__(self) -> None:
-        if self.row_ranges and not self.destinations:
-            raise PassOptionError(f"'{ARGUMENT}' option 'row-ranges' needs 'destinations'")
 
     @classmethod
     def from_flag(cls, values: Mapping[str, bool]) -> LowerOptions:
-        """The options of a parsed flag (`{"row-ranges": True, ...}`)."""
+        """The options of a parsed flag (`{"checked": False, ...}`)."""
         return cls(**{name.replace("-", "_"): value for name, value in values.items()})
 
     def flag_values(self) -> dict[str, bool]:
@@ -129,10 +126,6 @@ def checked(options: LowerOptions) -> bool:
 
 def with_destinations(options: LowerOptions) -> bool:
     return options.destinations
-
-
-def with_row_ranges(options: LowerOptions) -> bool:
-    return options.row_ranges
 
 
 @dataclass(frozen=True)
@@ -282,7 +275,6 @@ TO_LINALG: tuple[Stage, ...] = (
     GmxPass(gmx_canonicalize.PASS, lambda o: {"fuse": False}),
     Step("gmx-require-checkable-indices", "checked: an op whose indices cannot be checked is an error",
          require_checkable_indices, when=checked),
-    GmxPass(gmx_row_ranges.PASS, lambda o: {"checked": o.checked}, when=with_row_ranges),
     GmxPass(convert_gmx_to_linalg.PASS, lambda o: {"checked": o.checked}),
     GmxPass(gmx_check_scatter_indices.PASS, when=checked),
     GmxPass(gmx_check_tm_tensor_scatter.PASS, when=checked),
@@ -352,13 +344,27 @@ TO_LOOPS: tuple[Stage, ...] = (
     Upstream("buffer-deallocation-pipeline"),
     Upstream("convert-bufferization-to-memref"),
     Upstream("func.func(tm-tensor-to-loops)"),
-    Upstream("convert-linalg-to-loops"),
+    # Parallel dims of linalg ops become scf.parallel; gmx-parallel-loops
+    # keeps the outermost ones worth the threads (and the loops the gather
+    # builder marked parallel) as 1-D scf.parallel, the others scf.for.
+    Upstream("convert-linalg-to-parallel-loops"),
+    GmxPass(gmx_parallel_loops.PASS),
     GmxPass(gmx_stream_row_copies.PASS),
     GmxPass(gmx_prefetch_rows.PASS),
+    # Each parallel loop's body a function of its own whose buffers are
+    # noalias arguments (OpenMP's outlining would lose what the entry's
+    # noalias arguments say).
+    GmxPass(gmx_parallel_bodies.PASS),
 )
 
 # Loops on memrefs become the LLVM dialect.
 TO_LLVM: tuple[Stage, ...] = (
+    # Each scf.parallel left becomes an OpenMP region (libomp, loaded by
+    # gmx.runtime); canonicalize inlines the memref.alloca_scope each
+    # region's body is left in (with a loop nested in it, convert-scf-to-cf
+    # would fail on it; the body is a call, its stack slots the callee's).
+    Upstream("convert-scf-to-openmp"),
+    Upstream("canonicalize"),
     # Linear, not quadratic, in a block's loops: scf-to-cf moves every op
     # after a loop once per loop.
     Step("gmx-split-long-blocks", "long blocks split after their loops (linear scf-to-cf)", split_long_blocks),
@@ -373,6 +379,7 @@ TO_LLVM: tuple[Stage, ...] = (
     # (erff), as upstream's sparsifier pipeline orders these two passes.
     Upstream("func.func(convert-math-to-llvm)"),
     Upstream("convert-math-to-libm"),
+    Upstream("convert-openmp-to-llvm"),
     Upstream("convert-to-llvm"),
     Upstream("reconcile-unrealized-casts"),
     Step("gmx-move-halves-as-integers", "half-precision values only copied are copied as integers",

@@ -30,12 +30,6 @@ signature after its arguments, writes the results there and returns
 nothing; the caller allocates those buffers (C-contiguous,
 DESTINATION_ALIGNMENT-byte aligned, aliasing no argument) and owns them.
 
-Row ranges. A function with destinations also marked `gmx.row_ranges =
-array<i64: R, T>` (by --gmx-row-ranges) takes two more index arguments,
-`first` and `last`, and writes rows [first, last) of dim 0 of its one
-result (R rows) only: first and last are multiples of T or R, and the
-caller may compute disjoint ranges on different threads at once.
-
 Helpers. Copies between non-identity memref layouts call `memrefCopy`
 (MLIR's runner utils, which this build's ExecutionEngine lacks); the
 runtime registers its own under that name.
@@ -60,7 +54,6 @@ SHAPE_ERROR_ASSERT = -3
 ERROR_SITES_ATTR = "gmx.error_sites"
 SIGNATURE_ATTR = "gmx.signature"
 DESTINATIONS_ATTR = "gmx.destinations"
-ROW_RANGES_ATTR = "gmx.row_ranges"
 ASSERT_MESSAGES_ATTR = "gmx.assert_messages"
 DESTINATION_ALIGNMENT = 64  # bytes
 MEMREF_COPY_FN = "memrefCopy"

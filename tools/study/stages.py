@@ -9,7 +9,7 @@
 
 The levels are --gmx-lower-to-llvm's own (`gmx_lower_to_llvm.stages`),
 with the options gmx.runtime compiles with (`lowering_options`): the loop
-level shown is the program that runs, destinations and row ranges included.
+level shown is the program that runs, destinations and parallel loops included.
 
 Each stage keeps its IR (large constants elided, for reading) and its op
 counts; a stage whose pipeline fails keeps the first line of the error
