@@ -31,15 +31,15 @@ from gmx.passes.lowering.runtime_abi import (
     CALLBACK_ARITY,
     INDEX_ERROR_FN,
     MEMREF_COPY_FN,
-    SHAPE_ERROR_EMPTY_AXIS,
     SHAPE_ERROR_FN,
-    SHAPE_ERROR_NOT_DIVISIBLE,
 )
 
 from . import memref
 from .entry import TensorSignature
+from .backends import check_backend, iree_program
 from .errors import CompileError
 from .lowering import jit
+from .reports import raise_reported
 from .source import check_checked, check_entry, module_text
 from .threads import check_threads, chunks, pool
 
@@ -119,9 +119,6 @@ class CompiledProgram:
         return program
 
     # -- errors the compiled code reported ------------------------------------
-    def _site(self, site: int) -> str:
-        return self.sites[site] if 0 <= site < len(self.sites) else "<unknown>"
-
     def _raise_reported_errors(self) -> None:
         log = self._log
         if log.shape_errors or log.index_errors:
@@ -135,32 +132,8 @@ class CompiledProgram:
         return errors
 
     def _raise_errors(self, shape_errors: list, index_errors: list) -> None:
-        """Raise the first error reported, if any: a shape error before any
-        index error; an IndexError names the first bad index reported and
-        how many were."""
-        if shape_errors:
-            site, dim, a, b = shape_errors[0]
-            if dim == SHAPE_ERROR_EMPTY_AXIS:
-                raise IndexError(
-                    f"{self._site(site)}: axis {a} has size {b}: every index into it is out of bounds"
-                )
-            raise ValueError(self._shape_error_message(site, dim, a, b))
-        if index_errors:
-            site, axis, value, size = index_errors[0]
-            more = f" ({len(index_errors)} indices out of bounds)" if len(index_errors) > 1 else ""
-            raise IndexError(
-                f"{self._site(site)}: index {value} is out of bounds for axis {axis} "
-                f"with size {size}{more}"
-            )
-
-    def _shape_error_message(self, site, dim, a, b) -> str:
-        where = self._site(site)
-        if dim == SHAPE_ERROR_NOT_DIVISIBLE:
-            return f"{where}: indices last dim {a} is not a multiple of the coordinate size {b}"
-        return (
-            f"{where}: non-axis dim {dim} is not broadcastable at run time: "
-            f"input has size {a}, logical indices have size {b}"
-        )
+        """Raise the first error reported, if any (`reports`)."""
+        raise_reported(self.sites, shape_errors, index_errors)
 
     # -- calling ---------------------------------------------------------------
     def __call__(self, *arrays):
@@ -414,7 +387,8 @@ class _Frame:
         return outputs
 
 
-def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None) -> CompiledProgram:
+def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None,
+            backend: str = "engine", device: str | None = None) -> CompiledProgram:
     """Lower and JIT-compile `entry`, a public function of a module given
     as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
 
@@ -422,10 +396,12 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
     located diagnostics when the module does not parse, verify or lower
     (with a reproducer when the lowering fails). `checked=False` drops the
     run-time bounds check of gathered indices (for benchmarks only).
+    `backend="iree"` compiles with IREE for `device` (`iree_backend`: same
+    results and errors; needs the `[iree]` extra).
     Thread-safe; the last programs compiled are cached, the others are
     freed once nothing refers to them.
     """
-    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked))
+    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked), *check_backend(backend, device))
     threads = check_threads(threads)
     with _cache_lock:
         program = _cache.get(key)
@@ -434,7 +410,7 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
             return program.with_threads(threads)
     # Compiled outside the lock, so that threads compile in parallel; of two
     # threads compiling the same program, both get the one cached first.
-    program = CompiledProgram(*key)
+    program = CompiledProgram(*key) if len(key) == 3 else iree_program(*key[:3], key[4])
     with _cache_lock:
         program = _cache.setdefault(key, program)
         _cache.move_to_end(key)
@@ -443,6 +419,7 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
     return program.with_threads(threads)
 
 
-def run(asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None):
+def run(asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None,
+        backend: str = "engine", device: str | None = None):
     """compile(...) then call once: a numpy array, or a tuple for several results."""
-    return compile(asm_or_module, entry, checked=checked, threads=threads)(*arrays)
+    return compile(asm_or_module, entry, checked=checked, threads=threads, backend=backend, device=device)(*arrays)

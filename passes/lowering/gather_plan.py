@@ -125,6 +125,7 @@ class GatherPlan:
     checked: bool  # the option: report indices outside their axis
     mode: Mode = Mode.RAISE  # what an index outside its axis means
     fill_axes: tuple[int, ...] = ()  # fill mode: axes whose size may be 0 (all filled)
+    target: str = "llvm"  # "iree": one plain generic (IREE tiles it; no index tensor crosses its dispatches)
 
     @property
     def indices_by_map(self) -> bool:
@@ -158,6 +159,7 @@ def plan_gather(
     element_bits: int = 32,
     checked: bool = True,
     mode: Mode = Mode.RAISE,
+    target: str = "llvm",
 ) -> GatherPlan:
     """The plan of a verified gather (shapes with None for `?`)."""
     rank = len(input_shape)
@@ -194,6 +196,7 @@ def plan_gather(
         checked=checked,
         mode=mode,
         fill_axes=may_be_empty if mode is Mode.FILL else (),
+        target=target,
     )
 
 
@@ -203,7 +206,10 @@ def plan_gather(
 def choose_strategy(plan: GatherPlan) -> Strategy:
     """Flagged for checked elementwise gathers, else column tiles where a
     kept dim is read far apart, else row tiles for checked gathers of many
-    indices, else Whole. Only static, non-empty gathers are ever tiled or flagged."""
+    indices, else Whole. Only static, non-empty gathers are ever tiled or flagged.
+    For IREE, always Whole: it tiles and distributes the generic itself."""
+    if plan.target == "iree":
+        return Whole()
     if plan.checks_indices and reads_an_index_per_output(plan):
         return Flagged()
     if (columns := column_tiles(plan)) is not None:

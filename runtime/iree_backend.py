@@ -1,0 +1,211 @@
+"""gmx.runtime's `iree` backend: gmx's linalg compiled and run by IREE.
+
+    program = gmx.runtime.compile(asm, backend="iree", device="local-task")
+    out = program(x, idx)                      # numpy arrays, as the engine's
+
+The module is lowered for IREE (`iree_lowering`), compiled by
+`iree-base-compiler` for the device's target (`DEVICES`) into a VM flatbuffer
+and loaded into an `iree-base-runtime` context on the device. A call checks
+its arguments as the engine does, runs the entry and raises what its
+reports say (`gmx.runtime.reports`: the engine's exceptions and messages),
+so the same inputs give the same results and the same errors on both
+backends. Compiled programs are cached with the engine's
+(`gmx.runtime.compile`).
+
+Both IREE packages come with the `[iree]` extra; without them, or without
+the device, compiling is one BackendUnavailable naming what to install or
+which devices there are.
+"""
+
+from __future__ import annotations
+
+import functools
+import shlex
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from gmx.passes.lowering.iree_reports import INDEX_REPORT
+from gmx.passes.lowering.runtime_abi import SHAPE_ERROR_EMPTY_AXIS
+
+from .entry import TensorSignature
+from .errors import CompileError
+from .iree_lowering import IreeInput, lower_for_iree
+from .lowering import write_reproducer
+from .reports import raise_reported
+
+INSTALL = "pip install -e '.[iree]'"
+DEFAULT_DEVICE = "local-task"
+# IREE 3.13 knows no sm_90 (iree-org/iree#22147); sm_80 code runs on an H100.
+CUDA_TARGET = "sm_80"
+
+
+@dataclass(frozen=True)
+class Device:
+    """An IREE device gmx compiles for: its compiler target and flags."""
+
+    target: str
+    flags: tuple[str, ...] = ()
+
+
+DEVICES = {
+    "local-task": Device("llvm-cpu", ("--iree-llvmcpu-target-cpu=host",)),  # the CPU's cores, IREE's task system
+    "local-sync": Device("llvm-cpu", ("--iree-llvmcpu-target-cpu=host",)),  # the calling thread only
+    "cuda": Device("cuda", (f"--iree-cuda-target={CUDA_TARGET}",)),
+}
+
+
+class BackendUnavailable(CompileError):
+    """The backend or the device asked for is not installed or not here."""
+
+
+def check_device(device) -> str:
+    """`device` (None: DEFAULT_DEVICE), a name of DEVICES."""
+    if device is None:
+        return DEFAULT_DEVICE
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a str such as 'local-task' or 'cuda', got {type(device).__name__}")
+    if device not in DEVICES:
+        raise BackendUnavailable(f"unknown IREE device '{device}'; the iree backend runs on: {', '.join(DEVICES)}")
+    return device
+
+
+def _iree():
+    """(iree.compiler, iree.runtime), or BackendUnavailable saying what to install."""
+    try:
+        import iree.compiler as compiler
+        import iree.runtime as runtime
+    except ImportError as error:
+        raise BackendUnavailable(
+            f"the iree backend needs iree-base-compiler and iree-base-runtime ({error}): {INSTALL}"
+        ) from None
+    return compiler, runtime
+
+
+_devices: dict = {}
+_devices_lock = threading.Lock()
+
+
+def hal_device(name: str):
+    """The IREE device `name`, created once per process; BackendUnavailable
+    naming the devices there are when it cannot be."""
+    _, runtime = _iree()
+    with _devices_lock:
+        if name not in _devices:
+            try:
+                _devices[name] = runtime.get_device(name)
+            except (RuntimeError, ValueError) as error:
+                reason = str(error).split("; ", 1)[-1].splitlines()[0]
+                raise BackendUnavailable(
+                    f"IREE device '{name}' is not available here ({reason}); available: {', '.join(available_devices())}"
+                ) from None
+        return _devices[name]
+
+
+@functools.cache
+def available_devices() -> tuple[str, ...]:
+    """The devices of DEVICES that IREE's runtime can open on this machine."""
+    _, runtime = _iree()
+    found = []
+    for name in DEVICES:
+        try:
+            if runtime.get_driver(name).query_available_devices():
+                found.append(name)
+        except (RuntimeError, ValueError):
+            pass
+    return tuple(found)
+
+
+def compile_flags(device: str) -> list[str]:
+    """iree-compile's flags for a module from `lower_for_iree` on `device`."""
+    spec = DEVICES[device]
+    return ["--iree-input-type=tosa", f"--iree-hal-target-backends={spec.target}", *spec.flags]
+
+
+def compile_vmfb(lowered: IreeInput, device: str) -> bytes:
+    """The VM flatbuffer of a lowered module for `device`. A failure is a
+    CompileError with IREE's diagnostics and the iree-compile command that
+    reproduces it on a file holding the module."""
+    compiler, _ = _iree()
+    flags = compile_flags(device)
+    try:
+        return compiler.compile_str(lowered.text, extra_args=flags)
+    except compiler.CompilerToolError as error:
+        found = _diagnostics(str(error))
+        try:
+            path = write_reproducer(lowered.text)
+        except OSError as write_error:
+            raise CompileError(f"{found}\n(no reproducer: could not write one: {write_error})") from None
+        command = " ".join(["iree-compile", shlex.quote(path), *flags, "-o", "out.vmfb"])
+        raise CompileError(f"{found}\nreproduce with: {command}") from None
+
+
+def _diagnostics(message: str) -> str:
+    """The diagnostics part of an iree.compiler error (after 'Diagnostics:')."""
+    head, _, tail = message.partition("Diagnostics:")
+    return (tail or head).strip() or message
+
+
+class IreeProgram:
+    """An entry compiled by IREE for one device, callable on numpy arrays
+    like CompiledProgram (same checks, same results, same errors)."""
+
+    def __init__(self, asm: str, entry: str, checked: bool, device: str):
+        _, runtime = _iree()
+        self.entry, self.checked, self.device = entry, checked, device
+        lowered = lower_for_iree(asm, entry, checked)
+        self.arguments: list[TensorSignature] = lowered.arguments
+        self.results: list[TensorSignature] = lowered.results
+        self.sites = lowered.sites
+        self._kinds, self._index_reports = lowered.report_kinds, lowered.index_reports
+        self.vmfb = compile_vmfb(lowered, device)
+        context = runtime.SystemContext(config=runtime.Config(device=hal_device(device)))
+        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
+        self._function = context.modules.module[entry]
+        self._context = context
+        self.threads = None  # IREE's own: its task system runs on the usable cores
+
+    def with_threads(self, threads) -> IreeProgram:
+        """Itself: IREE's task system, not the call, decides the threads."""
+        return self
+
+    def __call__(self, *arrays):
+        from .compiler import CompiledProgram  # its argument checks and messages, shared
+
+        if len(arrays) != len(self.arguments):
+            raise CompiledProgram._wrong_arity(self, len(arrays))
+        checked = [CompiledProgram._check_argument(self, i, a, s) for i, (a, s) in enumerate(zip(arrays, self.arguments))]
+        outputs = self._function(*checked)
+        if not isinstance(outputs, (tuple, list)):
+            outputs = (outputs,)
+        outputs = [np.asarray(o.to_host()) if hasattr(o, "to_host") else np.asarray(o) for o in outputs]
+        own = len(self.results)
+        self._raise_reported(outputs[own:])
+        results = [np.asarray(o, dtype=s.dtype).reshape(o.shape) for o, s in zip(outputs[:own], self.results)]
+        if len(results) == 1:
+            return results[0]
+        return tuple(results)
+
+    def _raise_reported(self, reports: list[np.ndarray]) -> None:
+        """Raise what the reports say (`iree_reports`) as the engine would."""
+        values = iter(reports)
+        index_reports = iter(self._index_reports)
+        shape_errors, index_errors, count = [], [], 0
+        for kind in self._kinds:
+            if kind == "shape":
+                failed, site, dim, a, b = (int(v) for v in next(values))
+                if failed:
+                    shape_errors.append((site, dim, a, b))
+                continue
+            report = next(index_reports)
+            bad, first, value, size, elements = (int(next(values)) for _ in INDEX_REPORT)
+            if not bad:
+                continue
+            axis = report.axes[first % len(report.axes)]
+            if size == 0 and elements > 0:  # "raise": an empty axis under a non-empty output
+                shape_errors.append((report.site, SHAPE_ERROR_EMPTY_AXIS, axis, size))
+                continue
+            index_errors = index_errors or [(report.site, axis, value, size)]
+            count += bad
+        raise_reported(self.sites, shape_errors, index_errors, count)

@@ -1,0 +1,125 @@
+"""A tensor-level module to the IR handed to IREE.
+
+    lowered = lower_for_iree(text, entry="main", checked=True)
+    lowered.text        # generic form: what iree-compile parses (--iree-input-type=tosa)
+
+The steps are the engine's up to linalg, then only what IREE needs:
+
+1. the entry alone: every other function private, calls inlined, what is
+   left unused dropped (`inline`, `symbol-dce`);
+2. TOSA's and tensor's gathers raised into gmx (`gmx-canonicalize{fuse=false}`,
+   as --gmx-lower-to-llvm does; checked, one left unraised is an error) and
+   StableHLO to linalg (`stablehlo-legalize-to-linalg`);
+3. checked: each gather's index report (`iree_reports.add_index_reports`);
+4. `convert_gmx_to_linalg` planned for IREE (plain generics: no tensor of
+   `index` crosses a dispatch), then the run-time shape checks as reports
+   and every report appended to the entry's results.
+
+What is left of TOSA (reshapes, casts, the program's own arithmetic) is
+IREE's to lower (`--iree-input-type=tosa`); nothing is bufferized. The
+module is printed in generic form: IREE 3.13 does not parse this MLIR's
+pretty form of every op (`tosa.const_shape`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gmx.dialect import make_context
+from gmx.dialect.locations import diagnostic_text, error_text
+from gmx.dialect.mlir import ir
+from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
+from gmx.passes.lowering.gmx_lower_to_llvm import RAISE_TOSA_GATHERS, require_no_tosa_gather
+from gmx.passes.lowering.iree_reports import IndexReport, add_index_reports, return_reports, shape_reports
+from gmx.passes.lowering.runtime_abi import error_sites
+from gmx.passes.pipeline import build_pass_manager
+from gmx.passes.registry import PassFailed
+
+from .entry import TensorSignature, find_entry, numpy_signature
+from .errors import CompileError
+from .lowering import _parse
+
+ENTRY_ONLY = ("inline", "symbol-dce")
+TO_GMX = (RAISE_TOSA_GATHERS, "stablehlo-legalize-to-linalg")
+
+
+@dataclass(frozen=True)
+class IreeInput:
+    """The module for IREE and what the runtime needs to call its entry."""
+
+    text: str
+    arguments: list[TensorSignature]
+    results: list[TensorSignature]  # the entry's own; the reports follow them
+    sites: list[str]
+    report_kinds: list[str]  # per report, in result order: "index" or "shape"
+    index_reports: list[IndexReport]  # the "index" ones, in order
+
+
+def lower_for_iree(text: str, entry: str, checked: bool) -> IreeInput:
+    """Parse `text` and lower its `entry` for IREE (module docstring).
+    Raises CompileError with located diagnostics."""
+    context = make_context()
+    diagnostics: list[str] = []
+
+    def capture(diagnostic) -> bool:  # errors of the Python steps, located
+        if diagnostic.severity != ir.DiagnosticSeverity.ERROR:
+            return False
+        diagnostics.append(diagnostic_text(diagnostic))
+        return True
+
+    with context, ir.Location.unknown():
+        handler = context.attach_diagnostic_handler(capture)
+        try:
+            return _lower(text, entry, checked, diagnostics)
+        finally:
+            handler.detach()
+
+
+def _lower(text: str, entry: str, checked: bool, diagnostics: list[str]) -> IreeInput:
+    module = _parse(text)
+    entry_op = find_entry(module, entry)
+    if entry_op.name != "func.func":
+        raise CompileError(f"'@{entry}' is already lowered to the LLVM dialect: the iree backend takes tensor-level modules")
+    arguments, results = numpy_signature(entry_op)
+    try:
+        _run(module, entry, checked)
+        entry_op = find_entry(module, entry)
+        index_reports = add_index_reports(module.operation, entry_op) if checked else []
+        convert_gmx_to_linalg(module.operation, checked=checked, target="iree")
+        shape_reports(module.operation, entry_op)
+        kinds = return_reports(entry_op)
+        module.operation.verify()
+    except ir.MLIRError as error:
+        raise CompileError(error_text(error)) from None
+    except PassFailed as error:
+        raise CompileError("\n".join(diagnostics) or str(error)) from None
+    iree_text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports)
+
+
+def _run(module: ir.Module, entry: str, checked: bool) -> None:
+    """Steps 1 and 2 (module docstring)."""
+    for function in module.body.operations:
+        if function.operation.name == "func.func" and ir.StringAttr(function.attributes["sym_name"]).value != entry:
+            function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    build_pass_manager([*ENTRY_ONLY, *TO_GMX]).run(module.operation)
+    if checked:
+        _require_no_tosa_scatter(module)
+        require_no_tosa_gather(module.operation)
+
+
+def _require_no_tosa_scatter(module: ir.Module) -> None:
+    """The engine checks a tosa.scatter's indices through callbacks; IREE
+    cannot call back, and would write out of bounds unchecked."""
+    scatters = []
+
+    def collect(op):
+        if op.name == "tosa.scatter":
+            scatters.append(op.location)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    for location in scatters:
+        location.emit_error("tosa.scatter cannot be bounds-checked on the iree backend (compile with checked=False)")
+    if scatters:
+        raise PassFailed(f"{len(scatters)} unchecked tosa.scatter")
