@@ -19,7 +19,9 @@ which devices there are.
 
 from __future__ import annotations
 
+import atexit
 import functools
+import gc
 import shlex
 import threading
 from dataclasses import dataclass
@@ -97,6 +99,8 @@ def hal_device(name: str):
                 _devices[name] = runtime.get_device(name)
             except (RuntimeError, ValueError) as error:
                 reason = str(error).split("; ", 1)[-1].splitlines()[0]
+                if "libcuda.so" in reason:  # containers often have libcuda.so.1 only
+                    reason += "; where only libcuda.so.1 exists, link it as libcuda.so in a directory on LD_LIBRARY_PATH"
                 raise BackendUnavailable(
                     f"IREE device '{name}' is not available here ({reason}); available: {', '.join(available_devices())}"
                 ) from None
@@ -154,13 +158,14 @@ class IreeProgram:
     def __init__(self, asm: str, entry: str, checked: bool, device: str):
         _, runtime = _iree()
         self.entry, self.checked, self.device = entry, checked, device
+        hal = hal_device(device)  # before compiling: a missing device fails fast
         lowered = lower_for_iree(asm, entry, checked)
         self.arguments: list[TensorSignature] = lowered.arguments
         self.results: list[TensorSignature] = lowered.results
         self.sites = lowered.sites
         self._kinds, self._index_reports = lowered.report_kinds, lowered.index_reports
         self.vmfb = compile_vmfb(lowered, device)
-        context = runtime.SystemContext(config=runtime.Config(device=hal_device(device)))
+        context = runtime.SystemContext(config=runtime.Config(device=hal))
         context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
         self._function = context.modules.module[entry]
         self._context = context
@@ -209,3 +214,17 @@ class IreeProgram:
             index_errors = index_errors or [(report.site, axis, value, size)]
             count += bad
         raise_reported(self.sites, shape_errors, index_errors, count)
+
+
+@atexit.register
+def _release() -> None:
+    """Drop the devices and the IREE programs of gmx.runtime's cache before
+    the interpreter goes: released at its teardown, IREE's bindings report
+    every object still alive as a leak."""
+    from . import compiler
+
+    with compiler._cache_lock:
+        for key in [k for k, p in compiler._cache.items() if isinstance(p, IreeProgram)]:
+            del compiler._cache[key]
+    _devices.clear()
+    gc.collect()
