@@ -124,7 +124,7 @@ def available_devices() -> tuple[str, ...]:
 def compile_flags(device: str) -> list[str]:
     """iree-compile's flags for a module from `lower_for_iree` on `device`."""
     spec = DEVICES[device]
-    return ["--iree-input-type=tosa", f"--iree-hal-target-backends={spec.target}", *spec.flags]
+    return ["--iree-input-type=none", f"--iree-hal-target-backends={spec.target}", *spec.flags]
 
 
 def compile_vmfb(lowered: IreeInput, device: str) -> bytes:

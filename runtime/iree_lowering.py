@@ -1,7 +1,7 @@
 """A tensor-level module to the IR handed to IREE.
 
     lowered = lower_for_iree(text, entry="main", checked=True)
-    lowered.text        # generic form: what iree-compile parses (--iree-input-type=tosa)
+    lowered.text        # generic form: what iree-compile parses (--iree-input-type=none)
 
 The steps are the engine's up to linalg, then only what IREE needs:
 
@@ -15,10 +15,14 @@ The steps are the engine's up to linalg, then only what IREE needs:
    `index` crosses a dispatch), then the run-time shape checks as reports
    and every report appended to the entry's results.
 
-What is left of TOSA (reshapes, casts, the program's own arithmetic) is
-IREE's to lower (`--iree-input-type=tosa`); nothing is bufferized. The
-module is printed in generic form: IREE 3.13 does not parse this MLIR's
-pretty form of every op (`tosa.const_shape`).
+5. what is left of TOSA (reshapes and casts of indices, the program's own
+   arithmetic) to linalg, tensor and arith as --gmx-lower-to-llvm lowers it
+   (`TOSA_TO_IREE`: IREE's own TOSA input validates TOSA's profiles and
+   rejects what torch-mlir emits, such as casts from i64).
+
+Nothing is bufferized. The module is printed in generic form, which
+iree-compile parses whatever this MLIR's pretty forms are
+(`--iree-input-type=none`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from gmx.dialect import make_context
 from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ir
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
-from gmx.passes.lowering.gmx_lower_to_llvm import RAISE_TOSA_GATHERS, require_no_tosa_gather
+from gmx.passes.lowering.gmx_lower_to_llvm import RAISE_TOSA_GATHERS, TOSA_TO_LINALG, require_no_tosa_gather
 from gmx.passes.lowering.iree_reports import IndexReport, add_index_reports, return_reports, shape_reports
 from gmx.passes.lowering.runtime_abi import error_sites
 from gmx.passes.pipeline import build_pass_manager
@@ -41,6 +45,10 @@ from .lowering import _parse
 
 ENTRY_ONLY = ("inline", "symbol-dce")
 TO_GMX = (RAISE_TOSA_GATHERS, "stablehlo-legalize-to-linalg")
+# What is left of TOSA, as --gmx-lower-to-llvm lowers it (without TOSA's
+# profile validation, which IREE's TOSA input would run and which rejects
+# what torch-mlir emits: casts from i64, f64 constants).
+TOSA_TO_IREE = ("func.func(tosa-to-scf)", *TOSA_TO_LINALG, "func.func(tosa-to-tensor)", "tosa-to-arith", "canonicalize")
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,7 @@ def _lower(text: str, entry: str, checked: bool, diagnostics: list[str]) -> Iree
         convert_gmx_to_linalg(module.operation, checked=checked, target="iree")
         shape_reports(module.operation, entry_op)
         kinds = return_reports(entry_op)
+        build_pass_manager(list(TOSA_TO_IREE)).run(module.operation)
         module.operation.verify()
     except ir.MLIRError as error:
         raise CompileError(error_text(error)) from None
