@@ -35,12 +35,16 @@ from .entry import TensorSignature
 from .errors import CompileError
 from .iree_lowering import IreeInput, lower_for_iree
 from .lowering import write_reproducer
+from .memref import AlignedBuffer
 from .reports import raise_reported
 
 INSTALL = "pip install -e '.[iree]'"
 DEFAULT_DEVICE = "local-task"
 # IREE 3.13 knows no sm_90 (iree-org/iree#22147); sm_80 code runs on an H100.
 CUDA_TARGET = "sm_80"
+# IREE reads a host array in place (DLPack) only at this alignment (bytes);
+# gmx.runtime's engine returns its results at it too.
+IMPORT_ALIGNMENT = 64
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,9 @@ class IreeProgram:
         _, runtime = _iree()
         self.entry, self.checked, self.device = entry, checked, device
         hal = hal_device(device)  # before compiling: a missing device fails fast
-        lowered = lower_for_iree(asm, entry, checked)
+        on_cpu = DEVICES[device].target == "llvm-cpu"
+        lowered = lower_for_iree(asm, entry, checked, output_storage=on_cpu)
+        self._storage = lowered.output_storage
         self.arguments: list[TensorSignature] = lowered.arguments
         self.results: list[TensorSignature] = lowered.results
         self.sites = lowered.sites
@@ -169,6 +175,7 @@ class IreeProgram:
         context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
         self._function = context.modules.module[entry]
         self._context = context
+        self._staging = threading.local()  # per thread: argument -> (device array, its mapped memory)
         self.threads = None  # IREE's own: its task system runs on the usable cores
 
     def with_threads(self, threads) -> IreeProgram:
@@ -181,16 +188,60 @@ class IreeProgram:
         if len(arrays) != len(self.arguments):
             raise CompiledProgram._wrong_arity(self, len(arrays))
         checked = [CompiledProgram._check_argument(self, i, a, s) for i, (a, s) in enumerate(zip(arrays, self.arguments))]
-        outputs = self._function(*checked)
+        storage = self._output_storage() if self._storage else []
+        views = [self._context.config.device.from_dlpack_capsule(a.__dlpack__()) for a in storage]
+        outputs = self._function(*[self._on_device(k, a) for k, a in enumerate(checked)], *views)
         if not isinstance(outputs, (tuple, list)):
             outputs = (outputs,)
-        outputs = [np.asarray(o.to_host()) if hasattr(o, "to_host") else np.asarray(o) for o in outputs]
         own = len(self.results)
-        self._raise_reported(outputs[own:])
-        results = [np.asarray(o, dtype=s.dtype).reshape(o.shape) for o, s in zip(outputs[:own], self.results)]
+        self._raise_reported([np.asarray(o.to_host()) for o in outputs[own:]])
+        results = storage or [np.asarray(o.to_host()) for o in outputs[:own]]
         if len(results) == 1:
             return results[0]
         return tuple(results)
+
+    def _output_storage(self) -> list[np.ndarray]:
+        """An aligned array per result for IREE to write it into: on this
+        thread's buffer of the last call when the caller has let go of
+        every array on it (warm memory: no page faults), else on a new one."""
+        buffers = getattr(self._staging, "outputs", None)
+        if buffers is None:
+            buffers = self._staging.outputs = [None] * len(self.results)
+        arrays = []
+        for k, sig in enumerate(self.results):
+            if buffers[k] is None or not buffers[k].unused():
+                buffers[k] = AlignedBuffer(sig.shape, sig.dtype)
+            arrays.append(buffers[k].array())
+        return arrays
+
+    def _on_device(self, k: int, array: np.ndarray):
+        """Argument k as the device reads it. On the CPU devices: the
+        array itself where it is IMPORT_ALIGNMENT-aligned (imported through
+        DLPack, no copy), else copied into this thread's buffer for
+        argument k, allocated by IREE once and mapped (a warm memcpy: the
+        runtime's own conversion of a numpy argument allocates and fills a
+        new buffer per call, slower than the gather itself). On a GPU, a
+        copy in the device's memory."""
+        _, runtime = _iree()
+        hal = self._context.config.device
+        if DEVICES[self.device].target != "llvm-cpu" or array.size == 0:
+            return runtime.asdevicearray(hal, array)
+        if array.ctypes.data % IMPORT_ALIGNMENT == 0 and array.flags.writeable:
+            return runtime.DeviceArray(hal, hal.from_dlpack_capsule(array.__dlpack__()))
+        staged = getattr(self._staging, "buffers", None)
+        if staged is None:
+            staged = self._staging.buffers = {}
+        key = (k, array.shape)
+        if key not in staged:
+            memory = runtime.MemoryType.DEVICE_LOCAL | runtime.MemoryType.HOST_VISIBLE
+            usage = runtime.BufferUsage.DEFAULT | runtime.BufferUsage.MAPPING
+            buffer = hal.allocator.allocate_buffer(memory, usage, array.nbytes)
+            element_type = runtime.array_interop.map_dtype_to_element_type(array.dtype)
+            view = runtime.HalBufferView(buffer, array.shape, element_type)
+            staged[key] = (runtime.DeviceArray(hal, view), buffer.map().asarray(array.shape, array.dtype))
+        device_array, host = staged[key]
+        np.copyto(host, array)
+        return device_array
 
     def _raise_reported(self, reports: list[np.ndarray]) -> None:
         """Raise what the reports say (`iree_reports`) as the engine would."""

@@ -51,6 +51,12 @@ TO_GMX = (RAISE_TOSA_GATHERS, "stablehlo-legalize-to-linalg")
 TOSA_TO_IREE = ("func.func(tosa-to-scf)", *TOSA_TO_LINALG, "func.func(tosa-to-tensor)", "tosa-to-arith", "canonicalize")
 
 
+# IREE's ABI: an argument of this type marked `iree.abi.output = N` is the
+# storage result N is written into.
+OUTPUT_STORAGE = "!hal.buffer_view"
+OUTPUT_ATTR = "iree.abi.output"
+
+
 @dataclass(frozen=True)
 class IreeInput:
     """The module for IREE and what the runtime needs to call its entry."""
@@ -61,11 +67,13 @@ class IreeInput:
     sites: list[str]
     report_kinds: list[str]  # per report, in result order: "index" or "shape"
     index_reports: list[IndexReport]  # the "index" ones, in order
+    output_storage: bool = False  # the entry takes its results' storage after its arguments
 
 
-def lower_for_iree(text: str, entry: str, checked: bool) -> IreeInput:
-    """Parse `text` and lower its `entry` for IREE (module docstring).
-    Raises CompileError with located diagnostics."""
+def lower_for_iree(text: str, entry: str, checked: bool, output_storage: bool = False) -> IreeInput:
+    """Parse `text` and lower its `entry` for IREE (module docstring); with
+    `output_storage`, the entry also takes the storage of its own results
+    (`OUTPUT_STORAGE`). Raises CompileError with located diagnostics."""
     context = make_context()
     diagnostics: list[str] = []
 
@@ -78,12 +86,12 @@ def lower_for_iree(text: str, entry: str, checked: bool) -> IreeInput:
     with context, ir.Location.unknown():
         handler = context.attach_diagnostic_handler(capture)
         try:
-            return _lower(text, entry, checked, diagnostics)
+            return _lower(text, entry, checked, output_storage, diagnostics)
         finally:
             handler.detach()
 
 
-def _lower(text: str, entry: str, checked: bool, diagnostics: list[str]) -> IreeInput:
+def _lower(text: str, entry: str, checked: bool, output_storage: bool, diagnostics: list[str]) -> IreeInput:
     module = _parse(text)
     entry_op = find_entry(module, entry)
     if entry_op.name != "func.func":
@@ -97,13 +105,36 @@ def _lower(text: str, entry: str, checked: bool, diagnostics: list[str]) -> Iree
         shape_reports(module.operation, entry_op)
         kinds = return_reports(entry_op)
         build_pass_manager(list(TOSA_TO_IREE)).run(module.operation)
+        storage = output_storage and all(None not in r.shape and 0 not in r.shape for r in results)
+        if storage:
+            _add_output_storage(find_entry(module, entry), len(results))
         module.operation.verify()
     except ir.MLIRError as error:
         raise CompileError(error_text(error)) from None
     except PassFailed as error:
         raise CompileError("\n".join(diagnostics) or str(error)) from None
     iree_text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
-    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports)
+    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage)
+
+
+def _add_output_storage(entry, results: int) -> None:
+    """One more argument per result of the entry's own, after its
+    arguments: the buffer IREE writes that result into (OUTPUT_STORAGE), so
+    that the caller can hand it memory it reuses, as the engine's callers
+    pass destinations. A `!hal.buffer_view`, a type of IREE's, opaque here."""
+    entry.context.allow_unregistered_dialects = True
+    storage_type = ir.Type.parse(OUTPUT_STORAGE)
+    ftype = ir.FunctionType(ir.TypeAttr(entry.attributes["function_type"]).value)
+    block = entry.regions[0].blocks[0]
+    for _ in range(results):
+        block.add_argument(storage_type, ir.Location.unknown())
+    inputs = [*ftype.inputs, *[storage_type] * results]
+    entry.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, ftype.results))
+    index = ir.IndexType.get()
+    old = list(ir.ArrayAttr(entry.attributes["arg_attrs"])) if "arg_attrs" in entry.attributes else []
+    old += [ir.DictAttr.get({})] * (len(ftype.inputs) - len(old))
+    tied = [ir.DictAttr.get({OUTPUT_ATTR: ir.IntegerAttr.get(index, k)}) for k in range(results)]
+    entry.attributes["arg_attrs"] = ir.ArrayAttr.get(old + tied)
 
 
 def _run(module: ir.Module, entry: str, checked: bool) -> None:

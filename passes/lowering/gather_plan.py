@@ -129,8 +129,12 @@ class GatherPlan:
 
     @property
     def indices_by_map(self) -> bool:
-        """Indices can be read through affine indexing maps (no RUNTIME dim)."""
-        return Access.RUNTIME not in self.indices_access
+        """Indices can be read through affine indexing maps (no RUNTIME dim).
+        Not for IREE: its vectorizer takes a generic's inputs for values
+        that vary along every loop, so a row read at an index from a map
+        becomes an element-wise gather; read with tensor.extract, it is a
+        contiguous load."""
+        return Access.RUNTIME not in self.indices_access and self.target != "iree"
 
     @property
     def checks_indices(self) -> bool:
