@@ -35,7 +35,7 @@ from gmx.passes.lowering.runtime_abi import (
 )
 
 from . import memref
-from .entry import TensorSignature
+from .entry import TensorSignature, check_argument, wrong_arity
 from .backends import check_backend, iree_program
 from .errors import CompileError
 from .lowering import jit
@@ -254,25 +254,10 @@ class CompiledProgram:
         self._function(packed)
 
     def _check_argument(self, i: int, array, sig: TensorSignature) -> np.ndarray:
-        array = np.asarray(array)
-        # Exactly the dtype: an unsigned array for a signless integer would be
-        # reinterpreted silently (uint8 200 read as i8 -56).
-        if array.dtype != sig.dtype:
-            raise TypeError(f"argument #{i} of @{self.entry} must be {sig.describe()}, got dtype {array.dtype}")
-        shape_ok = array.ndim == sig.rank and all(
-            want is None or want == got for want, got in zip(sig.shape, array.shape)
-        )
-        if not shape_ok:
-            raise ValueError(
-                f"argument #{i} of @{self.entry} must be {sig.describe()}, got shape {list(array.shape)}"
-            )
-        return np.ascontiguousarray(array)
+        return check_argument(self.entry, i, array, sig)
 
     def _wrong_arity(self, count: int) -> TypeError:
-        return TypeError(
-            f"@{self.entry} takes {len(self.arguments)} arguments "
-            f"({', '.join(s.describe() for s in self.arguments)}), got {count}"
-        )
+        return wrong_arity(self.entry, self.arguments, count)
 
 
 class _Ranges:

@@ -24,6 +24,7 @@ import functools
 import gc
 import shlex
 import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,7 @@ import numpy as np
 from gmx.passes.lowering.iree_reports import INDEX_REPORT
 from gmx.passes.lowering.runtime_abi import SHAPE_ERROR_EMPTY_AXIS
 
-from .entry import TensorSignature
+from .entry import TensorSignature, check_argument, wrong_arity
 from .errors import CompileError
 from .iree_lowering import IreeInput, lower_for_iree
 from .lowering import write_reproducer
@@ -90,6 +91,7 @@ def _iree():
 
 
 _devices: dict = {}
+_programs: weakref.WeakSet = weakref.WeakSet()  # released at exit (`_release`)
 _devices_lock = threading.Lock()
 
 
@@ -175,6 +177,7 @@ class IreeProgram:
         context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
         self._function = context.modules.module[entry]
         self._context = context
+        _programs.add(self)
         self._staging = threading.local()  # per thread: argument -> (device array, its mapped memory)
         self.threads = None  # IREE's own: its task system runs on the usable cores
 
@@ -183,11 +186,9 @@ class IreeProgram:
         return self
 
     def __call__(self, *arrays):
-        from .compiler import CompiledProgram  # its argument checks and messages, shared
-
         if len(arrays) != len(self.arguments):
-            raise CompiledProgram._wrong_arity(self, len(arrays))
-        checked = [CompiledProgram._check_argument(self, i, a, s) for i, (a, s) in enumerate(zip(arrays, self.arguments))]
+            raise wrong_arity(self.entry, self.arguments, len(arrays))
+        checked = [check_argument(self.entry, i, a, s) for i, (a, s) in enumerate(zip(arrays, self.arguments))]
         storage = self._output_storage() if self._storage else []
         views = [self._context.config.device.from_dlpack_capsule(a.__dlpack__()) for a in storage]
         outputs = self._function(*[self._on_device(k, a) for k, a in enumerate(checked)], *views)
@@ -269,13 +270,9 @@ class IreeProgram:
 
 @atexit.register
 def _release() -> None:
-    """Drop the devices and the IREE programs of gmx.runtime's cache before
-    the interpreter goes: released at its teardown, IREE's bindings report
-    every object still alive as a leak."""
-    from . import compiler
-
-    with compiler._cache_lock:
-        for key in [k for k, p in compiler._cache.items() if isinstance(p, IreeProgram)]:
-            del compiler._cache[key]
+    """Drop every IREE object before the interpreter goes: released at its
+    teardown, IREE's bindings report each one still alive as a leak."""
+    for program in list(_programs):
+        program._function = program._context = None
     _devices.clear()
     gc.collect()

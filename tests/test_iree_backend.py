@@ -117,7 +117,7 @@ def test_argument_errors_are_the_engines():
         assert str(iree.value) == str(engine.value)
 
 
-REAL_PROGRAMS = ("kv_cache_read", "last_token_pool", "onnx_gather_nd")
+REAL_PROGRAMS = ("kv_cache_read", "onnx_gather_nd")
 
 
 @pytest.mark.parametrize("name", REAL_PROGRAMS)

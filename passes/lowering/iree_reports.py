@@ -35,10 +35,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect import GatherMultiaxisOp, read_mode
+from gmx.dialect import read_mode
 from gmx.dialect.modes import FILL_VALUE_ATTR, MODE_ATTR, Mode
 from gmx.dialect.mlir import arith, func, ir, linalg, tensor
 
+from .convert_gmx_to_linalg import _gather_ops
 from .folding import Constants, Folded, Folder
 from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_FN, error_sites
 from ..registry import PassFailed
@@ -61,18 +62,6 @@ class IndexReport:
 
 def _i64() -> ir.Type:
     return ir.IntegerType.get_signless(64)
-
-
-def _gathers(module) -> list:
-    ops = []
-
-    def collect(op):
-        if op.name == GatherMultiaxisOp.OPERATION_NAME:
-            ops.append(op.opview)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
-    return ops
 
 
 def _zero(element_type: ir.Type) -> ir.Attribute | None:
@@ -100,7 +89,7 @@ def add_index_reports(module, entry) -> list[IndexReport]:
     reports, failed = [], 0
     site = len(error_sites(module))
     constants = Constants(entry.regions[0].blocks[0])
-    for op in _gathers(module):
+    for op in _gather_ops(module):  # convert-gmx-to-linalg's order: its site numbers
         if ir.RankedTensorType(op.input.type).rank == 0:
             continue  # no site: it is its input
         site, this = site + 1, site
