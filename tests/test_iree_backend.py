@@ -190,3 +190,32 @@ def test_gather_in_a_loop_is_a_located_error():
 """
     with pytest.raises(CompileError, match=r"-:7:10: error: this gather is inside 'scf.for'"):
         lower_for_iree(text, "main", True)
+
+
+def test_gmx_run_backend_iree(tmp_path, capsys):
+    """gmx-run --backend iree prints what the engine prints; a bad index is
+    the engine's one-line error and exit 1."""
+    from gmx.tools import gmx_run
+
+    source = tmp_path / "g.mlir"
+    source.write_text(gather_module((5, 3), (4, 1), (0,)))
+    np.save(tmp_path / "x.npy", np.arange(15, dtype=np.float32).reshape(5, 3))
+    runs = {}
+    for name, values in [("good", [[0], [4], [-1], [2]]), ("bad", [[0], [7], [-9], [2]])]:
+        np.save(tmp_path / f"{name}.npy", np.array(values))
+        for backend in ("engine", "iree"):
+            argv = [str(source), "--input", str(tmp_path / "x.npy"), "--input", str(tmp_path / f"{name}.npy"), "--backend", backend]
+            code = gmx_run.main(gmx_run.parse_arguments(argv))
+            runs[name, backend] = (code, *capsys.readouterr())
+    assert runs["good", "iree"] == runs["good", "engine"] and runs["good", "iree"][0] == 0
+    assert runs["bad", "iree"] == runs["bad", "engine"] and runs["bad", "iree"][0] == 1
+    assert "index 7 is out of bounds for axis 0 with size 5 (2 indices out of bounds)" in runs["bad", "iree"][2]
+
+
+def test_gmx_study_shows_the_ir_handed_to_iree(capsys):
+    from study_cli import study
+
+    assert study("torch-gather", "--iree-ir") == 0
+    shown = capsys.readouterr().out
+    assert '"func.func"' in shown and "gmx.gather_multiaxis" not in shown and "tosa." not in shown
+    assert "-> (tensor<4x3x6xf32>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)" in shown
