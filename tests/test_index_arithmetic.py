@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from gmx.passes.raising.coordinates import IN_RANGE, NORMALISED, UNKNOWN, exact_split
 from gmx.passes.raising.gather_spec import Indexed, Iota, Zero
-from gmx.passes.raising.gmx_canonicalize import broadcast_dims, broadcast_index_candidates
+from gmx.passes.raising.spec_rewrites import broadcast_dims, broadcast_index_candidates
 from gmx.passes.raising.index_values import normalises_negative_indices, wrap_to_width
 
 # a (3, 4) input flattened: row stride 4, column stride 1
@@ -135,7 +135,7 @@ class ArithmeticCase:
 @st.composite
 def arithmetic_cases(draw) -> ArithmeticCase:
     kind = draw(st.sampled_from(["select", "subscript", "flat", "block", "expand", "repeat"]))
-    # no size-1 dims: their linearisation is another form (issue 13, item 2)
+    # no size-1 dims: their linearisation is another form
     shape = list(draw(st.lists(st.integers(2, 4), min_size=1, max_size=3)))
     dim = draw(st.integers(0, len(shape) - 1))
     a, b, c = draw(st.integers(1, 3)), draw(st.integers(0, 2)), draw(st.integers(0, 2))

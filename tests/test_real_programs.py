@@ -14,8 +14,8 @@ Per program, three checks (`CHECKS`):
   reference evaluator, bit for bit or within the program's tolerance.
 
 A check that fails today is a strict xfail with the reason the registry
-gives (`program.blocked`: the item of issue 13 that fixes it), so the suite
-flips when the fix lands.
+gives (`program.blocked`: what blocks it), so the suite flips when the fix
+lands.
 """
 
 from __future__ import annotations

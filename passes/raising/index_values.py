@@ -1,4 +1,7 @@
-"""Index values known at compile time, evaluated with numpy.
+"""Index values known at compile time, evaluated with numpy: the one home
+of what TOSA's elementwise ops, arith's scalar and tensor integer ops and
+StableHLO's mean on integers (`evaluate_op`), and of reading a position
+function as a gmx mode (`position_mode`).
 
 Two uses, both by `--gmx-canonicalize`:
 
@@ -25,6 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gmx.dialect.mlir import ir
+from gmx.dialect.modes import Mode
 
 from ..views import defining_op, static_shape_of, view_source
 from ..resources import resource_integers
@@ -35,7 +39,9 @@ MAX_EVALUATED_ELEMENTS = 1 << 24
 # Index functions are checked exhaustively on [-size, size) up to this size.
 MAX_CHECKED_AXIS = 1 << 22
 
-ELEMENTWISE_BINARY = {
+# --- op -> numpy: the semantics of each integer op --------------------------------------------
+
+_BINARY = {
     "tosa.add": np.add,
     "tosa.sub": np.subtract,
     "tosa.mul": np.multiply,  # its third operand is the shift, which must be 0
@@ -49,16 +55,44 @@ ELEMENTWISE_BINARY = {
     "arith.addi": np.add,
     "arith.subi": np.subtract,
     "arith.muli": np.multiply,
+    "arith.maxsi": np.maximum,
+    "arith.minsi": np.minimum,
+    "arith.andi": np.bitwise_and,
+    "arith.ori": np.bitwise_or,
+    "arith.xori": np.bitwise_xor,
+    "stablehlo.add": np.add,
+    "stablehlo.subtract": np.subtract,
+    "stablehlo.multiply": np.multiply,
+    "stablehlo.and": np.logical_and,
 }
-ELEMENTWISE_UNARY = {
+_UNARY = {
     "tosa.cast": lambda a: a,
     "tosa.logical_not": np.logical_not,
     "tosa.abs": np.abs,
-    "arith.extsi": lambda a: a,
+    "arith.extsi": lambda a: a,  # signed casts: the wrap to the result's width truncates
     "arith.trunci": lambda a: a,
     "arith.index_cast": lambda a: a,
+    "stablehlo.convert": lambda a: a,
 }
-ELEMENTWISE = set(ELEMENTWISE_BINARY) | set(ELEMENTWISE_UNARY) | {"tosa.intdiv", "tosa.select", "arith.select"}
+_UNSIGNED_CASTS = ("arith.index_castui", "arith.extui")
+_SELECTS = ("tosa.select", "arith.select", "stablehlo.select")
+_DIVISIONS = ("tosa.intdiv", "arith.divsi", "arith.remsi", "arith.floordivsi")
+# arith.cmpi predicates (mlir::arith::CmpIPredicate)
+_CMPI = {0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater, 5: np.greater_equal}
+_UNSIGNED_CMPI = {6: np.less, 7: np.less_equal, 8: np.greater, 9: np.greater_equal}
+# stablehlo.compare directions (signed)
+_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal, "GT": np.greater, "GE": np.greater_equal}
+
+# The scalar arith ops `evaluate_op` knows (what a linalg body may compute a position with).
+ARITH_SCALAR_OPS = frozenset(
+    {n for n in _BINARY if n.startswith("arith.")} | {n for n in _UNARY if n.startswith("arith.")}
+    | set(_UNSIGNED_CASTS) | {"arith.cmpi", "arith.select", "arith.divsi", "arith.remsi", "arith.floordivsi"})
+# The tensor ops `constant_value` and `index_function` look through.
+ELEMENTWISE = frozenset({
+    "tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.greater", "tosa.greater_equal",
+    "tosa.equal", "tosa.logical_and", "tosa.logical_or", "arith.addi", "arith.subi", "arith.muli",
+    "tosa.cast", "tosa.logical_not", "tosa.abs", "arith.extsi", "arith.trunci", "arith.index_cast",
+    "tosa.intdiv", "tosa.select", "arith.select"})
 
 
 def integer_width(element_type) -> int | None:
@@ -93,14 +127,55 @@ def truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where((a < 0) != (b < 0), -quotient, quotient)
 
 
-def _apply(name: str, args: list[np.ndarray]) -> np.ndarray:
-    if name in ELEMENTWISE_UNARY:
-        return ELEMENTWISE_UNARY[name](args[0])
-    if name in ELEMENTWISE_BINARY:
-        return ELEMENTWISE_BINARY[name](args[0], args[1])
-    if name == "tosa.intdiv":
-        return truncating_divide(args[0], args[1])
-    return np.where(args[0], args[1], args[2])  # tosa.select / arith.select
+def _unsigned(values: np.ndarray, width: int) -> np.ndarray:
+    """Signless values read as unsigned integers of `width` bits."""
+    values = np.asarray(values).astype(np.int64)
+    return values.view(np.uint64) if width >= 64 else values & ((1 << width) - 1)
+
+
+def _apply(name: str, args: list[np.ndarray], operand_width: int = 64, predicate=None) -> np.ndarray:
+    """What op `name` computes from `args` (before the wrap to its result's width)."""
+    if name in _UNARY:
+        return _UNARY[name](args[0])
+    if name in _UNSIGNED_CASTS:
+        return _unsigned(args[0], operand_width)
+    if name in _SELECTS:
+        return np.where(args[0], args[1], args[2])
+    if name in _DIVISIONS:
+        divisor = np.where(args[1] == 0, 1, args[1])  # division by 0 is undefined: any value
+        if name == "arith.floordivsi":
+            return np.floor_divide(args[0], divisor)
+        if name == "arith.remsi":
+            return np.fmod(args[0], divisor)
+        return truncating_divide(args[0], divisor)
+    if name == "arith.cmpi":
+        if predicate in _CMPI:
+            return _CMPI[predicate](args[0], args[1])
+        return _UNSIGNED_CMPI[predicate](_unsigned(args[0], operand_width), _unsigned(args[1], operand_width))
+    if name == "stablehlo.compare":
+        return _COMPARE[predicate](args[0], args[1])
+    return _BINARY[name](args[0], args[1])
+
+
+def evaluate_op(name: str, args: list[np.ndarray], width: int, operand_width: int = 64, predicate=None) -> np.ndarray:
+    """One TOSA, arith or StableHLO integer op on numpy arrays of values, its
+    result wrapped to `width` bits (MLIR's signless two's complement;
+    `operand_width`: its first operand's, for unsigned casts and compares;
+    `predicate`: arith.cmpi's predicate number or stablehlo.compare's
+    direction). NoMatch-free: the caller knows the op (`knows_op`)."""
+    result = _apply(name, args, operand_width, predicate)
+    if name == "arith.cmpi" or name == "stablehlo.compare":
+        return result
+    return wrap_to_width(result, width)
+
+
+def knows_op(name: str, predicate=None) -> bool:
+    """Whether `evaluate_op` knows op `name` (with that predicate)."""
+    if name == "arith.cmpi":
+        return predicate in _CMPI or predicate in _UNSIGNED_CMPI
+    if name == "stablehlo.compare":
+        return predicate in _COMPARE
+    return name in _BINARY or name in _UNARY or name in _UNSIGNED_CASTS or name in _SELECTS or name in _DIVISIONS
 
 
 def elementwise_operands(op) -> list[ir.Value] | None:
@@ -125,9 +200,9 @@ def _attribute_array(attribute, shape: list[int]) -> np.ndarray | None:
 
 
 def _leaf_constant(op, shape) -> np.ndarray | None:
-    if op.name not in ("tosa.const", "tosa.const_shape", "arith.constant"):
+    if op.name not in ("tosa.const", "tosa.const_shape", "arith.constant", "stablehlo.constant"):
         return None
-    attribute = op.attributes["value" if op.name == "arith.constant" else "values"]
+    attribute = op.attributes["value" if op.name in ("arith.constant", "stablehlo.constant") else "values"]
     stored = resource_integers(op, attribute)  # torch-mlir's literals: arange buffers, torch.tensor([...])
     if stored is not None:
         return stored.reshape(shape)
@@ -373,3 +448,15 @@ def clamps_like_gmx(function, leaf_width: int, size: int) -> bool:
     t = np.concatenate([np.arange(-size, size, dtype=np.int64), _probes(size, leaf_width)])
     result = np.asarray(function(t)).astype(np.int64)
     return result.shape == t.shape and bool(np.array_equal(result, np.clip(t, 0, size - 1)))
+
+
+def position_mode(function, leaf_width: int, size: int) -> Mode | None:
+    """The gmx mode a position function is on a dim of `size` (Mode.RAISE,
+    CLIP or WRAP), or None when it is none of them (any other map)."""
+    if clamps_like_gmx(function, leaf_width, size):
+        return Mode.CLIP
+    if is_floor_modulo(function, leaf_width, size):
+        return Mode.WRAP
+    if wraps_like_gmx(function, leaf_width, size):
+        return Mode.RAISE
+    return None
