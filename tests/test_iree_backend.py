@@ -218,4 +218,4 @@ def test_gmx_study_shows_the_ir_handed_to_iree(capsys):
     assert study("torch-gather", "--iree-ir") == 0
     shown = capsys.readouterr().out
     assert '"func.func"' in shown and "gmx.gather_multiaxis" not in shown and "tosa." not in shown
-    assert "-> (tensor<4x3x6xf32>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)" in shown
+    assert "!hal.buffer_view) -> (tensor<4x3x6xf32>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)" in shown

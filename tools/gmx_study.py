@@ -99,7 +99,7 @@ def _argument_parser() -> argparse.ArgumentParser:
                      help=f"stages whose IR is printed, comma separated, or none: {', '.join(STAGE_KEYS)} "
                           f"(default {','.join(SHOWN_BY_DEFAULT)})")
     run.add_argument("--iree-ir", action="store_true",
-                     help="print the IR gmx.runtime's iree backend hands to IREE (after --gmx-canonicalize), then stop")
+                     help="print the IR gmx.runtime's iree backend hands to IREE for the CPU (local-task), then stop")
     run.add_argument("--repeat", type=int, default=7, metavar="N", help="timed rounds (default 7)")
     run.add_argument("--warmup", type=int, default=2, metavar="N", help="untimed rounds first (default 2)")
     run.add_argument("--no-timing", action="store_true", help="check results, do not time them")
@@ -314,7 +314,7 @@ def show_iree_ir(study, checked: bool) -> int:
 
     try:
         fused = run_pipeline(make_case(study).text, ["gmx-canonicalize"]).text
-        sys.stdout.write(lower_for_iree(fused, "main", checked).text)
+        sys.stdout.write(lower_for_iree(fused, "main", checked, output_storage=True).text)  # as for local-task
     except (FrontendError, CompileError) as error:
         print(f"{PROG}: error: {study.variant.name}: {str(error).splitlines()[0]}", file=sys.stderr)
         return 1
