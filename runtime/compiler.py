@@ -35,8 +35,8 @@ from gmx.passes.lowering.runtime_abi import (
 )
 
 from . import memref
-from .entry import TensorSignature, check_argument, wrong_arity
 from .backends import check_backend, iree_program
+from .entry import TensorSignature, check_argument, wrong_arity
 from .errors import CompileError
 from .lowering import jit
 from .reports import raise_reported
