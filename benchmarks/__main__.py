@@ -61,6 +61,8 @@ RATIOS = [
     ("ort", "gmx"),
     ("gmx", "gmx unchecked"),
     ("memcpy", "gmx"),
+    ("gmx iree cpu", "gmx"),  # the iree contenders (iree_contenders), when installed
+    ("torch cuda", "gmx iree cuda"),
 ]
 
 
@@ -179,7 +181,7 @@ def timing_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
     names = [c.name for c in contenders]
     print(f"sizes: {size}; median of {args.repeat} interleaved runs after {args.warmup} warm-up; "
           f"f32 data, i64 indices; gmx on up to {args.threads} threads; GB/s = output bytes / gmx time\n")
-    print(table(results, timing_columns(names, RATIOS)))
+    print(table(results, timing_columns(names, [r for r in RATIOS if set(r) <= set(names)])))
     print()
     print(table(results, compile_columns(names)))
     return results

@@ -29,17 +29,15 @@ from gmx.passes.lowering.runtime_abi import (
     CALLBACK_ARITY,
     INDEX_ERROR_FN,
     MEMREF_COPY_FN,
-    SHAPE_ERROR_ASSERT,
-    SHAPE_ERROR_EMPTY_AXIS,
     SHAPE_ERROR_FN,
-    SHAPE_ERROR_NOT_DIVISIBLE,
 )
 
 from . import memref, openmp
-from .entry import TensorSignature
+from .backends import check_backend, iree_program
+from .entry import TensorSignature, check_argument, wrong_arity
 from .errors import CompileError
 from .lowering import jit
-from .scalars import number_as_array
+from .reports import raise_reported
 from .source import check_checked, check_entry, module_text
 from .threads import check_threads
 
@@ -115,9 +113,6 @@ class CompiledProgram:
         return program
 
     # -- errors the compiled code reported ------------------------------------
-    def _site(self, site: int) -> str:
-        return self.sites[site] if 0 <= site < len(self.sites) else "<unknown>"
-
     def _raise_reported_errors(self) -> None:
         log = self._log
         if log.shape_errors or log.index_errors:
@@ -131,34 +126,8 @@ class CompiledProgram:
         return errors
 
     def _raise_errors(self, shape_errors: list, index_errors: list) -> None:
-        """Raise the first error reported, if any: a shape error before any
-        index error; an IndexError names the first bad index reported and
-        how many were."""
-        if shape_errors:
-            site, dim, a, b = shape_errors[0]
-            if dim == SHAPE_ERROR_EMPTY_AXIS:
-                raise IndexError(
-                    f"{self._site(site)}: axis {a} has size {b}: every index into it is out of bounds"
-                )
-            raise ValueError(self._shape_error_message(site, dim, a, b))
-        if index_errors:
-            site, axis, value, size = index_errors[0]
-            more = f" ({len(index_errors)} indices out of bounds)" if len(index_errors) > 1 else ""
-            raise IndexError(
-                f"{self._site(site)}: index {value} is out of bounds for axis {axis} "
-                f"with size {size}{more}"
-            )
-
-    def _shape_error_message(self, site, dim, a, b) -> str:
-        where = self._site(site)
-        if dim == SHAPE_ERROR_ASSERT:
-            return f"{where}: {self.assert_messages[a]}"
-        if dim == SHAPE_ERROR_NOT_DIVISIBLE:
-            return f"{where}: indices last dim {a} is not a multiple of the coordinate size {b}"
-        return (
-            f"{where}: non-axis dim {dim} is not broadcastable at run time: "
-            f"input has size {a}, logical indices have size {b}"
-        )
+        """Raise the first error reported, if any (`reports`)."""
+        raise_reported(self.sites, shape_errors, index_errors, self.assert_messages)
 
     # -- calling ---------------------------------------------------------------
     def __call__(self, *arrays):
@@ -228,27 +197,10 @@ class CompiledProgram:
         self._function(packed)
 
     def _check_argument(self, i: int, array, sig: TensorSignature) -> np.ndarray:
-        what = f"argument #{i} of @{self.entry}"
-        array = np.asarray(number_as_array(array, sig.dtype, what) if sig.rank == 0 else array)
-        # Exactly the dtype: an unsigned array for a signless integer would be
-        # reinterpreted silently (uint8 200 read as i8 -56).
-        if array.dtype != sig.dtype:
-            raise TypeError(f"argument #{i} of @{self.entry} must be {sig.describe()}, got dtype {array.dtype}")
-        shape_ok = array.ndim == sig.rank and all(
-            want is None or want == got for want, got in zip(sig.shape, array.shape)
-        )
-        if not shape_ok:
-            raise ValueError(
-                f"argument #{i} of @{self.entry} must be {sig.describe()}, got shape {list(array.shape)}"
-            )
-        # (ascontiguousarray makes a 0-d array 1-d; one is contiguous already)
-        return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+        return check_argument(self.entry, i, array, sig)
 
     def _wrong_arity(self, count: int) -> TypeError:
-        return TypeError(
-            f"@{self.entry} takes {len(self.arguments)} arguments "
-            f"({', '.join(s.describe() for s in self.arguments)}), got {count}"
-        )
+        return wrong_arity(self.entry, self.arguments, count)
 
 
 class _Frame:
@@ -307,7 +259,8 @@ class _Frame:
 
 
 def compile(
-    asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None, allow_external: bool = False
+    asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None,
+    allow_external: bool = False, backend: str = "engine", device: str | None = None,
 ) -> CompiledProgram:
     """Lower and JIT-compile `entry`, a public function of a module given
     as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
@@ -318,10 +271,14 @@ def compile(
     run-time bounds check of gathered indices (for benchmarks only).
     A module may call only the functions the runtime provides, else a
     CompileError names the first other; `allow_external=True` lets it call
-    any function of the process (`external_symbols`). Thread-safe; the last programs compiled are cached, the others are
+    any function of the process (`external_symbols`).
+    `backend="iree"` compiles with IREE for `device` (`iree_backend`: same
+    results and errors; needs the `[iree]` extra).
+    Thread-safe; the last programs compiled are cached, the others are
     freed once nothing refers to them.
     """
-    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked), check_checked(allow_external, "allow_external"))
+    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked),
+           check_checked(allow_external, "allow_external"), *check_backend(backend, device))
     threads = check_threads(threads)
     with _cache_lock:
         program = _cache.get(key)
@@ -330,8 +287,9 @@ def compile(
             return program.with_threads(threads)
     # Compiled outside the lock, so that threads compile in parallel; of two
     # threads compiling the same program, both get the one cached first.
-    text, entry, checked, allow_external = key
-    program = CompiledProgram(text, entry, checked, allow_external=allow_external)
+    text, entry, checked, allow_external, *on_iree = key
+    program = (iree_program(text, entry, checked, on_iree[1]) if on_iree
+               else CompiledProgram(text, entry, checked, allow_external=allow_external))
     with _cache_lock:
         program = _cache.setdefault(key, program)
         _cache.move_to_end(key)
@@ -342,7 +300,8 @@ def compile(
 
 def run(
     asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None,
-    allow_external: bool = False,
+    allow_external: bool = False, backend: str = "engine", device: str | None = None,
 ):
     """compile(...) then call once: a numpy array, or a tuple for several results."""
-    return compile(asm_or_module, entry, checked=checked, threads=threads, allow_external=allow_external)(*arrays)
+    return compile(asm_or_module, entry, checked=checked, threads=threads, allow_external=allow_external,
+                   backend=backend, device=device)(*arrays)

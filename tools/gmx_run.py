@@ -1,6 +1,7 @@
 """gmx-run: lower a module with --gmx-lower-to-llvm, run a function, show results.
 
     gmx-run FILE|- [-e ENTRY] [--input X.npy ...] [--output OUT.npy|OUT.npz] [--threads N]
+            [--backend engine|iree] [--device NAME]
 
 In the manner of mlir-runner: the entry function (default `main`) takes the
 `--input` arrays in order and its results are printed as numpy reprs, or
@@ -25,6 +26,7 @@ from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.dialect.parsing import UnparsableText
 from gmx.runtime import CompileError, compile
+from gmx.runtime.backends import BACKENDS
 from gmx.runtime.threads import usable_cores
 
 from .npy_input import InputError, as_argument, load_npy
@@ -69,6 +71,8 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         "--threads", type=positive_int, metavar="N",
         help=f"threads one call may run on (default: the usable cores, here {usable_cores()})",
     )
+    parser.add_argument("--backend", choices=BACKENDS, default="engine", help="engine (default) or iree (the [iree] extra)")
+    parser.add_argument("--device", metavar="NAME", help="with --backend iree: local-task (default), local-sync or cuda")
     return parser.parse_args(argv)
 
 
@@ -127,7 +131,7 @@ def run(args) -> tuple:
     try:
         program = compile(
             text, args.entry, checked=not args.unchecked, threads=args.threads,
-            allow_external=args.allow_external_symbols,
+            allow_external=args.allow_external_symbols, backend=args.backend, device=args.device,
         )
         return results_tuple(program(*_as_arguments(arrays, program)))
     except CompileError as error:

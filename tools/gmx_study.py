@@ -105,6 +105,8 @@ def _argument_parser() -> argparse.ArgumentParser:
     run.add_argument("--stages", metavar="LIST",
                      help=f"stages whose IR is printed, comma separated, or none: {', '.join(STAGE_KEYS)} "
                           f"(default {','.join(SHOWN_BY_DEFAULT)})")
+    run.add_argument("--iree-ir", action="store_true",
+                     help="print the IR gmx.runtime's iree backend hands to IREE for the CPU (local-task), then stop")
     run.add_argument("--repeat", type=int, default=7, metavar="N", help="timed rounds (default 7)")
     run.add_argument("--warmup", type=int, default=2, metavar="N", help="untimed rounds first (default 2)")
     run.add_argument("--no-timing", action="store_true", help="check results, do not time them")
@@ -314,6 +316,24 @@ def _check_sweep_arguments(parser, args) -> None:
         parser.error(f"{flag} does not apply with --all: the report shows no IR and times every point")
 
 
+def show_iree_ir(study, checked: bool) -> int:
+    """Print the module gmx.runtime's iree backend compiles for the study."""
+    from gmx.runtime import CompileError
+    from gmx.runtime.iree_lowering import lower_for_iree
+
+    from .experiments.contenders import make_case
+    from .experiments.frontends import FrontendError
+    from .experiments.pipelines import run_pipeline
+
+    try:
+        fused = run_pipeline(make_case(study).text, ["gmx-canonicalize"]).text
+        sys.stdout.write(lower_for_iree(fused, "main", checked, output_storage=True).text)  # as for local-task
+    except (FrontendError, CompileError) as error:
+        print(f"{PROG}: error: {study.variant.name}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def study_one(args: argparse.Namespace) -> int:
     """Print the study of args.study; 1 if it failed."""
     from .experiments.frontends import FrontendError
@@ -321,6 +341,8 @@ def study_one(args: argparse.Namespace) -> int:
     from .study.render import render
 
     study = args.study
+    if args.iree_ir:
+        return show_iree_ir(study, not args.unchecked)
     timing = None if args.no_timing else (args.repeat, args.warmup)
     try:
         outcome = run_study(study, not args.unchecked, timing)

@@ -749,7 +749,7 @@ class GatherBuilder:
         return fold.select(in_range, wrapped, 0), in_range
 
 
-def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants) -> ir.Value:
+def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
     """Emit the linalg form of `op` at the current insertion point (its
     constants through `constants`); return the value that replaces it."""
     # Indices narrowed by a cast (torch-mlir's i64 -> i32 for tosa.gather)
@@ -764,6 +764,7 @@ def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Con
         element_bits=_element_bits(result_type.element_type),
         checked=checked,
         mode=mode,
+        target=target,
     )
     fold = Folder(constants)
     sizes = emit_sizes(fold, plan, op.input, indices)

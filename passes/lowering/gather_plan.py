@@ -154,11 +154,16 @@ class GatherPlan:
     checked: bool  # the option: report indices outside their axis
     mode: Mode = Mode.RAISE  # what an index outside its axis means
     fill_axes: tuple[int, ...] = ()  # fill mode: axes whose size may be 0 (all filled)
+    target: str = "llvm"  # "iree": one plain generic (IREE tiles it; no index tensor crosses its dispatches)
 
     @property
     def indices_by_map(self) -> bool:
-        """Indices can be read through affine indexing maps (no RUNTIME dim)."""
-        return Access.RUNTIME not in self.indices_access
+        """Indices can be read through affine indexing maps (no RUNTIME dim).
+        Not for IREE: its vectorizer takes a generic's inputs for values
+        that vary along every loop, so a row read at an index from a map
+        becomes an element-wise gather; read with tensor.extract, it is a
+        contiguous load."""
+        return Access.RUNTIME not in self.indices_access and self.target != "iree"
 
     @property
     def checks_indices(self) -> bool:
@@ -187,6 +192,7 @@ def plan_gather(
     element_bits: int = 32,
     checked: bool = True,
     mode: Mode = Mode.RAISE,
+    target: str = "llvm",
 ) -> GatherPlan:
     """The plan of a verified gather (shapes with None for `?`)."""
     rank = len(input_shape)
@@ -223,6 +229,7 @@ def plan_gather(
         checked=checked,
         mode=mode,
         fill_axes=may_be_empty if mode is Mode.FILL else (),
+        target=target,
     )
 
 
@@ -232,7 +239,10 @@ def plan_gather(
 def choose_strategy(plan: GatherPlan) -> Strategy:
     """Flagged for checked elementwise gathers, else column tiles where a
     kept dim is read far apart, else row tiles for checked gathers of many
-    indices, else Whole. Only static, non-empty gathers are ever tiled or flagged."""
+    indices, else Whole. Only static, non-empty gathers are ever tiled or flagged.
+    For IREE, always Whole: it tiles and distributes the generic itself."""
+    if plan.target == "iree":
+        return Whole()
     if plan.checks_indices and reads_an_index_per_output(plan):
         return Flagged(flagged_rows_per_tile(plan))
     if (columns := column_tiles(plan)) is not None:
