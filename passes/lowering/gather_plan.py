@@ -29,7 +29,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gmx.dialect.modes import Mode
+from gmx.dialect.modes import Mode, mode_rule
 from gmx.dialect.shapes import coordinate_size, infer_output_shape, logical_indices_shape
 
 # Index values per row tile of a checked gather (256 KiB of i64): a tile's
@@ -169,7 +169,7 @@ class GatherPlan:
     def checks_indices(self) -> bool:
         """Index values are checked (without axes none is read, and only
         "raise" makes a value an error)."""
-        return self.checked and bool(self.axes) and self.mode is Mode.RAISE
+        return self.checked and bool(self.axes) and mode_rule(self.mode).reports_index_errors
 
     @property
     def empty_axis_needs_indices(self) -> bool:
@@ -177,7 +177,7 @@ class GatherPlan:
         values ("wrap", "clip": nothing maps into it). In "raise" mode it is
         a shape error where the output is not empty, and the scan reports
         the values of an empty output's indices."""
-        return self.mode in (Mode.WRAP, Mode.CLIP)
+        return mode_rule(self.mode).maps_into_range
 
     @functools.cached_property
     def strategy(self) -> Strategy:
@@ -212,6 +212,7 @@ def plan_gather(
     c = coordinate_size(axes)
     mode = Mode(mode)
     may_be_empty = tuple(ax for ax in axes if input_shape[ax] in (None, 0))
+    empty_axis_is_error = mode_rule(mode).empty_axis_is_error
     return GatherPlan(
         rank=rank,
         axes=tuple(axes),
@@ -224,11 +225,11 @@ def plan_gather(
         indices_access=tuple(indices_access),
         broadcast_checks=tuple(checks),
         divisibility_check=rank > 0 and c > 1 and indices_shape[-1] is None,
-        nonempty_axis_checks=() if mode is Mode.FILL else may_be_empty,
+        nonempty_axis_checks=may_be_empty if empty_axis_is_error else (),
         element_bits=element_bits,
         checked=checked,
         mode=mode,
-        fill_axes=may_be_empty if mode is Mode.FILL else (),
+        fill_axes=() if empty_axis_is_error else may_be_empty,
         target=target,
     )
 
@@ -293,7 +294,7 @@ def column_tiles(plan: GatherPlan) -> ColumnTiles | None:
     every row reads its slab (not "fill", whose rows outside the input
     read nothing)."""
     dim = innermost_wide_dim(plan)
-    if not plan.axes or dim is None or plan.mode is Mode.FILL:
+    if not plan.axes or dim is None or not mode_rule(plan.mode).reads_every_row:
         return None
     shape = plan.output_shape
     kept = dim not in plan.axes and plan.input_access[dim] is Access.ITER
