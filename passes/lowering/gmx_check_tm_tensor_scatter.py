@@ -34,12 +34,11 @@ After (names shortened):
 
 from __future__ import annotations
 
-from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import func, ir, linalg, scf, tensor
 
-from .folding import Constants, Folded, Folder
-from .gather_builder import and_reduction, true_flag
-from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
+from .folding import Folded, Folder
+from .gmx_check_scatter_indices import guard_behind_scan, guard_each
+from .runtime_abi import INDEX_ERROR_FN
 from ..registry import PassInfo, add_python_pass
 from ..walking import ops_named
 
@@ -97,34 +96,13 @@ def guard_scatter(op, site: int, fold: Folder) -> None:
     current insertion point, just before `op`."""
     indices, original = op.operands[1], op.operands[2]
     check = _Check(op, site, fold)
-    result = op.results[0]
-    init = true_flag(fold)
-    flag = and_reduction(indices, init, check.in_range, fold)
-    branch = scf.IfOp(tensor.extract(flag, []), [result.type], has_else=True)
-    with ir.InsertionPoint(branch.else_block):
-        and_reduction(indices, init, check.report, fold)
-        scf.YieldOp([original])
-    result.replace_all_uses_with(branch.results[0])
-    with ir.InsertionPoint(branch.then_block):
-        yielded = scf.YieldOp([result])
-    op.move_before(yielded.operation)
+    guard_behind_scan(op, indices, in_range=check.in_range, report=check.report, unchanged=lambda: original, fold=fold)
 
 
 def check_tm_tensor_scatters(module) -> None:
     """Guard every tm_tensor.scatter of `module` (module docstring). Its
     verifier makes it checkable: ranked tensors, indices `N x k`."""
-    scatters = ops_named(module, SCATTER)
-    sites = error_sites(module)
-    constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
-    for op in scatters:
-        entry = Constants.entry_block(op)
-        fold = Folder(constants.setdefault(entry, Constants(entry)))
-        with ir.InsertionPoint(op), op.location:
-            guard_scatter(op, len(sites), fold)
-        sites.append(location_text(op.location))
-    if scatters:
-        set_error_sites(module, sites)
-        declare_error_callbacks(module)
+    guard_each(module, ops_named(module, SCATTER), guard_scatter)
 
 
 PASS = PassInfo(
