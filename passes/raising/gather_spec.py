@@ -402,15 +402,20 @@ class Plan:
         """What the emitted gmx op looks like, to compare with an existing one."""
         if not self.indexed:
             return ("identity",)
+        k = len(self.indexed)
+        folded = self.logical[:-1] + [self.logical[-1] * k]
         constant = _folded_indices(self.indexed, self.layout, self.logical)
         if constant is not None:
             indices_root = _constant_form(constant, _index_element_type(self.indexed))
         elif len(self.indexed) == 1 and self.indexed[0].tuple_size == 1 and self.indexed[0].array is None or _shared_tuple(self.indexed):
             indices_root = strip_views(self.indexed[0].value)[0]
+            viewed = constant_value(indices_root)
+            if viewed is not None and viewed.size == math.prod(folded):
+                # emitted as views of it: named by value, as `current_form` names a constant
+                # (else a constant tuple tensor looks new to every rewrite, which then never stops)
+                indices_root = _constant_form(viewed.reshape(folded), _index_element_type(self.indexed))
         else:
             indices_root = ("a new tuple tensor",)  # always different (not None: a Value refuses `== None`)
-        k = len(self.indexed)
-        folded = self.logical[:-1] + [self.logical[-1] * k]
         return (strip_views(spec.input)[0], tuple(self.gmx_input), indices_root, tuple(folded),
                 tuple(self.axes), tuple(self.gmx_out))
 

@@ -23,6 +23,8 @@ positive and a negative case for each):
     fold-input-broadcast      gmx(tile(x))           -> gmx(x) broadcasting its unit dims
     fold-value-casts          cast(gmx(cast(x)))     -> gmx(x) when the casts round-trip
     fold-result-reshape       reshape(gmx)           -> gmx with the reshaped output
+    view-shared-result        reshape(views(gmx)), the views shared -> one view of the gmx result
+                              per user (the gather computed once)
     simplify-indices          gmx(f(i))              -> gmx(i): views, broadcasting tiles, casts
                               and negative-index normalisation absorbed; iota
                               constants become non-axis dims; an identity
@@ -413,7 +415,10 @@ def split_linearised_index(op, rewriter):
     shape, coords = _without_unread_unit_dims(spec.input_shape[:d] + sizes + spec.input_shape[d + 1:], coords)
     x0 = strip_views(spec.input)[0]
     new = replace(work.spec, input=x0, coords=coords, view=None if shape == static_dims(x0) else shape)
-    return _rewrite(op, _split_iota_dims(new), rewriter, current_form(op), 0)
+    # a constant index (Big Bird's zeros(...).expand(...) into a block view) peels to
+    # iotas and zeros; one stays the index where it alone produces an output dim
+    spec = _keep_broadcast_index(_split_iota_dims(new), op.operands[1])
+    return _rewrite(op, spec, rewriter, current_form(op), 0)
 
 
 def _without_unread_unit_dims(shape: list[int], coords: list) -> tuple[list[int], list]:
@@ -547,11 +552,14 @@ def _gather_under_views(value: ir.Value) -> tuple[object, int]:
     those views are."""
     count = 1
     while True:
-        if _single_use(value) and _is_gmx(value):
+        # every value on the way has this one user: a view that other ops read
+        # too would leave them the gather as it is, and a second gmx op (the
+        # gather computed twice) for this one
+        require(_single_use(value), "a view of a value with other uses")
+        if _is_gmx(value):
             return defining_op(value), count
         source = view_source(value)
         require(source is not None, "not a view of a gmx result")
-        require(_single_use(source), "a view of a value with other uses")
         value, count = source, count + 1
 
 
@@ -588,6 +596,41 @@ def fold_result_reshape(op, rewriter):
     require(fine is not None, "the reshape and the gather's output have no common refinement")
     spec = replace(refine_output(spec, fine), result_shape=target)
     return _rewrite(op, spec, rewriter, current_form(gather), views)
+
+
+def view_shared_result(op, rewriter):
+    """A chain of views from a gmx result that other ops also read becomes one
+    view of the gmx result (the gather stays computed once; each user views it).
+
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<3x4xi64>, tensor<3x1xi32>) -> tensor<3x1xi64>
+        %e = tensor.expand_shape %g [[0, 1], [2]] output_shape [1, 3, 1] : tensor<3x1xi64> into tensor<1x3x1xi64>
+        %a = tosa.reshape %e, %s31 : (tensor<1x3x1xi64>, !tosa.shape<2>) -> tensor<3x1xi64>
+        %b = tosa.reshape %e, %s3 : (tensor<1x3x1xi64>, !tosa.shape<1>) -> tensor<3xi64>
+    becomes (`%a` is `%g`)
+        %b = tensor.collapse_shape %g [[0, 1]] : tensor<3x1xi64> into tensor<3xi64>
+    A view of a single-use chain is fold-result-reshape's (the gmx op takes its shape).
+    """
+    target = static_shape_of(op.results[0])
+    require(target is not None, "dynamic result")
+    value, count = op.operands[0], 1
+    while not _is_gmx(value):
+        value, count = view_source(value), count + 1
+        require(value is not None, "not a view of a gmx result")
+    require(count > 1 and not all(_single_use(v) for v in _views_above(op.operands[0])),
+            "no shared view in the chain (fold-result-reshape)")
+    require(views_between(static_shape_of(value), target) < count, "no fewer views")
+    with rewriter.ip, op.location:
+        viewed = emit_view(value, target)
+    rewriter.replace_op(op, [viewed])
+    return False
+
+
+def _views_above(value: ir.Value) -> list[ir.Value]:
+    """`value` and the values it is a view of, down to a gmx result."""
+    chain = [value]
+    while not _is_gmx(chain[-1]):
+        chain.append(view_source(chain[-1]))
+    return chain
 
 
 # --- simplify-indices ---------------------------------------------------------------------------------
@@ -765,7 +808,9 @@ PATTERNS = (
     (OP_NAME, absorb_floor_modulo),
     ("linalg.generic", raise_linalg_gather),
     ("tensor.gather", raise_tensor_gather),
-) + tuple((name, fold_result_reshape) for name in VIEW_OPS) + dynamic_gathers.PATTERNS + tuple(
+) + tuple((name, fold_result_reshape) for name in VIEW_OPS) + tuple(
+    (name, view_shared_result) for name in VIEW_OPS
+) + dynamic_gathers.PATTERNS + tuple(
     (name, dynamic_gathers.RESULT_PATTERN) for name in VIEW_OPS
 ) + stablehlo_gathers.PATTERNS
 
