@@ -505,14 +505,18 @@ def current_form(op) -> tuple:
             tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])), tuple(static_shape(op.results[0].type)))
 
 
+def dense_attribute(array: np.ndarray, element_type) -> ir.DenseElementsAttr:
+    """`array` (int values) as the elements attribute of a tensor of its shape and `element_type`."""
+    width = integer_width(element_type)
+    dtype = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width]
+    return ir.DenseElementsAttr.get(np.ascontiguousarray(array.astype(dtype)),
+                                    type=tensor_type(list(array.shape), element_type))
+
+
 def new_constant(array: np.ndarray, element_type, tosa_const: bool = False) -> ir.Value:
     """A constant tensor holding `array` (int values) in `element_type`
     (`arith.constant`, or `tosa.const` next to other TOSA ops)."""
-    width = integer_width(element_type)
-    dtype = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width]
-    attribute = ir.DenseElementsAttr.get(
-        np.ascontiguousarray(array.astype(dtype)), type=tensor_type(list(array.shape), element_type)
-    )
+    attribute = dense_attribute(array, element_type)
     if tosa_const:
         return tosa.const(attribute)
     return arith.constant(tensor_type(list(array.shape), element_type), attribute)

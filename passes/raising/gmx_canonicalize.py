@@ -31,7 +31,8 @@ positive and a negative case for each):
                               gather becomes its input; a broadcast constant
                               index is folded
     absorb-floor-modulo       gmx(i mod size)        -> gmx(i) {mode = "wrap"}: the floor-modulo
-                              arithmetic of torch.take_along_dim / torch.remainder
+                              arithmetic of torch.take_along_dim / torch.remainder, and JAX's
+                              `remainder` in front of a clamping gather (jnp.take(mode="wrap"))
     fold-dynamic-result-reshape  reshape(gmx) -> gmx with reshaped indices, where a dim is `?`
     fold-dynamic-input-views     gmx(views(x))  -> gmx(view(x)), one expand/collapse, where a dim is `?`
     fold-dynamic-index-views     gmx(views(cast(views(i)))) -> gmx(view(cast(i))), where a dim is `?`
@@ -773,11 +774,23 @@ def absorb_floor_modulo(op, rewriter):
     of `t`'s type (`is_floor_modulo`: exhaustive near the axis, probes far
     from it), the size being that of every gathered axis. Left alone: a
     truncating remainder (`torch.fmod`), a modulo by another size, a gather
-    already in a mode other than "raise" or "wrap".
+    in mode "fill".
+
+    JAX spells `jnp.take(x, i, axis=1, mode="wrap")` (axis of 5) as its
+    `remainder` helper in front of a clamping gather, raised to mode "clip"
+    (StableHLO's constant arithmetic, the divisor guard, is evaluated):
+
+        %d = stablehlo.select (stablehlo.compare EQ, %c5, %c0), %c1, %c5      (5: the divisor guarded against 0)
+        %r = stablehlo.remainder %i, (broadcast %d) : tensor<1x3xi64>
+        %w = stablehlo.select ((%r < 0) != (%d < 0) and %r != 0), %r + %d, %r
+        %g = "gmx.gather_multiaxis"(%x, view(%w)) {axes = array<i64: 1>, mode = "clip"} : (tensor<4x5x1xf32>, tensor<1x1x3xi64>) -> tensor<4x1x3xf32>
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, view(%i)) {axes = array<i64: 1>, mode = "wrap"}
+    (the floor modulo's result is in [0, size): clamping it changes nothing).
     """
     require(op.name == OP_NAME, "not a gmx op")
     mode, _ = read_mode(op)
-    require(mode in (Mode.RAISE, Mode.WRAP), f'mode "{mode}"')
+    require(mode in (Mode.RAISE, Mode.WRAP, Mode.CLIP), f'mode "{mode}"')
     x, indices = op.operands[0], op.operands[1]
     axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
     input_shape = static_shape_of(x)

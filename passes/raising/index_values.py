@@ -49,6 +49,21 @@ ELEMENTWISE_BINARY = {
     "arith.addi": np.add,
     "arith.subi": np.subtract,
     "arith.muli": np.multiply,
+    "stablehlo.add": np.add,
+    "stablehlo.subtract": np.subtract,
+    "stablehlo.multiply": np.multiply,
+    "stablehlo.maximum": np.maximum,
+    "stablehlo.minimum": np.minimum,
+    "stablehlo.remainder": lambda a, b: a - truncating_divide(a, b) * b,  # the dividend's sign, as C's %
+    "stablehlo.and": lambda a, b: a & b,
+    "stablehlo.or": lambda a, b: a | b,
+    # a signed (or i1) stablehlo.compare, by direction (`operation_key`)
+    "stablehlo.compare EQ": np.equal,
+    "stablehlo.compare NE": np.not_equal,
+    "stablehlo.compare LT": np.less,
+    "stablehlo.compare LE": np.less_equal,
+    "stablehlo.compare GT": np.greater,
+    "stablehlo.compare GE": np.greater_equal,
 }
 ELEMENTWISE_UNARY = {
     "tosa.cast": lambda a: a,
@@ -57,8 +72,11 @@ ELEMENTWISE_UNARY = {
     "arith.extsi": lambda a: a,
     "arith.trunci": lambda a: a,
     "arith.index_cast": lambda a: a,
+    "stablehlo.convert": lambda a: a,
+    "stablehlo.not": lambda a: np.logical_not(a) if a.dtype == bool else np.invert(a),
 }
-ELEMENTWISE = set(ELEMENTWISE_BINARY) | set(ELEMENTWISE_UNARY) | {"tosa.intdiv", "tosa.select", "arith.select"}
+SELECTS = ("tosa.select", "arith.select", "stablehlo.select")
+ELEMENTWISE = set(ELEMENTWISE_BINARY) | set(ELEMENTWISE_UNARY) | {"tosa.intdiv", *SELECTS}
 
 
 def integer_width(element_type) -> int | None:
@@ -100,12 +118,28 @@ def _apply(name: str, args: list[np.ndarray]) -> np.ndarray:
         return ELEMENTWISE_BINARY[name](args[0], args[1])
     if name == "tosa.intdiv":
         return truncating_divide(args[0], args[1])
-    return np.where(args[0], args[1], args[2])  # tosa.select / arith.select
+    return np.where(args[0], args[1], args[2])  # SELECTS
+
+
+def operation_key(op) -> str:
+    """The key of `op` in ELEMENTWISE: its name, a stablehlo.compare's with
+    its direction (None-like "" for an unsigned compare of integers wider
+    than i1, which the signed evaluation would get wrong)."""
+    if op.name != "stablehlo.compare":
+        return op.name
+    from gmx.dialect.mlir import stablehlo
+
+    direction = stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
+    kind = op.attributes["compare_type"] if "compare_type" in op.attributes else None
+    unsigned = kind is not None and stablehlo.ComparisonTypeAttr(kind).value == "UNSIGNED"
+    if unsigned and _element_width(op.operands[0]) != 1:
+        return ""
+    return f"stablehlo.compare {direction}"
 
 
 def elementwise_operands(op) -> list[ir.Value] | None:
     """The operands `op` combines elementwise, or None if it isn't such an op."""
-    if op is None or op.name not in ELEMENTWISE:
+    if op is None or operation_key(op) not in ELEMENTWISE:
         return None
     operands = list(op.operands)
     if op.name == "tosa.mul":
@@ -125,9 +159,9 @@ def _attribute_array(attribute, shape: list[int]) -> np.ndarray | None:
 
 
 def _leaf_constant(op, shape) -> np.ndarray | None:
-    if op.name not in ("tosa.const", "tosa.const_shape", "arith.constant"):
+    if op.name not in ("tosa.const", "tosa.const_shape", "arith.constant", "stablehlo.constant"):
         return None
-    attribute = op.attributes["value" if op.name == "arith.constant" else "values"]
+    attribute = op.attributes["values" if op.name.startswith("tosa.") else "value"]
     stored = resource_integers(op, attribute)  # torch-mlir's literals: arange buffers, torch.tensor([...])
     if stored is not None:
         return stored.reshape(shape)
@@ -204,13 +238,22 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
         inner = constant_value(op.operands[0])
         added = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
         return None if inner is None else np.broadcast_to(np.expand_dims(inner, added), shape)
+    if op.name == "stablehlo.broadcast_in_dim":  # JAX's scalars broadcast to an index's shape
+        inner = constant_value(op.operands[0])
+        kept = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
+        if inner is None:
+            return None
+        placed = [1] * len(shape)
+        for d, size in zip(kept, inner.shape):
+            placed[d] = size
+        return np.broadcast_to(inner.reshape(placed), shape)
     operands = elementwise_operands(op)
     if operands is None:
         return None
     args = [constant_value(v) for v in operands]
     if any(a is None for a in args):
         return None
-    return wrap_to_width(np.broadcast_to(_apply(op.name, args), shape), width)
+    return wrap_to_width(np.broadcast_to(_apply(operation_key(op), args), shape), width)
 
 
 def _slice_value(op, shape: list[int]) -> np.ndarray | None:
@@ -274,7 +317,7 @@ def _index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np
     parts = [index_function(v, leaf) for v in operands]
     if any(p is None for p in parts):
         return None
-    name = op.name
+    name = operation_key(op)
     return lambda t: wrap_to_width(_apply(name, [p(t) for p in parts]), width)
 
 
