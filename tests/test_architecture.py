@@ -166,7 +166,8 @@ def test_the_graph_sees_the_imports(project):
     graph, _ = project
     assert "gmx.passes.pipeline" in graph["gmx.tools.gmx_opt"]  # from gmx.passes.pipeline import ...
     assert "gmx.passes.raising.gmx_canonicalize" in graph["gmx.passes"]  # inside a lazy factory
-    assert "gmx.passes.debug" in graph["gmx.passes.raising.gmx_canonicalize"]  # from .. import debug
+    assert "gmx.passes.debug" in graph["gmx.passes.patterns"]  # from . import debug
+    assert "gmx.passes.patterns" in graph["gmx.passes.raising.gmx_canonicalize"]  # from ..patterns import ...
     assert "gmx.reference.semantics" in graph["gmx.reference.mappings"]  # from .semantics import ...
 
 

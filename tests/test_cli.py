@@ -236,12 +236,12 @@ def test_debug_only_says_why_patterns_did_not_match(gmx_opt, gather_file, capsys
 def test_a_bug_in_a_helper_of_a_pattern_fails_the_pipeline(monkeypatch):
     """The bug the strict mode was made for: `_split_linear` raising left
     every test that only counted ops green."""
-    from gmx.passes.raising import gmx_canonicalize
+    from gmx.passes.raising import input_views
 
     def broken(*args):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(gmx_canonicalize, "_split_linear", broken)
+    monkeypatch.setattr(input_views, "_split_linear", broken)
     with make_context():
         module = ir.Module.parse(LINEARISED.read_text())
         with pytest.raises(ir.MLIRError) as failure:

@@ -22,7 +22,7 @@ import torch
 import gmx.runtime
 from gmx.passes.dynamic_views import align_shapes, view_groups
 from gmx.passes.raising.dynamic_gathers import ReshapedGather, reshaped_gather
-from gmx.passes.raising.gather_spec import NoMatch
+from gmx.passes.patterns import NoMatch
 from gmx.tools.experiments.frontends import FrontendError, torch_to_tosa
 from gmx.tools.experiments.pipelines import run_pipeline
 

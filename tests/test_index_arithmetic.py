@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from gmx.passes.raising.coordinates import IN_RANGE, NORMALISED, UNKNOWN, exact_split
 from gmx.passes.raising.gather_spec import Indexed, Iota, Zero
-from gmx.passes.raising.gmx_canonicalize import broadcast_dims, broadcast_index_candidates
+from gmx.passes.raising.spec_rewrites import broadcast_dims, broadcast_index_candidates
 from gmx.passes.raising.index_values import normalises_negative_indices, wrap_to_width
 
 # a (3, 4) input flattened: row stride 4, column stride 1

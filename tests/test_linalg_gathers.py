@@ -23,7 +23,8 @@ import pytest
 import gmx.runtime
 from gmx.dialect import OP_NAME, make_context
 from gmx.dialect.mlir import ir, passmanager
-from gmx.passes.raising.gather_spec import Iota, NoMatch, Zero
+from gmx.passes.patterns import NoMatch
+from gmx.passes.raising.gather_spec import Iota, Zero
 from gmx.passes.raising.index_values import clamps_like_gmx
 from gmx.passes.raising.linalg_gathers import check_accepts_valid, evaluate_scalar, position_mode
 from gmx.passes.raising.loop_gathers import indexed_form, pair_unit_dims

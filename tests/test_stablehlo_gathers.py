@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 import pytest
 
-from gmx.passes.raising.gather_spec import NoMatch
+from gmx.passes.patterns import NoMatch
 from gmx.passes.raising.stablehlo_gathers import (
     GatherDims,
     Slot,

@@ -8,7 +8,7 @@
 // Why each generic left alone is no gather (--debug-only):
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize --debug-only=gmx-canonicalize 2>&1 >/dev/null | FileCheck %s --check-prefix=WHY
 
-// x[i] (TorchToLinalg): the negative-index select is gmx's own wrap; the index
+// raise-linalg-gather: x[i] (TorchToLinalg): the negative-index select is gmx's own wrap; the index
 // gets a unit dim, x is read as it is.
 // CHECK-LABEL: func.func @torch_advanced_index
 // CHECK: %[[I:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
@@ -33,7 +33,7 @@ func.func @torch_advanced_index(%arg0: tensor<4x5xf32>, %arg1: tensor<2xi64>) ->
 }
 
 // -----
-// torch.gather(x, 1, i): the cf.assert bounds checks are gmx's checked raise mode;
+// raise-linalg-gather: torch.gather(x, 1, i): the cf.assert bounds checks are gmx's checked raise mode;
 // the fill of the init goes with the generic.
 // CHECK-LABEL: func.func @torch_gather_asserts
 // CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>} : (tensor<4x5xf32>, tensor<4x7xi64>) -> tensor<4x7xf32>
@@ -59,7 +59,7 @@ func.func @torch_gather_asserts(%arg0: tensor<4x5xf32>, %arg1: tensor<4x7xi64>) 
 }
 
 // -----
-// torch.gather along dim 0 of a 10x1 input: the constant 0 into the unit dim
+// raise-linalg-gather: torch.gather along dim 0 of a 10x1 input: the constant 0 into the unit dim
 // is that unit dim of the output (simplify-indices then moves the index dim).
 // CHECK-LABEL: func.func @torch_gather_unit_dim
 // CHECK: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<10x1xf32>, tensor<1x7xi64>) -> tensor<1x7xf32>
@@ -77,7 +77,7 @@ func.func @torch_gather_unit_dim(%arg0: tensor<10x1xf32>, %arg1: tensor<7x1xi64>
 }
 
 // -----
-// x[i, :, j] on the transposed x (TorchToLinalg): the arange torch-mlir passes
+// raise-linalg-gather: x[i, :, j] on the transposed x (TorchToLinalg): the arange torch-mlir passes
 // for the sliced dim is read as that loop dim, the two indices are one tuple.
 // CHECK-LABEL: func.func @torch_two_indices_and_arange
 // CHECK: %[[T:.*]] = tensor.concat dim(3)
@@ -120,7 +120,7 @@ func.func @torch_two_indices_and_arange(%arg0: tensor<4x6x5xf32>, %arg1: tensor<
 }
 
 // -----
-// w[i] with a dynamic table and batch: the select adds the table's tensor.dim,
+// raise-linalg-gather: w[i] with a dynamic table and batch: the select adds the table's tensor.dim,
 // still gmx's wrap (checked at several sizes).
 // CHECK-LABEL: func.func @torch_embedding_dynamic_table
 // CHECK: %[[W:.*]] = tensor.expand_shape %arg0 {{\[}}[0, 1], [2]] output_shape [1, %{{.*}}, 4] : tensor<?x4xf32> into tensor<1x?x4xf32>
@@ -149,7 +149,7 @@ func.func @torch_embedding_dynamic_table(%arg0: tensor<?x4xf32>, %arg1: tensor<?
 }
 
 // -----
-// torch.gather with a dynamic batch: the output's batch is the index's, which
+// raise-linalg-gather: torch.gather with a dynamic batch: the output's batch is the index's, which
 // may be smaller than x's, so x is sliced to it.
 // CHECK-LABEL: func.func @torch_gather_dynamic_batch
 // CHECK: %[[D:.*]] = tensor.dim %arg1, %{{.*}} : tensor<?x?xi64>
@@ -174,7 +174,7 @@ func.func @torch_gather_dynamic_batch(%arg0: tensor<?x5xf32>, %arg1: tensor<?x?x
 }
 
 // -----
-// tosa-to-linalg's tosa.gather (no bounds check): the output's batch is x's
+// raise-linalg-gather: tosa-to-linalg's tosa.gather (no bounds check): the output's batch is x's
 // tensor.dim, so x is not sliced.
 // CHECK-LABEL: func.func @tosa_to_linalg_gather
 // CHECK-NOT: tensor.extract_slice
@@ -200,7 +200,7 @@ func.func @tosa_to_linalg_gather(%arg0: tensor<?x5x3xf32>, %arg1: tensor<?x?xi32
 }
 
 // -----
-// stablehlo-legalize-to-linalg's gather: start indices read from a tuple tensor
+// raise-linalg-gather: stablehlo-legalize-to-linalg's gather: start indices read from a tuple tensor
 // in the body and clamped to [0, size - 1]: mode "clip", the tuple tensor as it is.
 // CHECK-LABEL: func.func @stablehlo_clamped_tuple
 // CHECK: %[[I:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [3, 1, 2] : tensor<3x2xi32> into tensor<3x1x2xi32>
@@ -233,7 +233,7 @@ func.func @stablehlo_clamped_tuple(%arg0: tensor<4x5x6xf32>, %arg1: tensor<3x2xi
 }
 
 // -----
-// x[i, :, j] as TorchToLinalg emits it: a linalg.transpose puts the sliced dim
+// raise-linalg-gather: x[i, :, j] as TorchToLinalg emits it: a linalg.transpose puts the sliced dim
 // last and an arange (viewed or not) reads it; the arange becomes that loop dim
 // and fold-input-transpose folds the linalg.transpose into the axes.
 // CHECK-LABEL: func.func @torch_noncontiguous_through_transpose
@@ -266,7 +266,7 @@ func.func @torch_noncontiguous_through_transpose(%arg0: tensor<4x5x6xf32>, %arg1
 }
 
 // -----
-// Negative: the body scales the extracted value.
+// raise-linalg-gather, negative: the body scales the extracted value.
 // CHECK-LABEL: func.func @not_gather_computes_on_value
 // CHECK: linalg.generic
 // CHECK-NOT: gmx.gather_multiaxis
@@ -286,7 +286,7 @@ func.func @not_gather_computes_on_value(%arg0: tensor<4x5xf32>, %arg1: tensor<2x
 }
 
 // -----
-// Negative: a position adds a loop index to an index value.
+// raise-linalg-gather, negative: a position adds a loop index to an index value.
 // CHECK-LABEL: func.func @not_gather_index_plus_loop
 // CHECK: linalg.generic
 // CHECK-NOT: gmx.gather_multiaxis
@@ -305,7 +305,7 @@ func.func @not_gather_index_plus_loop(%arg0: tensor<4x5xf32>, %arg1: tensor<2xi6
 }
 
 // -----
-// A floor modulo by the dim (the remainder corrected toward the divisor's sign):
+// raise-linalg-gather: a floor modulo by the dim (the remainder corrected toward the divisor's sign):
 // mode "wrap".
 // CHECK-LABEL: func.func @floor_mod_wraps
 // CHECK: %[[I:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
@@ -330,7 +330,7 @@ func.func @floor_mod_wraps(%arg0: tensor<4x5xf32>, %arg1: tensor<2xi64>) -> tens
 }
 
 // -----
-// Negative: a truncating remainder (-1 stays -1, which gmx would wrap to 3).
+// raise-linalg-gather, negative: a truncating remainder (-1 stays -1, which gmx would wrap to 3).
 // CHECK-LABEL: func.func @not_gather_truncating_remainder
 // CHECK: linalg.generic
 // CHECK-NOT: gmx.gather_multiaxis
@@ -350,7 +350,7 @@ func.func @not_gather_truncating_remainder(%arg0: tensor<4x5xf32>, %arg1: tensor
 }
 
 // -----
-// Negative: the assert rejects the valid indices 3 and 4 of a dim of 5.
+// raise-linalg-gather, negative: the assert rejects the valid indices 3 and 4 of a dim of 5.
 // CHECK-LABEL: func.func @not_gather_assert_rejects_valid
 // CHECK: linalg.generic
 // CHECK-NOT: gmx.gather_multiaxis
@@ -371,7 +371,7 @@ func.func @not_gather_assert_rejects_valid(%arg0: tensor<4x5xf32>, %arg1: tensor
 }
 
 // -----
-// Negative: a reduction loop.
+// raise-linalg-gather, negative: a reduction loop.
 // CHECK-LABEL: func.func @not_gather_reduction
 // CHECK: linalg.generic
 // CHECK-NOT: gmx.gather_multiaxis
@@ -389,7 +389,7 @@ func.func @not_gather_reduction(%arg0: tensor<4x5xf32>, %arg1: tensor<2x3xi64>) 
 }
 
 // -----
-// Negative: a clamp to [0, 2] on a dim of 4 (neither clip nor raise).
+// raise-linalg-gather, negative: a clamp to [0, 2] on a dim of 4 (neither clip nor raise).
 // CHECK-LABEL: func.func @not_gather_clamp_to_wrong_bound
 // CHECK: linalg.generic
 // CHECK-NOT: gmx.gather_multiaxis
@@ -413,7 +413,7 @@ func.func @not_gather_clamp_to_wrong_bound(%arg0: tensor<4x5xf32>, %arg1: tensor
 }
 
 // -----
-// Negative: the index tensor is read transposed (no view of it).
+// raise-linalg-gather, negative: the index tensor is read transposed (no view of it).
 // CHECK-LABEL: func.func @not_gather_permuted_index_map
 // CHECK: linalg.generic
 // CHECK-NOT: gmx.gather_multiaxis
@@ -432,7 +432,7 @@ func.func @not_gather_permuted_index_map(%arg0: tensor<4x5x6xf32>, %arg1: tensor
 }
 
 // -----
-// Negative (for now): the body reads the first 2 of the 7 index rows; no view
+// raise-linalg-gather, negative (for now): the body reads the first 2 of the 7 index rows; no view
 // of the index tensor reads part of it.
 // CHECK-LABEL: func.func @not_gather_index_tensor_read_in_part
 // CHECK: linalg.generic

@@ -425,9 +425,9 @@ func.func @gather_with_one_user(%arg0: tensor<3x4xi64>, %arg1: tensor<3xi64>) ->
   }
 
 // -----
-// absorb-floor-modulo and fold-stablehlo-constant-arithmetic: jnp.take(x, i,
-// axis=1, mode="wrap"), JAX's remainder helper (divisor guarded against 0,
-// sign fix-up) in front of a clamping gather, is mode "wrap" on i.
+// absorb-floor-modulo: jnp.take(x, i, axis=1, mode="wrap"), JAX's remainder
+// helper (divisor guarded against 0, sign fix-up) in front of a clamping
+// gather, is mode "wrap" on i.
 // CHECK-LABEL: func.func @jax_wrap
 // CHECK: %[[X:.*]] = tensor.expand_shape %arg0
 // CHECK-NEXT: %[[I:.*]] = tensor.expand_shape %arg1
@@ -474,8 +474,9 @@ func.func private @jax_wrap_where(%arg0: tensor<i1>, %arg1: tensor<i64>, %arg2: 
 
 // -----
 // absorb-floor-modulo, negative: jnp.take(x, i % 4, axis=1, mode="clip") on an
-// axis of 5 keeps its remainder and clamp; fold-stablehlo-constant-arithmetic
-// still folds the divisor guard (compare EQ 4, 0 and its select) and sign test.
+// axis of 5 keeps its remainder and clamp.
+// fold-stablehlo-constant-arithmetic: the divisor guard (compare EQ 4, 0 and
+// its select) and the divisor's sign test are constants.
 // CHECK-LABEL: func.func @jax_remainder_other_size
 // CHECK-DAG: stablehlo.constant dense<false> : tensor<i1>
 // CHECK-DAG: %[[D:.*]] = stablehlo.constant dense<4> : tensor<i64>
@@ -520,4 +521,21 @@ func.func private @jax_remainder_other_size_take(%arg0: tensor<4x5xf32>, %arg1: 
   %0 = stablehlo.broadcast_in_dim %arg1, dims = [0, 1] : (tensor<1x3xi64>) -> tensor<1x3x1xi64>
   %1 = "stablehlo.gather"(%arg0, %0) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [1], start_index_map = [1], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 4, 1>}> : (tensor<4x5xf32>, tensor<1x3x1xi64>) -> tensor<4x1x3xf32>
   return %1 : tensor<4x1x3xf32>
+}
+
+// -----
+// fold-stablehlo-constant-arithmetic, negative: a compare of an argument, float
+// arithmetic on constants, a broadcast (no arithmetic) stay.
+// CHECK-LABEL: func.func @stablehlo_not_constant_arithmetic
+// CHECK: stablehlo.compare LT, %arg0
+// CHECK: stablehlo.add
+// CHECK: stablehlo.broadcast_in_dim
+func.func @stablehlo_not_constant_arithmetic(%arg0: tensor<3xi64>) -> (tensor<3xi1>, tensor<f32>, tensor<3xi64>) {
+  %c = stablehlo.constant dense<0> : tensor<3xi64>
+  %0 = stablehlo.compare LT, %arg0, %c, SIGNED : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
+  %f = stablehlo.constant dense<1.5> : tensor<f32>
+  %1 = stablehlo.add %f, %f : tensor<f32>
+  %s = stablehlo.constant dense<7> : tensor<i64>
+  %2 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<i64>) -> tensor<3xi64>
+  return %0, %1, %2 : tensor<3xi1>, tensor<f32>, tensor<3xi64>
 }

@@ -558,3 +558,54 @@ func.func @mode_kept(%x: tensor<1x10x8xf32>, %i: tensor<1x12x1xi64>) -> tensor<3
   %r = tosa.reshape %g, %s : (tensor<1x12x8xf32>, !tosa.shape<3>) -> tensor<3x4x8xf32>
   return %r : tensor<3x4x8xf32>
 }
+
+// -----
+// fold-input-broadcast: a tile of the input's unit dim is gmx's own broadcasting.
+// CHECK-LABEL: func.func @broadcast_input
+// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>} : (tensor<1x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @broadcast_input(%x: tensor<1x5x6xf32>, %i: tensor<4x3x6xi64>) -> tensor<4x3x6xf32> {
+  %m = tosa.const_shape {values = dense<[4, 1, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t = tosa.tile %x, %m : (tensor<1x5x6xf32>, !tosa.shape<3>) -> tensor<4x5x6xf32>
+  %0 = "gmx.gather_multiaxis"(%t, %i) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+  return %0 : tensor<4x3x6xf32>
+}
+
+// -----
+// fold-input-broadcast, negative: a tile along the gathered axis repeats the
+// values the indices read; it stays.
+// CHECK-LABEL: func.func @broadcast_input_axis
+// CHECK: %[[T:.*]] = tosa.tile %arg0
+// CHECK: "gmx.gather_multiaxis"(%[[T]], %arg1) {axes = array<i64: 1>} : (tensor<4x10x6xf32>, tensor<4x3x6xi64>)
+func.func @broadcast_input_axis(%x: tensor<4x5x6xf32>, %i: tensor<4x3x6xi64>) -> tensor<4x3x6xf32> {
+  %m = tosa.const_shape {values = dense<[1, 2, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t = tosa.tile %x, %m : (tensor<4x5x6xf32>, !tosa.shape<3>) -> tensor<4x10x6xf32>
+  %0 = "gmx.gather_multiaxis"(%t, %i) {axes = array<i64: 1>} : (tensor<4x10x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+  return %0 : tensor<4x3x6xf32>
+}
+
+// -----
+// fold-value-casts: booleans widened for the gather (TOSA has none of i1) and
+// narrowed back after it are gathered as they are.
+// CHECK-LABEL: func.func @bool_round_trip
+// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 0>} : (tensor<4x5xi1>, tensor<3x1xi64>) -> tensor<3x5xi1>
+// CHECK-NEXT: return %[[G]]
+func.func @bool_round_trip(%x: tensor<4x5xi1>, %i: tensor<3x1xi64>) -> tensor<3x5xi1> {
+  %w = tosa.cast %x : (tensor<4x5xi1>) -> tensor<4x5xi8>
+  %g = "gmx.gather_multiaxis"(%w, %i) {axes = array<i64: 0>} : (tensor<4x5xi8>, tensor<3x1xi64>) -> tensor<3x5xi8>
+  %r = tosa.cast %g : (tensor<3x5xi8>) -> tensor<3x5xi1>
+  return %r : tensor<3x5xi1>
+}
+
+// -----
+// fold-value-casts, negative: f32 -> f16 loses values; the casts stay.
+// CHECK-LABEL: func.func @lossy_round_trip
+// CHECK: %[[W:.*]] = tosa.cast %arg0
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%[[W]], %arg1) {axes = array<i64: 0>} : (tensor<4x5xf16>, tensor<3x1xi64>) -> tensor<3x5xf16>
+// CHECK: tosa.cast %[[G]]
+func.func @lossy_round_trip(%x: tensor<4x5xf32>, %i: tensor<3x1xi64>) -> tensor<3x5xf32> {
+  %w = tosa.cast %x : (tensor<4x5xf32>) -> tensor<4x5xf16>
+  %g = "gmx.gather_multiaxis"(%w, %i) {axes = array<i64: 0>} : (tensor<4x5xf16>, tensor<3x1xi64>) -> tensor<3x5xf16>
+  %r = tosa.cast %g : (tensor<3x5xf16>) -> tensor<3x5xf32>
+  return %r : tensor<3x5xf32>
+}

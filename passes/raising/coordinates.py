@@ -30,7 +30,8 @@ import numpy as np
 
 from gmx.dialect.mlir import ir
 
-from .gather_spec import GatherSpec, Indexed, Iota, NoMatch, Zero, constant_coordinate, refine_output, require
+from .gather_spec import GatherSpec, Indexed, Iota, Zero, constant_coordinate, refine_output
+from ..patterns import NoMatch, require
 from .index_values import (
     constant_value,
     elementwise_inputs,

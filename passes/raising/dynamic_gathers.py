@@ -32,9 +32,9 @@ from gmx.dialect.gmx import OP_NAME, gather_multiaxis, mlir_shape, mode_kwargs
 from gmx.dialect.mlir import ir, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
-from .gather_spec import require
+from ..patterns import pattern, require
 from ..dynamic_views import align_shapes, any_view_source, emit_view_of, shape_of, view_chain, view_groups, views_needed
-from ..views import defining_op, op_name
+from ..views import VIEW_OPS, defining_op, op_name
 
 RESHAPE_OPS = ("tosa.reshape", "tensor.reshape")  # views whose canonical form is an expand/collapse
 
@@ -219,7 +219,7 @@ def fold_dynamic_index_views(op, rewriter):
 
 
 PATTERNS = (
-    (OP_NAME, fold_dynamic_input_views),
-    (OP_NAME, fold_dynamic_index_views),
+    pattern(fold_dynamic_input_views, OP_NAME),
+    pattern(fold_dynamic_index_views, OP_NAME),
+    pattern(fold_dynamic_result_reshape, *VIEW_OPS),
 )
-RESULT_PATTERN = fold_dynamic_result_reshape  # rooted at each view op

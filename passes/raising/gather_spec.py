@@ -32,11 +32,8 @@ from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
 from .index_values import constant_value, integer_width, splat_value
+from ..patterns import NoMatch, require
 from ..views import defining_op, emit_view, merge_groups, op_name, static_shape_of, strip_views, tensor_type
-
-
-class NoMatch(Exception):
-    """The IR does not have the shape a pattern recognises; nothing is rewritten."""
 
 
 @dataclass(frozen=True)
@@ -86,12 +83,6 @@ class GatherSpec:
     @property
     def input_shape(self) -> list[int]:
         return list(self.view) if self.view is not None else static_shape_of(self.input)
-
-
-def require(condition: bool, why: str) -> None:
-    """NoMatch, saying `why` (`--debug-only=gmx-canonicalize` prints it), unless `condition`."""
-    if not condition:
-        raise NoMatch(why)
 
 
 def static_dims(value: ir.Value) -> list[int]:

@@ -59,7 +59,8 @@ from gmx.dialect.gmx import static_shape
 from gmx.dialect.mlir import ir
 from gmx.dialect.modes import Mode
 
-from .gather_spec import Iota, NoMatch, Zero, require
+from .gather_spec import Iota, Zero
+from ..patterns import NoMatch, pattern, require
 from .index_values import (
     clamps_like_gmx,
     integer_width,
@@ -403,3 +404,6 @@ def _output_sizes(op) -> dict:
 def raise_linalg_gather(op, rewriter):
     """A linalg.generic that is provably a gather becomes one gmx op (see the module docstring)."""
     return replace_by_gmx(op.operation, read_gather(op), rewriter)
+
+
+PATTERNS = (pattern(raise_linalg_gather, "linalg.generic"),)

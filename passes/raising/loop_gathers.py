@@ -23,7 +23,8 @@ from gmx.dialect.mlir import arith, ir, tensor
 from gmx.dialect.modes import Mode
 from gmx.dialect.shapes import GatherShapeError
 
-from .gather_spec import GatherSpec, Indexed, Iota, NoMatch, Zero, layout_of, plan_of, require, synthesize
+from .gather_spec import GatherSpec, Indexed, Iota, Zero, layout_of, plan_of, synthesize
+from ..patterns import NoMatch, require
 from ..dynamic_views import emit_unit_view, shape_of, unit_view_groups
 from ..views import defining_op
 

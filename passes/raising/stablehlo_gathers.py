@@ -33,8 +33,9 @@ from gmx.dialect.gmx import gather_multiaxis, infer_result_type, is_index_elemen
 from gmx.dialect.mlir import arith, ir, stablehlo, tensor
 from gmx.dialect.shapes import GatherShapeError
 
-from .gather_spec import NoMatch, dense_attribute, require
+from .gather_spec import dense_attribute
 from .index_values import ELEMENTWISE, constant_value, elementwise_operands
+from ..patterns import NoMatch, pattern, require
 from ..dynamic_views import emit_view_of, unit_view_groups, view_groups
 from ..views import VIEW_OPS, defining_op, op_name
 
@@ -651,6 +652,7 @@ def fold_stablehlo_constant_arithmetic(op, rewriter):
 FOLDED_OPS = tuple(sorted({key.split()[0] for key in ELEMENTWISE if key.startswith("stablehlo.")}))
 
 PATTERNS = (
-    (GATHER, raise_stablehlo_gather),
-    ("stablehlo.select", raise_jax_fill_gather),
-) + tuple((name, fold_stablehlo_constant_arithmetic) for name in FOLDED_OPS)
+    pattern(raise_stablehlo_gather, GATHER),
+    pattern(raise_jax_fill_gather, "stablehlo.select"),
+    pattern(fold_stablehlo_constant_arithmetic, *FOLDED_OPS),
+)

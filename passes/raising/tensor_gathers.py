@@ -25,7 +25,8 @@ from __future__ import annotations
 from gmx.dialect.gmx import static_shape
 from gmx.dialect.mlir import arith, ir, linalg, tensor
 
-from .gather_spec import Iota, require
+from .gather_spec import Iota
+from ..patterns import pattern, require
 from .loop_gathers import IndexRead, LoopGather, replace_by_gmx
 
 
@@ -96,3 +97,6 @@ def raise_tensor_gather(op, rewriter):
     # the cast is emitted only once the gather is known to match
     return replace_by_gmx(op, gather, rewriter,
                           prepare=lambda: LoopGather(source, coords(_as_integers(indices)), result_type, sizes))
+
+
+PATTERNS = (pattern(raise_tensor_gather, "tensor.gather"),)

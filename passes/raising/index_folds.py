@@ -1,0 +1,120 @@
+"""Folds of what computes a gmx op's indices: simplify-indices (views,
+broadcasts, casts and negative-index normalisation gmx does itself) and
+absorb-floor-modulo (floor-modulo arithmetic becomes wrap mode)."""
+
+from __future__ import annotations
+
+from gmx.dialect.gmx import OP_NAME, gather_multiaxis, read_mode
+from gmx.dialect.mlir import ir
+from gmx.dialect.modes import Mode
+
+from .gather_spec import current_form, spec_of_gmx
+from .index_values import elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
+from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec
+from ..patterns import pattern, require
+from ..views import defining_op, emit_view, static_shape_of, strip_views
+
+
+# --- simplify-indices ---------------------------------------------------------------------------------
+
+
+def simplify_indices(op, rewriter):
+    """Index producers gmx does itself are absorbed.
+
+        %c = tosa.cast %i : (tensor<3x4xi64>) -> tensor<3x4xi32>
+        %n = tosa.select(tosa.greater(0, %c), tosa.add(%c, 10), %c)
+        %g = "gmx.gather_multiaxis"(%w, reshape(%n)) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, ...)
+    becomes
+        %g = "gmx.gather_multiaxis"(%w, reshape(%i)) {axes = array<i64: 1>}
+    Absorbed: views; `tosa.tile` that only broadcasts (the index keeps its
+    small shape); any integer map equal to gmx's own wrap on [-dim, dim)
+    (casts, select-normalisation, floor-mod), checked by evaluating it on
+    that whole range. Constant coordinates: an iota becomes a non-axis dim
+    (an iota over a full axis is the identity gather, which becomes its
+    input); a constant 0 slices the input; a constant index broadcast over
+    dims nothing else produces is one folded constant (`keep_broadcast_index`).
+    """
+    spec = keep_broadcast_index(peel_all(spec_of_gmx(op)), op.operands[1])
+    return replace_by_spec(op, spec, rewriter, current_form(op), 0)
+
+
+# --- absorb-floor-modulo -------------------------------------------------------------------------------
+
+
+def _floor_modulo_leaf(indices: ir.Value, size: int) -> ir.Value | None:
+    """The tensor `t` of which `indices` (under views) is `t mod size`,
+    elementwise with the same shape, as the leaf's own integer type; None
+    when no such leaf exists."""
+    value, _ = strip_views(indices)
+    if elementwise_operands(defining_op(value)) is None:
+        return None
+    shape = static_shape_of(value)
+    for leaf in reversed(elementwise_inputs(value)):  # the farthest first: all the arithmetic
+        element_type = ir.ShapedType(leaf.type).element_type
+        width = integer_width(element_type)
+        if static_shape_of(leaf) != shape or width is None or not 8 <= width <= 64:
+            continue
+        function = index_function(value, leaf)
+        if function is not None and is_floor_modulo(function, width, size):
+            return leaf
+    return None
+
+
+def absorb_floor_modulo(op, rewriter):
+    """Floor-modulo arithmetic by the axis size in front of a gather becomes its wrap mode.
+
+    torch-mlir spells `torch.take_along_dim(x, i, 1)` (and `i % 5`,
+    `torch.remainder`) on an axis of 5 as a floor division in TOSA:
+
+        %q = tosa.intdiv %i, %c5 : (tensor<4x3x6xi64>, tensor<1x1x1xi64>) -> tensor<4x3x6xi64>
+        %f = tosa.select (0 > %i * 5 and %q * 5 != %i), %q - 1, %q
+        %m = tosa.sub %i, (tosa.mul %c5, %f)
+        %c = tosa.cast %m : (tensor<4x3x6xi64>) -> tensor<4x3x6xi32>
+        %g = "gmx.gather_multiaxis"(%x, %c) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi32>) -> tensor<4x3x6xf32>
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>, mode = "wrap"} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
+    The wide indices are gathered (a cast after the modulo is exact, one
+    before it would not be). Absorbed: exactly `t mod size` for every value
+    of `t`'s type (`is_floor_modulo`: exhaustive near the axis, probes far
+    from it), the size being that of every gathered axis. Left alone: a
+    truncating remainder (`torch.fmod`), a modulo by another size, a gather
+    in mode "fill".
+
+    JAX spells `jnp.take(x, i, axis=1, mode="wrap")` (axis of 5) as its
+    `remainder` helper in front of a clamping gather, raised to mode "clip"
+    (StableHLO's constant arithmetic, the divisor guard, is evaluated):
+
+        %d = stablehlo.select (stablehlo.compare EQ, %c5, %c0), %c1, %c5      (5: the divisor guarded against 0)
+        %r = stablehlo.remainder %i, (broadcast %d) : tensor<1x3xi64>
+        %w = stablehlo.select ((%r < 0) != (%d < 0) and %r != 0), %r + %d, %r
+        %g = "gmx.gather_multiaxis"(%x, view(%w)) {axes = array<i64: 1>, mode = "clip"} : (tensor<4x5x1xf32>, tensor<1x1x3xi64>) -> tensor<4x1x3xf32>
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, view(%i)) {axes = array<i64: 1>, mode = "wrap"}
+    (the floor modulo's result is in [0, size): clamping it changes nothing).
+    """
+    require(op.name == OP_NAME, "not a gmx op")
+    mode, _ = read_mode(op)
+    require(mode in (Mode.RAISE, Mode.WRAP, Mode.CLIP), f'mode "{mode}"')
+    x, indices = op.operands[0], op.operands[1]
+    axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
+    input_shape = static_shape_of(x)
+    require(bool(axes) and input_shape is not None, "no axes, or a dynamic input")
+    sizes = {input_shape[a] for a in axes}
+    require(len(sizes) == 1, "gathered axes of different sizes")
+    (size,) = sizes
+    leaf = _floor_modulo_leaf(indices, size)
+    require(leaf is not None, f"the indices are not a floor modulo by the axis size {size}")
+    shape = static_shape_of(indices)
+    with rewriter.ip, op.location:
+        wide = emit_view(leaf, shape) if static_shape_of(leaf) != shape else leaf
+        value = gather_multiaxis(x, wide, axes, mode=Mode.WRAP)
+    rewriter.replace_op(op, [value])
+    return False
+
+
+
+
+PATTERNS = (
+    pattern(simplify_indices, OP_NAME),
+    pattern(absorb_floor_modulo, OP_NAME),
+)
