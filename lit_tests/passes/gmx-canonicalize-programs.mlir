@@ -539,3 +539,53 @@ func.func @stablehlo_not_constant_arithmetic(%arg0: tensor<3xi64>) -> (tensor<3x
   %2 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<i64>) -> tensor<3xi64>
   return %0, %1, %2 : tensor<3xi1>, tensor<f32>, tensor<3xi64>
 }
+
+// -----
+// drop-inert-mode: constant indices inside their axis read the same in every
+// mode; the clamp goes.
+// CHECK-LABEL: func.func @clip_constant_in_range
+// CHECK: %[[C:.*]] = arith.constant
+// CHECK-NEXT: "gmx.gather_multiaxis"(%arg0, %[[C]]) {axes = array<i64: 0>} : (tensor<8x4xf32>, tensor<3x1xi64>) -> tensor<3x4xf32>
+func.func @clip_constant_in_range(%x: tensor<8x4xf32>) -> tensor<3x4xf32> {
+  %c = arith.constant dense<[[2], [0], [7]]> : tensor<3x1xi64>
+  %g = "gmx.gather_multiaxis"(%x, %c) {axes = array<i64: 0>, mode = "clip"} : (tensor<8x4xf32>, tensor<3x1xi64>) -> tensor<3x4xf32>
+  return %g : tensor<3x4xf32>
+}
+
+// -----
+// drop-inert-mode, negative: a constant outside the axis (9) or negative (-1)
+// is clamped, which mode raise would not do.
+// CHECK-LABEL: func.func @clip_constant_out_of_range
+// CHECK: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>, mode = "clip"}
+func.func @clip_constant_out_of_range(%x: tensor<8x4xf32>) -> tensor<3x4xf32> {
+  %c = arith.constant dense<[[2], [-1], [9]]> : tensor<3x1xi64>
+  %g = "gmx.gather_multiaxis"(%x, %c) {axes = array<i64: 0>, mode = "clip"} : (tensor<8x4xf32>, tensor<3x1xi64>) -> tensor<3x4xf32>
+  return %g : tensor<3x4xf32>
+}
+
+// -----
+// drop-inert-mode: torch.index_select(x, 2, arange(4)) in torch-mlir's StableHLO
+// (XLNet, CANINE): the clamped gather at the arange is the identity, its input.
+// CHECK-LABEL: func.func @index_select_arange_stablehlo
+// CHECK-NOT: gmx.gather_multiaxis
+// CHECK: %[[R:.*]] = stablehlo.convert %arg0
+// CHECK-NEXT: return %[[R]]
+func.func @index_select_arange_stablehlo(%arg0: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+    %c = stablehlo.constant dense<0> : tensor<4xi64>
+    %c_0 = stablehlo.constant dense<1> : tensor<4xi64>
+    %c_1 = stablehlo.constant dense<1> : tensor<i64>
+    %c_2 = stablehlo.constant dense<4> : tensor<i64>
+    %0 = stablehlo.convert %c_1 : (tensor<i64>) -> tensor<f64>
+    %1 = stablehlo.convert %c_2 : (tensor<i64>) -> tensor<f64>
+    %2 = stablehlo.divide %1, %0 : tensor<f64>
+    %3 = stablehlo.ceil %2 : tensor<f64>
+    %4 = stablehlo.convert %3 : (tensor<f64>) -> tensor<i64>
+    %5 = stablehlo.reshape %4 : (tensor<i64>) -> tensor<1xi64>
+    %6 = stablehlo.dynamic_iota %5, dim = 0 : (tensor<1xi64>) -> tensor<4xi64>
+    %7 = stablehlo.multiply %6, %c_0 : tensor<4xi64>
+    %8 = stablehlo.add %7, %c : tensor<4xi64>
+    %9 = "stablehlo.gather"(%arg0, %8) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], collapsed_slice_dims = [2], start_index_map = [2], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 2, 3, 1>}> : (tensor<2x3x4xf32>, tensor<4xi64>) -> tensor<2x3x4xf32>
+    %10 = stablehlo.convert %9 : tensor<2x3x4xf32>
+    return %10 : tensor<2x3x4xf32>
+  }
+

@@ -39,6 +39,8 @@ negative case for each, marked `positive: <name>` and `negative: <name>`):
     absorb-floor-modulo       gmx(i mod size)        -> gmx(i) {mode = "wrap"}: the floor-modulo
                               arithmetic of torch.take_along_dim / torch.remainder, and JAX's
                               `remainder` in front of a clamping gather (jnp.take(mode="wrap"))
+    drop-inert-mode           gmx(const in range) {mode = m} -> gmx(const): no mode changes what
+                              it reads (StableHLO's clamp of an arange)
   linalg_gathers
     raise-linalg-gather       linalg.generic that is provably a gather -> gmx (TorchToLinalg,
                               tosa-to-linalg, stablehlo-legalize-to-linalg; mode clip

@@ -1,6 +1,7 @@
 """Folds of what computes a gmx op's indices: simplify-indices (views,
-broadcasts, casts and negative-index normalisation gmx does itself) and
-absorb-floor-modulo (floor-modulo arithmetic becomes wrap mode)."""
+broadcasts, casts and negative-index normalisation gmx does itself),
+absorb-floor-modulo (floor-modulo arithmetic becomes wrap mode) and
+drop-inert-mode (constant indices inside their axes need no mode)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from gmx.dialect.gmx import OP_NAME, gather_multiaxis, read_mode
 from gmx.dialect.mlir import ir
 from gmx.dialect.modes import Mode
 
+import numpy as np
+
 from .gather_spec import current_form, spec_of_gmx
-from .index_values import elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
+from .index_values import constant_value, elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
 from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec
 from ..patterns import pattern, require
 from ..views import defining_op, emit_view, static_shape_of, strip_views
@@ -114,7 +117,42 @@ def absorb_floor_modulo(op, rewriter):
 
 
 
+# --- drop-inert-mode ------------------------------------------------------------------------------------
+
+
+def drop_inert_mode(op, rewriter):
+    """A gmx op in mode clip, wrap or fill whose indices are constants inside
+    their axes reads what mode raise reads: the mode goes, and the other
+    folds (simplify-indices: a constant arange is a slice) apply again.
+    torch-mlir's StableHLO gathers an embedding at its position_ids buffer
+    (arange(T)) with StableHLO's clamp:
+
+        %g = "gmx.gather_multiaxis"(%w, %c) {axes = array<i64: 0>, mode = "clip"} : (tensor<32x1x16xf32>, tensor<8x1x1xi64>) -> tensor<8x1x16xf32>
+        (%c: dense<[0, 1, ..., 7]>)
+    becomes
+        %g = "gmx.gather_multiaxis"(%w, %c) {axes = array<i64: 0>} : ...
+    Left alone: an index that is not a constant, or a constant with a value
+    outside [0, size) (negative ones too: clip and raise read them differently).
+    """
+    mode, _ = read_mode(op)
+    require(mode is not Mode.RAISE, "mode raise")
+    x, indices = op.operands[0], op.operands[1]
+    axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
+    input_shape = static_shape_of(x)
+    require(bool(axes) and input_shape is not None, "no axes, or a dynamic input")
+    array = constant_value(indices)
+    require(array is not None, "indices that are not a constant")
+    coordinates = array.reshape(-1, len(axes))  # the last dim folds the coordinate tuples
+    sizes = np.array([input_shape[a] for a in axes])
+    require(bool(np.all((coordinates >= 0) & (coordinates < sizes))), "a constant index outside its axis")
+    with rewriter.ip, op.location:
+        value = gather_multiaxis(x, indices, axes)
+    rewriter.replace_op(op, [value])
+    return False
+
+
 PATTERNS = (
     pattern(simplify_indices, OP_NAME),
     pattern(absorb_floor_modulo, OP_NAME),
+    pattern(drop_inert_mode, OP_NAME),
 )

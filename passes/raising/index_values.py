@@ -238,6 +238,18 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
         inner = constant_value(op.operands[0])
         added = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
         return None if inner is None else np.broadcast_to(np.expand_dims(inner, added), shape)
+    if op.name == "stablehlo.reshape":
+        inner = constant_value(op.operands[0])
+        return None if inner is None else wrap_to_width(inner.reshape(shape), width)
+    if op.name == "stablehlo.concatenate":  # torch-mlir's coordinate tuples of advanced indexing
+        pieces = [constant_value(v) for v in op.operands]
+        if any(p is None for p in pieces):
+            return None
+        return np.concatenate(pieces, axis=ir.IntegerAttr(op.attributes["dimension"]).value)
+    if op.name in ("stablehlo.iota", "stablehlo.dynamic_iota"):  # a static result: its shape is the iota's
+        dim = ir.IntegerAttr(op.attributes["iota_dimension"]).value
+        placed = [size if d == dim else 1 for d, size in enumerate(shape)]
+        return wrap_to_width(np.broadcast_to(np.arange(shape[dim], dtype=np.int64).reshape(placed), shape), width)
     if op.name == "stablehlo.broadcast_in_dim":  # JAX's scalars broadcast to an index's shape
         inner = constant_value(op.operands[0])
         kept = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
