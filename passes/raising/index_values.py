@@ -241,6 +241,11 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
     if op.name == "stablehlo.reshape":
         inner = constant_value(op.operands[0])
         return None if inner is None else wrap_to_width(inner.reshape(shape), width)
+    if op.name == "stablehlo.slice":  # a position_ids buffer[:, :T], as tosa.slice
+        inner = constant_value(op.operands[0])
+        starts, limits, strides = (list(ir.DenseI64ArrayAttr(op.attributes[n]))
+                                   for n in ("start_indices", "limit_indices", "strides"))
+        return None if inner is None else inner[tuple(slice(*bounds) for bounds in zip(starts, limits, strides))]
     if op.name == "stablehlo.concatenate":  # torch-mlir's coordinate tuples of advanced indexing
         pieces = [constant_value(v) for v in op.operands]
         if any(p is None for p in pieces):
