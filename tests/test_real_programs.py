@@ -16,6 +16,10 @@ Per program, three checks (`CHECKS`):
 - runs: the fused module through gmx.runtime equals eager PyTorch / ONNX's
   reference evaluator, bit for bit or within the program's tolerance.
 
+The suite checks the programs `in_suite` (the second corpus's whole models
+in one form each: a whole model's JIT compile takes seconds); with
+GMX_FULL_CORPUS=1 it checks every program in every form.
+
 A check that fails today is a strict xfail with the reason the registry
 gives (`program.blocked`: the item of issue 13 that fixes it), so the suite
 flips when the fix lands.
@@ -24,6 +28,7 @@ flips when the fix lands.
 from __future__ import annotations
 
 import functools
+import os
 from collections import Counter
 
 import pytest
@@ -63,10 +68,17 @@ def blocked_reason(program, check: str) -> str | None:
     return program.blocked.get(check)
 
 
+# Every program of the registry, not only those `in_suite` (the suite's time budget).
+FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
+
+
 def programs(check: str) -> list:
-    """Every program, a strict xfail where `check` is blocked today."""
+    """Every program in the suite (every one with GMX_FULL_CORPUS=1), a
+    strict xfail where `check` is blocked today."""
     params = []
     for program in MODELS.values():
+        if not (program.in_suite or FULL):
+            continue
         reason = blocked_reason(program, check)
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
         params.append(pytest.param(program, marks=marks, id=program.name))
@@ -112,6 +124,24 @@ def test_registry_covers_the_brief():
         assert set(program.blocked) <= set(CHECKS), program.name
         assert all(reason.strip() for reason in program.blocked.values()), program.name
         assert program.gmx_ops <= program.gathers or not program.gathers, program.name
+
+
+def test_second_corpus_covers_the_brief():
+    """The second corpus: 8 more Hugging Face families and programs as users
+    write them, each torch program in torch-mlir's three forms, ONNX models
+    through its importer; every form has programs the suite checks."""
+    second = [p for p in MODELS.values() if "@" in p.name]
+    assert all(p.name.endswith("@" + p.form) for p in second)
+    families = {p.family for p in second}
+    new_families = {"DeBERTa-v2", "MPNet", "XLNet", "Funnel", "OPT", "GPT-J", "M2M100", "LayoutLM", "BEiT",
+                    "Big Bird", "CANINE"}
+    assert len(new_families & families) >= 8
+    bases: dict[str, set] = {}
+    for program in second:
+        bases.setdefault(program.name.split("@")[0], set()).add(program.form)
+    assert all(forms == {"tosa", "linalg", "stablehlo"} or forms == {"onnx"} for forms in bases.values()), bases
+    assert sum(forms == {"onnx"} for forms in bases.values()) >= 3
+    assert {p.form for p in second if p.in_suite} == set(models.FORMS)
 
 
 def _site(**index_ops) -> GatherSite:

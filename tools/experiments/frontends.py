@@ -256,7 +256,7 @@ FRONTENDS = {
     "onnx": "TOSA from torch-mlir's ONNX importer and " + TOSA_PIPELINE,
     "gmx": "the gmx program itself (no frontend)",
 }
-_OUTPUT_TYPES = {"tosa": "tosa", "stablehlo": "stablehlo", "linalg": "linalg-on-tensors"}
+OUTPUT_TYPES = {"tosa": "tosa", "stablehlo": "stablehlo", "linalg": "linalg-on-tensors"}  # form -> output_type
 
 
 def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[int, ...]) -> str:
@@ -265,8 +265,8 @@ def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[
     `output_shape` is the reference's (an ONNX model declares it). Raises
     FrontendError."""
     variant = study.variant
-    if study.frontend in _OUTPUT_TYPES:
-        return torch_export(variant.torch_fn(study), inputs, output_type=_OUTPUT_TYPES[study.frontend])
+    if study.frontend in OUTPUT_TYPES:
+        return torch_export(variant.torch_fn(study), inputs, output_type=OUTPUT_TYPES[study.frontend])
     types = variant.input_types(study)
     if study.frontend == "onnx":
         op_type, attributes = variant.onnx_node(study)

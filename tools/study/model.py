@@ -51,7 +51,7 @@ class ModelCase:
 
     name: str
     what: str
-    text: str  # TOSA with locations
+    text: str  # the program (TOSA, or the corpus model's form) with locations
     entry: str
     inputs: tuple[np.ndarray, ...]
     expected: tuple[np.ndarray, ...] | None  # None: fused is compared with unfused
@@ -101,7 +101,7 @@ def _corpus_case(program) -> ModelCase:
     from ..experiments import models
 
     built = program.build()
-    text = models.export(built, locations=True)
+    text = models.export(built, form=program.form, locations=True)
     return ModelCase(program.name, f"{program.family}: {program.what}", text, "main", built.inputs,
                      models.reference(built), program.tolerance, program.kept)
 
