@@ -1,12 +1,13 @@
-"""What gmx-bench runs: the benchmarked gathers, variants of the one
-registry (`gmx.tools.experiments.variants`) at fixed shapes per size, and
-the contenders of its table (`default_contenders`).
+"""What gmx-bench runs: the benchmarked gathers, each one of a variant's
+`benchmarks` in the one registry (`gmx.tools.experiments.variants`), so
+that a new benchmark is one edit there; and the contenders of its table
+(`default_contenders`).
 
-A `Benchmark` names a variant and its options ("full": >= 4M outputs,
-"quick": a smoke test); `case(size)` is the Case every contender runs: the
-study's inputs, the reference's result and its frontend program, exported at
-static shapes (shapes are baked into the program). What torch-mlir emits,
-e.g. for `torch.gather(x, 1, idx)`:
+A `Benchmark` is a variant with one of its `BenchmarkShapes` ("full": >= 4M
+outputs, "quick": a smoke test); `case(size)` is the Case every contender
+runs: the study's inputs, the reference's result and its frontend program,
+exported at static shapes (shapes are baked into the program). What
+torch-mlir emits, e.g. for `torch.gather(x, 1, idx)`:
 
     values = tosa.reshape x -> [1, X, 1]                  (fully flattened)
     coords = tosa.concat(iota_d0, cast(idx), iota_d2)     (iotas are tosa.const
@@ -23,48 +24,36 @@ from dataclasses import dataclass
 
 from gmx.runtime.threads import usable_cores
 from gmx.tools.experiments.contenders import Case, Fused, Memcpy, Numpy, OnnxRuntime, Torch, Unfused, make_case
-from gmx.tools.experiments.variants import Study, make_study
+from gmx.tools.experiments.variants import VARIANTS, BenchmarkKind, BenchmarkShapes, Study, make_study
 
 @dataclass(frozen=True)
 class Benchmark:
-    """A variant at fixed options: `shapes` maps a size to (data shape,
-    indices shape); `options` are the rest (axis, pattern, ...)."""
+    """Variant `variant` (a key of VARIANTS) at one of its BenchmarkShapes."""
 
-    name: str
-    variant: str  # a key of gmx.tools.experiments.variants.VARIANTS
-    # elementwise: one index per output element; block: one index per row of
-    # >= 64 contiguous elements (compared with memcpy); broadcast: indices
-    # broadcast against the data (peak memory is measured).
-    kind: str
-    shapes: dict[str, tuple[tuple[int, ...], tuple[int, ...]]]
-    options: dict
-    linearised: bool = True  # the frontend program linearises the index
+    variant: str
+    shapes: BenchmarkShapes
+
+    @property
+    def name(self) -> str:
+        return self.shapes.name
+
+    @property
+    def kind(self) -> BenchmarkKind:
+        return self.shapes.kind
+
+    @property
+    def linearised(self) -> bool:
+        return self.shapes.linearised
 
     def study(self, size: str) -> Study:
-        shape, indices_shape = self.shapes[size]
-        return make_study(self.variant, shape=shape, indices_shape=indices_shape, **self.options)
+        shape, indices_shape = {"full": self.shapes.full, "quick": self.shapes.quick}[size]
+        return make_study(self.variant, shape=shape, indices_shape=indices_shape, **self.shapes.options)
 
     def case(self, size: str) -> Case:
         return make_case(self.study(size))
 
 
-BENCHMARKS = (
-    Benchmark("gather_elements", "torch-gather", "elementwise",
-              {"full": ((256, 256, 64), (256, 256, 64)), "quick": ((8, 16, 4), (8, 12, 4))}, {"axis": 1}),
-    Benchmark("take_along_dim_bcast", "take-along-axis", "broadcast",
-              {"full": ((256, 256, 64), (256, 256, 1)), "quick": ((8, 16, 4), (8, 12, 1))}, {"axis": 1}),
-    Benchmark("index_select", "index-select", "block",
-              {"full": ((50000, 256), (16384,)), "quick": ((100, 16), (64,))}, {"axis": 0}),
-    Benchmark("onnx_gather_axis1", "index-select", "block",
-              {"full": ((64, 4096, 64), (1024,)), "quick": ((4, 32, 8), (16,))}, {"axis": 1}),
-    # an embedding as a lookup `w[idx]`: one plain row gather (torch-mlir
-    # wraps negative indices first; F.embedding, the `embedding` variant, does not)
-    Benchmark("embedding", "advanced-index", "block",
-              {"full": ((50000, 128), (256, 128)), "quick": ((100, 8), (4, 6))}, {"pattern": ("i",)},
-              linearised=False),
-    Benchmark("advanced", "advanced-index", "elementwise",
-              {"full": ((64, 4096, 64), (1024,)), "quick": ((8, 32, 8), (16,))}, {"pattern": ("i", ":", "j")}),
-)
+BENCHMARKS = tuple(Benchmark(name, shapes) for name, variant in VARIANTS.items() for shapes in variant.benchmarks)
 
 
 def benchmark_names() -> list[str]:

@@ -12,5 +12,6 @@ from .gmx import (  # noqa: F401
     read_mode,
     register_stablehlo,
 )
+from .errors import GmxError  # noqa: F401
 from .modes import MODES, Mode, normalize_index, parse_mode  # noqa: F401
 from .shapes import GatherShapeError, infer_output_shape  # noqa: F401

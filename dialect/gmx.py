@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .mlir import binding_globals, ext, ir, stablehlo
-from .modes import FILL_VALUE_ATTR, MODE_ATTR, MODES, Mode, parse_mode
+from .modes import DEFAULT_MODE, FILL_VALUE_ATTR, MODE_ATTR, MODES, Mode, mode_rule, parse_mode
 from .shapes import GatherShapeError, fmt_shape, infer_output_shape
 
 OP_NAME = "gmx.gather_multiaxis"
@@ -67,7 +67,7 @@ class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure
 
     @property
     def axes_list(self) -> list[int]:
-        return list(ir.DenseI64ArrayAttr(self.attributes["axes"]))
+        return read_axes(self)
 
     def verify_invariants(self) -> bool:
         message = self._violation()
@@ -150,7 +150,7 @@ def mode_violation(attributes, element_type) -> str | None:
 
     `attributes` is an op's attribute dictionary, `element_type` its input's.
     """
-    mode = Mode.RAISE
+    mode = DEFAULT_MODE
     if MODE_ATTR in attributes:
         attr = attributes[MODE_ATTR]
         if not isinstance(attr, ir.StringAttr):
@@ -160,7 +160,7 @@ def mode_violation(attributes, element_type) -> str | None:
         except ValueError:
             return f'unknown mode "{attr.value}"; expected one of {_quoted_modes()}'
     has_fill = FILL_VALUE_ATTR in attributes
-    if mode is not Mode.FILL:
+    if not mode_rule(mode).takes_fill_value:
         if has_fill:
             return f"attribute 'fill_value' is only allowed with mode = \"fill\", got mode \"{mode}\""
         return None
@@ -180,13 +180,18 @@ def mode_violation(attributes, element_type) -> str | None:
     return None
 
 
+def read_axes(op) -> list[int]:
+    """The axes of a verified gmx op (an OpView or Operation)."""
+    return list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
+
+
 def read_mode(op) -> tuple[Mode, int | float | bool | None]:
     """`(mode, fill_value)` of a verified gmx op (an OpView or Operation):
     the mode (RAISE when absent) and, in fill mode, the fill value as a
     Python number (float, int, or bool for i1), else None."""
     attributes = op.attributes
     mode = parse_mode(attributes[MODE_ATTR].value if MODE_ATTR in attributes else None)
-    if mode is not Mode.FILL:
+    if not mode_rule(mode).takes_fill_value:
         return mode, None
     return mode, attributes[FILL_VALUE_ATTR].value
 
@@ -196,7 +201,7 @@ def mode_kwargs(op) -> dict:
     pattern rebuilding a gmx op keeps it: `gather_multiaxis(x, i, axes,
     **mode_kwargs(op))` (the fill value as its attribute, every bit kept)."""
     mode, _ = read_mode(op)
-    fill = op.attributes[FILL_VALUE_ATTR] if mode is Mode.FILL else None
+    fill = op.attributes[FILL_VALUE_ATTR] if mode_rule(mode).takes_fill_value else None
     return {"mode": mode, "fill_value": fill}
 
 
@@ -243,14 +248,15 @@ def gather_multiaxis(
     """
     result_type = infer_result_type(input.type, indices.type, axes)
     mode = parse_mode(mode)
-    if mode is Mode.FILL and fill_value is None:
+    takes_fill = mode_rule(mode).takes_fill_value
+    if takes_fill and fill_value is None:
         raise ValueError("mode 'fill' requires a fill_value")
-    if mode is not Mode.FILL and fill_value is not None:
+    if not takes_fill and fill_value is not None:
         raise ValueError(f"fill_value is only allowed with mode 'fill', got mode {str(mode)!r}")
     extra = {}  # built before the op, so a bad fill value leaves no op behind
-    if mode is not Mode.RAISE:
+    if mode is not DEFAULT_MODE:
         extra[MODE_ATTR] = ir.StringAttr.get(mode.value)
-    if mode is Mode.FILL:
+    if takes_fill:
         element_type = ir.RankedTensorType(input.type).element_type
         extra[FILL_VALUE_ATTR] = fill_value_attr(element_type, fill_value)
     axes_attr = ir.DenseI64ArrayAttr.get(list(axes))

@@ -27,6 +27,7 @@ from typing import TypeVar
 import numpy as np
 
 from .gmx import Gmx
+from .errors import GmxError
 from .mlir import ir
 
 # Real IR nests a few dozen deep. On an 8 MiB stack the parser of this
@@ -50,7 +51,7 @@ _STEP[list(b")]}>")] = -1
 T = TypeVar("T")
 
 
-class UnparsableText(Exception):
+class UnparsableText(GmxError):
     """Text refused before parsing, or rejected by the parser without a
     diagnostic. `source_name`, `line`, `col` (1-based, col in bytes as MLIR
     counts) locate it; str() is `file:line:col: error: message`."""

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .errors import GmxError
+
 Shape = Sequence["int | None"]
 
 
-class GatherShapeError(ValueError):
+class GatherShapeError(GmxError, ValueError):
     """A violated rule of gather_multiaxis; the message names rule and values."""
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gmx.dialect.errors import GmxError
 from gmx.dialect.mlir import passmanager
 
 from .registry import PassInfo
 
 
-class PipelineError(ValueError):
+class PipelineError(GmxError, ValueError):
     """An unknown pass, a bad option or a malformed pipeline."""
 
 

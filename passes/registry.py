@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from gmx.dialect.errors import GmxError
 from gmx.dialect.mlir import passmanager
 
 
-class PassOptionError(ValueError):
+class PassOptionError(GmxError, ValueError):
     """An unknown pass option or a malformed option value."""
 
 
-class PassFailed(Exception):
+class PassFailed(GmxError):
     """Raised by a Python pass that emitted its errors (located, through
     `Location.emit_error`): the pass fails, as `signalPassFailure` makes a
     C++ pass fail."""

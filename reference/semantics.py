@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gmx.dialect.modes import Mode, parse_mode
+from gmx.dialect.modes import DEFAULT_MODE, Mode, mode_rule, parse_mode
 from gmx.dialect.shapes import (
     coordinate_size,
     infer_output_shape,
@@ -17,7 +17,7 @@ from gmx.dialect.shapes import (
 )
 
 
-def gather_multiaxis(input, indices, axes: Sequence[int], *, mode="raise", fill_value=None) -> np.ndarray:
+def gather_multiaxis(input, indices, axes: Sequence[int], *, mode=DEFAULT_MODE, fill_value=None) -> np.ndarray:
     """Gather `input` at the coordinate tuples of `indices` along `axes`.
 
     `mode` ("raise", "wrap", "clip", "fill" or a `Mode`) says what an index
@@ -27,6 +27,7 @@ def gather_multiaxis(input, indices, axes: Sequence[int], *, mode="raise", fill_
     input, indices = np.asarray(input), np.asarray(indices)
     axes = [operator.index(axis) for axis in axes]
     mode = parse_mode(mode)
+    rule = mode_rule(mode)
     if not np.issubdtype(indices.dtype, np.integer):
         raise TypeError(
             f"indices must have an integer dtype, got {indices.dtype}"
@@ -41,16 +42,16 @@ def gather_multiaxis(input, indices, axes: Sequence[int], *, mode="raise", fill_
     for j, axis in enumerate(axes):
         grid[axis], bad = _normalize(coords[..., j], input.shape[axis], axis, mode)
         outside |= bad
-    if mode is not Mode.FILL:
+    if rule.reads_every_row:
         return input[tuple(grid)]
     if any(input.shape[axis] == 0 for axis in axes):
         return np.full(out_shape, fill, input.dtype)  # every tuple is outside
     return np.where(outside, fill, input[tuple(grid)]).astype(input.dtype, copy=False)
 
 
-def _fill_scalar(dtype: np.dtype, mode: Mode, fill_value):
+def _fill_scalar(dtype: np.dtype, mode, fill_value):
     """The fill value as a scalar of `dtype`; None outside fill mode."""
-    if mode is not Mode.FILL:
+    if not mode_rule(mode).takes_fill_value:
         if fill_value is not None:
             raise ValueError(f"fill_value is only allowed with mode 'fill', got mode {str(mode)!r}")
         return None
@@ -91,33 +92,26 @@ def _broadcast_grid(input_shape, out_shape, dim: int) -> np.ndarray:
     return values.reshape(shape)
 
 
-def _normalize(values: np.ndarray, size: int, axis: int, mode: Mode = Mode.RAISE):
+def _normalize(values: np.ndarray, size: int, axis: int, mode: Mode = DEFAULT_MODE):
     """The positions `values` read on an axis of `size` under `mode` (intp),
     and where fill mode yields the fill value (a mask; all False otherwise).
 
-    The arithmetic of `gmx.dialect.modes.normalize_index`, on arrays."""
+    The arithmetic of `gmx.dialect.modes.normalize_index`, on arrays: the
+    mode's row of `RULES`."""
+    rule = mode_rule(mode)
     wide = values.astype(np.int64) if values.dtype.kind != "u" else values.astype(np.uint64)
     no_fill = np.zeros(values.shape, bool)
-    if mode is not Mode.FILL and size == 0 and values.size:
+    if rule.empty_axis_is_error and size == 0 and values.size:
         v = int(values.flat[0])
         raise IndexError(
             f"index {v} is out of bounds for axis {axis} with size 0 (mode {mode})"
         )
-    if mode is Mode.WRAP:
-        if values.dtype.kind == "u":
-            return (wide % np.uint64(size)).astype(np.intp), no_fill
-        return np.mod(wide, size).astype(np.intp), no_fill  # floor modulo
-    if mode is Mode.CLIP:
-        if values.dtype.kind == "u":
-            return np.minimum(wide, np.uint64(size - 1)).astype(np.intp), no_fill
-        return np.clip(wide, 0, size - 1).astype(np.intp), no_fill
-    wrapped = wide if values.dtype.kind == "u" else np.where(wide < 0, wide + size, wide)
-    bad = (wrapped < 0) | (wrapped >= size)
-    if mode is Mode.FILL:
-        return np.where(bad, 0, wrapped).astype(np.intp), bad
-    if bad.any():
-        v = int(values[bad].flat[0])
+    positions, outside = rule.normalise(wide, size)
+    if rule.reports_index_errors and outside.any():
+        v = int(values[outside].flat[0])
         raise IndexError(
             f"index {v} is out of bounds for axis {axis} with size {size}"
         )
-    return wrapped.astype(np.intp, copy=False), no_fill
+    if rule.reads_every_row:
+        return positions.astype(np.intp, copy=False), no_fill
+    return np.where(outside, 0, positions).astype(np.intp), outside

@@ -5,10 +5,11 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from gmx.dialect.errors import GmxError
 from gmx.dialect.mlir import ir
 
 
-class ElementTypeError(TypeError):
+class ElementTypeError(GmxError, TypeError):
     """An element type the runtime cannot exchange with numpy."""
 
 

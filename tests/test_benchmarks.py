@@ -95,3 +95,20 @@ def test_memcpy_copies_every_byte_on_its_threads(threads):
     prepared = Memcpy("memcpy", threads=threads).prepare(Case(study, inputs, expected, text="", export_s=0.0))
     assert prepared.info == {"threads": threads}
     assert np.array_equal(prepared.call().reshape(expected.shape), expected)
+
+
+def test_the_suite_is_the_variants_benchmarks():
+    """gmx-bench benchmarks what the variant registry says, in its order:
+    a new benchmark is one edit of a variant; each one's shapes are a valid
+    study at both sizes."""
+    from gmx.benchmarks.suite import BENCHMARKS
+    from gmx.tools.experiments.variants import VARIANTS, BenchmarkKind
+
+    assert [(b.variant, b.shapes) for b in BENCHMARKS] == [
+        (name, shapes) for name, v in VARIANTS.items() for shapes in v.benchmarks]
+    assert len(set(variant_names())) == len(BENCHMARKS) >= 6
+    assert {b.kind for b in BENCHMARKS} == set(BenchmarkKind)
+    for b in BENCHMARKS:
+        for size in ("quick", "full"):
+            study = b.study(size)
+            assert (study.shape, study.indices_shape) == getattr(b.shapes, size)

@@ -10,6 +10,10 @@
   not know fails, so no example in the doc goes unchecked.
 - Every `docs/semantics.md#<anchor>` in the repository names a heading, and
   no tracked file refers to notes a clone does not have.
+- The tables of docs/passes.md that the code says (passes, patterns) are
+  what it says now (`doc_tables.py`).
+
+The transcripts of README.md and docs/*.md are run by test_doc_transcripts.py.
 """
 
 from __future__ import annotations
@@ -374,9 +378,10 @@ def test_links_into_the_doc_name_its_headings():
 
 
 # Notes that a clone does not have: the team's design notes beside the
-# repository and the proposal drafts the project started from.
+# repository, the proposal drafts the project started from, and the
+# numbered issues of a tracker outside it.
 OUTSIDE = re.compile(
-    r"\.\./shared|DESIGN\.md|\bseeds?[ /]0\d\d|\bseeds[/']|\bseed's|\bseed (?:documents?|examples?)\b"
+    r"\.\./shared|DESIGN\.md|\bissue \d+\b|\bseeds?[ /]0\d\d|\bseeds[/']|\bseed's|\bseed (?:documents?|examples?)\b"
     r"|\b00\d_[0-9a-f]{16}\b",
     re.IGNORECASE,
 )
@@ -390,3 +395,48 @@ def test_nothing_refers_outside_the_repository():
         if OUTSIDE.search(line)
     ]
     assert not found, "references to notes outside the repository:\n" + "\n".join(found)
+
+
+# --- the parts of docs/passes.md that the code says --------------------------------------
+
+
+def test_generated_tables_are_current():
+    """The pass and pattern tables of docs/passes.md are what the registry
+    and the pattern table give (`.venv/bin/python tests/doc_tables.py`
+    rewrites them)."""
+    from doc_tables import PASSES_DOC, regenerate
+
+    text = PASSES_DOC.read_text()
+    assert regenerate(text) == text, "docs/passes.md is stale: run .venv/bin/python tests/doc_tables.py"
+
+
+# --- links between README.md and docs/ ---------------------------------------------------
+
+MANUAL = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def headings(path: Path) -> set[str]:
+    lines, inside, found = path.read_text().splitlines(), False, set()
+    for line in lines:
+        inside ^= line.startswith("```")
+        if not inside and line.startswith("#"):
+            found.add(slug(line))
+    return found
+
+
+def test_links_between_the_docs_resolve():
+    """Every relative link of README.md and docs/*.md names a file of the
+    repository and, with `#anchor`, one of its headings."""
+    broken, count = [], 0
+    for doc in MANUAL:
+        for target in LINK.findall(doc.read_text()):
+            if re.match(r"[a-z]+://", target):
+                continue
+            count += 1
+            name, _, anchor = target.partition("#")
+            path = (doc.parent / name).resolve() if name else doc
+            if not path.exists() or (anchor and anchor not in headings(path)):
+                broken.append(f"{doc.relative_to(ROOT)}: {target}")
+    assert count >= 20
+    assert not broken, "links to nothing:\n" + "\n".join(broken)

@@ -1,5 +1,5 @@
 """Gathers with dynamic (`?`) dims: the pure decisions of
-`passes.dynamic_views` / `passes.raising.dynamic_gathers`, and torch-mlir's
+`passes.views` / `passes.raising.dynamic_gathers`, and torch-mlir's
 dynamic exports (`torch_to_tosa(..., dynamic_dims=...)`) raised into one gmx
 op and run at two sizes, bit for bit against eager.
 
@@ -20,7 +20,7 @@ import pytest
 import torch
 
 import gmx.runtime
-from gmx.passes.dynamic_views import align_shapes, view_groups
+from gmx.passes.views import align_shapes, view_groups
 from gmx.passes.raising.dynamic_gathers import ReshapedGather, reshaped_gather
 from gmx.passes.patterns import NoMatch
 from gmx.tools.experiments.frontends import FrontendError, torch_to_tosa

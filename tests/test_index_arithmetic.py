@@ -135,7 +135,7 @@ class ArithmeticCase:
 @st.composite
 def arithmetic_cases(draw) -> ArithmeticCase:
     kind = draw(st.sampled_from(["select", "subscript", "flat", "block", "expand", "repeat"]))
-    # no size-1 dims: their linearisation is another form (issue 13, item 2)
+    # no size-1 dims: their linearisation is another form
     shape = list(draw(st.lists(st.integers(2, 4), min_size=1, max_size=3)))
     dim = draw(st.integers(0, len(shape) - 1))
     a, b, c = draw(st.integers(1, 3)), draw(st.integers(0, 2)), draw(st.integers(0, 2))

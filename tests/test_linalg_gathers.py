@@ -25,8 +25,8 @@ from gmx.dialect import OP_NAME, make_context
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.patterns import NoMatch
 from gmx.passes.raising.gather_spec import Iota, Zero
-from gmx.passes.raising.index_values import clamps_like_gmx
-from gmx.passes.raising.linalg_gathers import check_accepts_valid, evaluate_scalar, position_mode
+from gmx.passes.raising.index_values import clamps_like_gmx, evaluate_op, position_mode
+from gmx.passes.raising.linalg_gathers import check_accepts_valid
 from gmx.passes.raising.loop_gathers import indexed_form, pair_unit_dims
 from gmx.passes.raising.tensor_gathers import tensor_gather_coords
 from gmx.tools.experiments.pipelines import run_pipeline
@@ -109,21 +109,21 @@ def test_check_accepts_valid():
     assert not check_accepts_valid(lambda t: t < 3, 5)
 
 
-def test_evaluate_scalar_follows_mlir_integer_semantics():
+def test_evaluate_op_follows_mlir_integer_semantics():
     t = np.array([-3, -1, 0, 4], dtype=np.int64)
     predicates = {"slt": 2, "sge": 5, "ult": 6}
-    assert list(evaluate_scalar("arith.cmpi", [t, np.int64(0)], 1, 64, predicates["slt"])) == [True, True, False, False]
-    assert list(evaluate_scalar("arith.cmpi", [t, np.int64(0)], 1, 64, predicates["sge"])) == [False, False, True, True]
+    assert list(evaluate_op("arith.cmpi", [t, np.int64(0)], 1, 64, predicates["slt"])) == [True, True, False, False]
+    assert list(evaluate_op("arith.cmpi", [t, np.int64(0)], 1, 64, predicates["sge"])) == [False, False, True, True]
     # unsigned: negative values are huge
-    assert list(evaluate_scalar("arith.cmpi", [t, np.int64(5)], 1, 32, predicates["ult"])) == [False, False, True, True]
-    assert list(evaluate_scalar("arith.remsi", [t, np.int64(2)], 64, 64)) == [-1, -1, 0, 0]
-    assert list(evaluate_scalar("arith.divsi", [t, np.int64(2)], 64, 64)) == [-1, 0, 0, 2]
-    assert list(evaluate_scalar("arith.floordivsi", [t, np.int64(2)], 64, 64)) == [-2, -1, 0, 2]
-    assert list(evaluate_scalar("arith.trunci", [np.array([255, 128])], 8, 32)) == [-1, -128]
-    assert list(evaluate_scalar("arith.index_castui", [np.array([-1])], 64, 32)) == [(1 << 32) - 1]
+    assert list(evaluate_op("arith.cmpi", [t, np.int64(5)], 1, 32, predicates["ult"])) == [False, False, True, True]
+    assert list(evaluate_op("arith.remsi", [t, np.int64(2)], 64, 64)) == [-1, -1, 0, 0]
+    assert list(evaluate_op("arith.divsi", [t, np.int64(2)], 64, 64)) == [-1, 0, 0, 2]
+    assert list(evaluate_op("arith.floordivsi", [t, np.int64(2)], 64, 64)) == [-2, -1, 0, 2]
+    assert list(evaluate_op("arith.trunci", [np.array([255, 128])], 8, 32)) == [-1, -128]
+    assert list(evaluate_op("arith.index_castui", [np.array([-1])], 64, 32)) == [(1 << 32) - 1]
     big = np.array([(1 << 62) + 1, -(1 << 62) - 1], dtype=np.int64)  # exact, no float rounding
-    assert list(evaluate_scalar("arith.divsi", [big, np.int64(3)], 64, 64)) == [((1 << 62) + 1) // 3, -(((1 << 62) + 1) // 3)]
-    assert list(evaluate_scalar("arith.cmpi", [np.array([-1, 1]), np.int64(2)], 1, 64, predicates["ult"])) == [False, True]
+    assert list(evaluate_op("arith.divsi", [big, np.int64(3)], 64, 64)) == [((1 << 62) + 1) // 3, -(((1 << 62) + 1) // 3)]
+    assert list(evaluate_op("arith.cmpi", [np.array([-1, 1]), np.int64(2)], 1, 64, predicates["ult"])) == [False, True]
 
 
 def test_tensor_gather_coords():

@@ -164,7 +164,7 @@ _TOP_OF_LAST_ROW = int(torch.topk(_scores(), 2, dim=-1).indices[3, 0])
         ("index_put", [0, 1, 2**32 + 1], 2**32 + 1, 6),
         # topk's positions shifted past the end of the last 7-column row:
         # torch-mlir scatters into the flattened 4x7 output (K = 28) at
-        # row * 7 + column, which is what is checked (README, Known limits)
+        # row * 7 + column, which is what is checked (docs/limits.md)
         ("scatter_topk", [[0, 0], [0, 0], [0, 0], [7, 7]], 3 * 7 + _TOP_OF_LAST_ROW + 7, 28),
     ],
 )

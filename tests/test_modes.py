@@ -176,3 +176,26 @@ def test_reference_is_the_scalar_arithmetic(case):
             filled |= v is None
             p[a] = v
         assert out[o] == (-1 if filled else x[tuple(p)])
+
+
+def test_every_mode_has_one_row_of_rules():
+    from gmx.dialect.modes import RULES
+
+    assert set(RULES) == set(Mode) and all(rule.mode is mode for mode, rule in RULES.items())
+    assert [m for m in Mode if RULES[m].maps_into_range] == [Mode.WRAP, Mode.CLIP]
+
+
+def test_no_mode_spelled_outside_the_mode_table():
+    """Modes are `Mode` members and their `RULES`, never spellings compared
+    or passed around: a string constant equal to a mode's spelling in the
+    raising, the reference or the study's variants is refused."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    files = [*root.glob("passes/raising/*.py"), *root.glob("reference/*.py"), root / "tools/experiments/variants.py"]
+    spellings = {m.value for m in Mode}
+    found = [f"{path.relative_to(root)}:{node.lineno}" for path in files
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Constant) and node.value in spellings]
+    assert found == []

@@ -1,5 +1,5 @@
 """ONNX gathers on an initializer (a frozen weight), through torch-mlir's ONNX
-importer and `--gmx-canonicalize` (issue 13, item 2).
+importer and `--gmx-canonicalize`.
 
 The importer folds the flattening reshape of the data into the constant
 (`tosa.const` of shape 1xNxC), so there is no reshape to look through; the

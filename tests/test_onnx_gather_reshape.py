@@ -1,5 +1,5 @@
-"""ONNX Gather followed by a Reshape that merges the gathered dim (issue 13,
-item 3), through torch-mlir's ONNX importer and `--gmx-canonicalize`.
+"""ONNX Gather followed by a Reshape that merges the gathered dim, through
+torch-mlir's ONNX importer and `--gmx-canonicalize`.
 
 `Reshape(batch, -1)` after a Gather folds into the gmx output first; raising
 the linear index then refines that merged output space back. Before, the

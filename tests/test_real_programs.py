@@ -21,8 +21,8 @@ in one form each: a whole model's JIT compile takes seconds); with
 GMX_FULL_CORPUS=1 it checks every program in every form.
 
 A check that fails today is a strict xfail with the reason the registry
-gives (`program.blocked`: the item of issue 13 that fixes it), so the suite
-flips when the fix lands.
+gives (`program.blocked`: what blocks it), so the suite flips when the fix
+lands.
 """
 
 from __future__ import annotations

@@ -302,7 +302,7 @@ add("tad_0d_flat", lambda x, i: torch.take_along_dim(x, i), data(3, 4), index(si
 add("gather_one_element", lambda x, i: torch.gather(x, 0, i), data(1), index(3, size=1))
 
 
-# --- a reshape of the result merging the gathered dim (issue 13, item 3) -----
+# --- a reshape of the result merging the gathered dim --------------------------
 # The result reshape folds into the gmx output first, and raising the linear
 # index then refines that merged space back; one gmx op, one view after it.
 
@@ -327,7 +327,7 @@ add("merge_two_indices_contig", lambda x, i, j: x[:, i, j].flatten(), data(2, 4,
 add("merge_split_batch", lambda x, i: x[:, i].reshape(2, -1), data(4, 5, 8), index(6, size=5, negative=True))
 
 
-# --- data reshaped before indexing, unit dims, constant data (issue 13, item 2) ---
+# --- data reshaped before indexing, unit dims, constant data -------------------
 # torch-mlir composes a reshape of the data with its own flattening (or folds
 # it into a constant), so the linearisation's strides address dims the
 # flattened input's source lacks; unit dims make two strides equal.
@@ -357,7 +357,7 @@ _WEIGHT = torch.randn(10, 4, generator=torch.Generator().manual_seed(13))
 add("const_weight_gather", lambda i: torch.gather(_WEIGHT, 1, i), index(10, 2, size=4))
 add("const_weight_view", lambda i: _WEIGHT.reshape(5, 2, 4)[torch.arange(5), i], index(5, size=2, negative=True))
 
-# --- the user's own index arithmetic, broadcast indices (issue 13, item 2) -----
+# --- the user's own index arithmetic, broadcast indices ------------------------
 # Arithmetic the user wrote on an index is the index, not a linearisation:
 # it stays in front of one gmx op on the unflattened data (kept: its mul).
 

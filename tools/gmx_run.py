@@ -20,6 +20,7 @@ import sys
 import numpy as np
 
 from gmx.dialect import make_context
+from gmx.dialect.errors import GmxError
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.dialect.parsing import UnparsableText
@@ -41,7 +42,7 @@ file as bfloat16 where the entry's argument is bf16. Inputs are .npy files
 only (no .npz, never pickled objects)."""
 
 
-class RunError(Exception):
+class RunError(GmxError):
     """A failure to report as one line, without a traceback."""
 
 

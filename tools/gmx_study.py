@@ -42,13 +42,14 @@ from .experiments.variants import (
     parse_pattern,
     sweep_study,
 )
-from .study.stages import STAGE_KEYS
+from .experiments.frontends import Frontend
+from .study.stages import STAGE_KEYS, StageKey
 
-FRONTEND_CHOICES = ("tosa", "stablehlo", "linalg", "onnx")
+FRONTEND_CHOICES = [f.value for f in Frontend if f is not Frontend.GMX]  # gmx: the multiaxis variants' own
 
 PROG = "gmx-study"
 DEFAULT_SIZES = tuple(2**k for k in (12, 14, 16, 18, 20))
-SHOWN_BY_DEFAULT = ("frontend", "fused", "linalg", "loops")
+SHOWN_BY_DEFAULT = (StageKey.FRONTEND, StageKey.FUSED, StageKey.LINALG, StageKey.LOOPS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -155,7 +156,7 @@ def parse_sizes(parser, text: str | None) -> tuple[int, ...]:
     return tuple(sizes)
 
 
-def parse_stages(parser, text: str | None) -> tuple[str, ...]:
+def parse_stages(parser, text: str | None) -> tuple[StageKey, ...]:
     if text is None:
         return SHOWN_BY_DEFAULT
     if text.strip() == "none":
@@ -164,7 +165,7 @@ def parse_stages(parser, text: str | None) -> tuple[str, ...]:
     unknown = [s for s in stages if s not in STAGE_KEYS]
     if unknown:
         parser.error(f"--stages: unknown stage '{unknown[0]}' (stages: {', '.join(STAGE_KEYS)}, or none)")
-    return stages
+    return tuple(StageKey.parse(s) for s in stages)
 
 
 def missing_dependency(needed: tuple[str, ...]) -> str | None:

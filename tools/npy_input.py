@@ -17,6 +17,8 @@ import stat
 import ml_dtypes
 import numpy as np
 
+from gmx.dialect.errors import GmxError
+
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK\x03\x04"
 _HEADER_READERS = {
@@ -26,7 +28,7 @@ _HEADER_READERS = {
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 
-class InputError(Exception):
+class InputError(GmxError):
     """An argument file that cannot be read; the message names it."""
 
 

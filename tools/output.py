@@ -33,8 +33,10 @@ import stat
 import sys
 import tempfile
 
+from gmx.dialect.errors import GmxError
 
-class OutputError(Exception):
+
+class OutputError(GmxError):
     """The output could not be written."""
 
 

@@ -8,6 +8,7 @@ import re
 import sys
 from dataclasses import dataclass
 
+from gmx.dialect.errors import GmxError
 from gmx.dialect.mlir import ir
 from gmx.dialect.parsing import parse_text
 
@@ -20,7 +21,7 @@ class Chunk:
     first_line: int  # 1-based line of the file where `text` starts
 
 
-class SourceError(Exception):
+class SourceError(GmxError):
     """The input could not be read."""
 
 

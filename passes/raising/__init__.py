@@ -5,8 +5,9 @@ pattern families, one module each exporting its `PATTERNS`
 (`gmx.passes.patterns` has the record and the driver): `tosa_gathers`,
 `input_views`, `input_folds`, `result_folds`, `index_folds`,
 `linalg_gathers`, `tensor_gathers`, `dynamic_gathers`, `stablehlo_gathers`.
-Their parts: `gather_spec` (a gather as coordinates over an output space,
-and the one gmx op it becomes), `spec_rewrites` (rewrites of a spec),
+Every reader hands a `raised_gather.RaisedGather` to `emit_gather`, the one
+builder of the gmx op. Their parts: `gather_spec` (a gather as coordinates
+over an output space, and the gmx op it becomes), `spec_rewrites` (rewrites of a spec),
 `loop_gathers` (a gather read from loops), `coordinates` (reading index
 tensors into coordinates) and `index_values` (evaluating constant and
 elementwise index arithmetic).

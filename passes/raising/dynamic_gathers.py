@@ -2,7 +2,7 @@
 
 The static patterns read a gather into a `GatherSpec` of static sizes; a gmx
 op with a `?` anywhere (input, indices, result) is read here instead, by
-shapes alone (`passes.dynamic_views`). torch-mlir emits such gathers for
+shapes alone (`passes.views`). torch-mlir emits such gathers for
 embeddings (`nn.Embedding`, `F.embedding` with a `torch.export.Dim` on the
 ids or the table; its other gathers do not export with dynamic dims):
 
@@ -28,13 +28,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.gmx import OP_NAME, gather_multiaxis, mlir_shape, mode_kwargs
+from gmx.dialect.gmx import OP_NAME, mlir_shape, mode_kwargs, read_axes
 from gmx.dialect.mlir import ir, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
+from .raised_gather import RaisedGather, Viewed, emit_gather
 from ..patterns import pattern, require
-from ..dynamic_views import align_shapes, any_view_source, emit_view_of, shape_of, view_chain, view_groups, views_needed
-from ..views import VIEW_OPS, defining_op, op_name
+from ..views import (VIEW_OPS, align_shapes, any_view_source, defining_op, emit_view, op_name, shape_of, view_chain,
+                     view_groups, views_needed)
 
 RESHAPE_OPS = ("tosa.reshape", "tensor.reshape")  # views whose canonical form is an expand/collapse
 
@@ -42,10 +43,6 @@ RESHAPE_OPS = ("tosa.reshape", "tensor.reshape")  # views whose canonical form i
 def is_dynamic_gather(op) -> bool:
     """A gmx op with a `?` in its input, indices or result."""
     return op.name == OP_NAME and any(None in shape_of(v) for v in (*op.operands, op.results[0]))
-
-
-def _axes(op) -> list[int]:
-    return list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
 
 
 # --- fold-dynamic-result-reshape ------------------------------------------------------------
@@ -116,7 +113,7 @@ def _dynamic_gather_under_views(value: ir.Value):
 
 def _viewable_from(value: ir.Value, shape: list) -> ir.Value:
     """The deepest value in the view chain under `value` that one view
-    (`emit_view_of`) takes to `shape`."""
+    (`emit_view`) takes to `shape`."""
     for candidate in reversed(view_chain(value)):
         if view_groups(shape_of(candidate), shape) is not None:
             return candidate
@@ -138,13 +135,13 @@ def fold_dynamic_result_reshape(op, rewriter):
     """
     gather = _dynamic_gather_under_views(op.operands[0])
     x, indices = gather.operands
-    plan = reshaped_gather(shape_of(x), shape_of(indices), _axes(gather), shape_of(gather.results[0]),
+    plan = reshaped_gather(shape_of(x), shape_of(indices), read_axes(gather), shape_of(gather.results[0]),
                            shape_of(op.results[0]))
     x_source, indices_source = _viewable_from(x, plan.input), _viewable_from(indices, plan.indices)
     with rewriter.ip, op.location:
         # The axis keeps its size and the index values stay: so does the mode.
-        value = gather_multiaxis(emit_view_of(x_source, plan.input), emit_view_of(indices_source, plan.indices),
-                                 plan.axes, **mode_kwargs(gather))
+        value = emit_gather(RaisedGather(Viewed(x_source, plan.input), Viewed(indices_source, plan.indices),
+                                         plan.axes, **mode_kwargs(gather)))
     rewriter.replace_op(op, [value])
     return False
 
@@ -154,7 +151,7 @@ def fold_dynamic_result_reshape(op, rewriter):
 
 def _is_canonical(chain: list[ir.Value], groups) -> bool:
     """Whether the views of `chain` (value first, source last) are already
-    no more than `emit_view_of` would emit, and none is a reshape op."""
+    no more than `emit_view` would emit, and none is a reshape op."""
     views = chain[:-1]
     needed = views_needed(shape_of(chain[-1]), shape_of(chain[0]), groups)
     return len(views) <= needed and not any(op_name(v) in RESHAPE_OPS for v in views)
@@ -164,14 +161,14 @@ def _replace_operand(op, rewriter, position: int, value_builder) -> bool:
     """`op` rebuilt with operand `position` replaced by `value_builder()`, a
     value of the same type (so the rebuilt op has `op`'s result type)."""
     with rewriter.ip, op.location:
-        operands = list(op.operands)
-        operands[position] = value_builder()
-        rewriter.replace_op(op, [gather_multiaxis(*operands, _axes(op), **mode_kwargs(op))])
+        operands = [Viewed(value) for value in op.operands]
+        operands[position] = Viewed(value_builder)
+        rewriter.replace_op(op, [emit_gather(RaisedGather(*operands, read_axes(op), **mode_kwargs(op)))])
     return False
 
 
 def fold_dynamic_input_views(op, rewriter):
-    """Views of a dynamic gmx op's input become the one view `emit_view_of` emits.
+    """Views of a dynamic gmx op's input become the one view `emit_view` emits.
 
         %x = tosa.reshape %w, %s : (tensor<?x8xf32>, !tosa.shape<3>) -> tensor<1x?x8xf32>   (%s = [1, -1, 8])
         %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} ...
@@ -184,7 +181,7 @@ def fold_dynamic_input_views(op, rewriter):
     groups = view_groups(shape_of(chain[-1]), shape_of(chain[0]))
     require(groups is not None, "the views' dims do not pair with certainty")
     require(not _is_canonical(chain, groups), "the input is already one view")
-    return _replace_operand(op, rewriter, 0, lambda: emit_view_of(chain[-1], shape_of(chain[0])))
+    return _replace_operand(op, rewriter, 0, lambda: emit_view(chain[-1], shape_of(chain[0])))
 
 
 def fold_dynamic_index_views(op, rewriter):
@@ -210,12 +207,12 @@ def fold_dynamic_index_views(op, rewriter):
         source = view_chain(cast.operands[0])[-1]
         if source != cast.operands[0] and view_groups(shape_of(source), shape) is not None:
             element_type = ir.RankedTensorType(below.type).element_type
-            return _replace_operand(op, rewriter, 1, lambda: emit_view_of(
+            return _replace_operand(op, rewriter, 1, lambda: emit_view(
                 tosa.cast(ir.RankedTensorType.get(mlir_shape(shape_of(source)), element_type), source), shape))
     groups = view_groups(shape_of(below), shape)
     require(groups is not None, "the views' dims do not pair with certainty")
     require(not _is_canonical(chain, groups), "the indices are already one view")
-    return _replace_operand(op, rewriter, 1, lambda: emit_view_of(below, shape))
+    return _replace_operand(op, rewriter, 1, lambda: emit_view(below, shape))
 
 
 PATTERNS = (

@@ -26,14 +26,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gmx.dialect.gmx import gather_multiaxis, read_mode, static_shape
+from gmx.dialect.gmx import read_axes, read_mode, static_shape
 from gmx.dialect.modes import Mode
 from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
 from .index_values import constant_value, integer_width, splat_value
+from .raised_gather import RaisedGather, Viewed, emit_gather
 from ..patterns import NoMatch, require
-from ..views import defining_op, emit_view, merge_groups, op_name, static_shape_of, strip_views, tensor_type
+from ..views import defining_op, emit_view, merge_groups, static_shape_of, strip_views, tensor_type
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,8 @@ class GatherSpec:
         return list(self.view) if self.view is not None else static_shape_of(self.input)
 
 
-def static_dims(value: ir.Value) -> list[int]:
+def require_static_shape(value: ir.Value) -> list[int]:
+    """`value`'s static shape; NoMatch where a dim is `?` or 0."""
     shape = static_shape_of(value)
     require(shape is not None and 0 not in shape, "dynamic or empty shape")
     return shape
@@ -189,50 +191,11 @@ def _slice_input(spec: GatherSpec) -> tuple[ir.Value, list[int]]:
     if sizes == spec.input_shape:
         return spec.input, sizes
     element = ir.RankedTensorType(spec.input.type).element_type
-    source = spec.input if spec.view is None else emit_constant_view(spec.input, spec.view)
+    source = spec.input if spec.view is None else emit_view(spec.input, spec.view, fold_constant=True)
     sliced = tensor.extract_slice(
         tensor_type(sizes, element), source, [], [], [], offsets, sizes, [1] * len(sizes)
     )
     return sliced, sizes
-
-
-def emit_constant_view(value: ir.Value, shape: Sequence[int]) -> ir.Value:
-    """`emit_view`, except that a view of a `foldable_constant` is a new
-    constant of `shape` (the same op: `tosa.const` or `arith.constant`), so
-    that a gather reads its constant data in the shape it gathers from."""
-    source = strip_views(value)[0]
-    folded = foldable_constant(source)
-    if folded is None or static_shape_of(source) == list(shape):
-        return emit_view(value, shape)
-    attribute, data = folded
-    new_type = tensor_type(shape, attribute.type.element_type)
-    if data is None:
-        reshaped = ir.DenseElementsAttr.get_splat(new_type, attribute.get_splat_value())
-    else:
-        reshaped = ir.DenseElementsAttr.get(data, type=attribute.type.element_type, shape=list(shape))
-    if op_name(source) == "tosa.const":
-        return tosa.const(reshaped)
-    return arith.constant(new_type, reshaped)
-
-
-def foldable_constant(value: ir.Value) -> tuple[object, np.ndarray | None] | None:
-    """(attribute, its elements; None for a splat) of the `tosa.const` /
-    `arith.constant` producing `value`, where a reshape of it may become a new
-    constant: dense (no `dense_resource`), readable (not bf16, which the
-    bindings cannot read back) and used once (as upstream's reshape folders:
-    a constant with other users would be duplicated). None otherwise."""
-    op = defining_op(value)
-    if op is None or op.name not in ("tosa.const", "arith.constant") or len(list(value.uses)) != 1:
-        return None
-    attribute = op.attributes["values" if op.name == "tosa.const" else "value"]
-    if not isinstance(attribute, ir.DenseElementsAttr):
-        return None  # a resource, or a scalar
-    if attribute.is_splat:
-        return attribute, None
-    try:
-        return attribute, np.asarray(memoryview(attribute))
-    except (RuntimeError, ValueError, TypeError):  # no buffer for this element type
-        return None
 
 
 def _gmx_shape(shape_by_output: Sequence[int], layout: Layout) -> list[int]:
@@ -374,10 +337,10 @@ def synthesize(spec: GatherSpec) -> ir.Value:
         require(plan.gmx_out == [sliced_shape[d] if d is not None else 1 for d in plan.layout.input_dims],
                 "the identity gather is not a view of its input")
         return emit_view(x, spec.result_shape)
-    gmx_input = emit_constant_view(x, plan.gmx_input)
-    indices = _indices(plan.indexed, plan.layout, plan.logical)
-    out = gather_multiaxis(gmx_input, indices, plan.axes, mode=spec.mode)
-    return emit_view(out, spec.result_shape)
+    return emit_gather(RaisedGather(
+        Viewed(x, plan.gmx_input, fold_constant=True),
+        Viewed(lambda: _indices(plan.indexed, plan.layout, plan.logical)),
+        plan.axes, spec.mode, result=Viewed(shape=spec.result_shape)))
 
 
 @dataclass
@@ -462,9 +425,9 @@ def spec_of_gmx(op) -> GatherSpec:
     mode, _ = read_mode(op)
     require(mode is Mode.RAISE, f'mode "{mode}" (only "raise" gathers are rewritten)')
     x, indices = op.operands[0], op.operands[1]
-    shape, out = static_dims(x), static_dims(op.results[0])
-    index_shape = static_dims(indices)
-    axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
+    shape, out = require_static_shape(x), require_static_shape(op.results[0])
+    index_shape = require_static_shape(indices)
+    axes = read_axes(op)
     require(len(shape) >= 1, "rank-0 gather")
     k = max(len(axes), 1)
     logical = index_shape[:-1] + [index_shape[-1] // k]
@@ -493,7 +456,7 @@ def current_form(op) -> tuple:
                     else _constant_form(constant, ir.ShapedType(indices.type).element_type))
     return (strip_views(op.operands[0])[0], tuple(static_shape(op.operands[0].type)),
             indices_root, tuple(static_shape(op.operands[1].type)),
-            tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])), tuple(static_shape(op.results[0].type)))
+            tuple(read_axes(op)), tuple(static_shape(op.results[0].type)))
 
 
 def dense_attribute(array: np.ndarray, element_type) -> ir.DenseElementsAttr:

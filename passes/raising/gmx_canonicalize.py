@@ -63,6 +63,8 @@ functions dropped (`symbol-dce`): JAX puts its gathers in private helpers
 (`@_take`, `@_where`, `@take_along_axis`) that must be one function with
 their operands before anything can be raised.
 
+Every reader hands the gather it recognised to `raised_gather.emit_gather`,
+the one builder of the gmx op; views come from `views.emit_view` alone.
 A pattern that cannot express the whole gather (`NoMatch`), or that fails
 (a bug, reported as `gmx.passes.patterns` says), changes nothing. The
 rewrites of a gmx op change index values and axis sizes, which only "raise"

@@ -5,7 +5,7 @@ drop-inert-mode (constant indices inside their axes need no mode)."""
 
 from __future__ import annotations
 
-from gmx.dialect.gmx import OP_NAME, gather_multiaxis, read_mode
+from gmx.dialect.gmx import OP_NAME, read_axes, read_mode
 from gmx.dialect.mlir import ir
 from gmx.dialect.modes import Mode
 
@@ -13,9 +13,10 @@ import numpy as np
 
 from .gather_spec import current_form, spec_of_gmx
 from .index_values import constant_value, elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
+from .raised_gather import RaisedGather, Viewed, emit_gather
 from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec
 from ..patterns import pattern, require
-from ..views import defining_op, emit_view, static_shape_of, strip_views
+from ..views import defining_op, static_shape_of, strip_views
 
 
 # --- simplify-indices ---------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ def absorb_floor_modulo(op, rewriter):
     mode, _ = read_mode(op)
     require(mode in (Mode.RAISE, Mode.WRAP, Mode.CLIP), f'mode "{mode}"')
     x, indices = op.operands[0], op.operands[1]
-    axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
+    axes = read_axes(op)
     input_shape = static_shape_of(x)
     require(bool(axes) and input_shape is not None, "no axes, or a dynamic input")
     sizes = {input_shape[a] for a in axes}
@@ -109,8 +110,8 @@ def absorb_floor_modulo(op, rewriter):
     require(leaf is not None, f"the indices are not a floor modulo by the axis size {size}")
     shape = static_shape_of(indices)
     with rewriter.ip, op.location:
-        wide = emit_view(leaf, shape) if static_shape_of(leaf) != shape else leaf
-        value = gather_multiaxis(x, wide, axes, mode=Mode.WRAP)
+        value = emit_gather(RaisedGather(Viewed(x), Viewed(leaf, shape if static_shape_of(leaf) != shape else None),
+                                         axes, Mode.WRAP))
     rewriter.replace_op(op, [value])
     return False
 
@@ -137,7 +138,7 @@ def drop_inert_mode(op, rewriter):
     mode, _ = read_mode(op)
     require(mode is not Mode.RAISE, "mode raise")
     x, indices = op.operands[0], op.operands[1]
-    axes = list(ir.DenseI64ArrayAttr(op.attributes["axes"]))
+    axes = read_axes(op)
     input_shape = static_shape_of(x)
     require(bool(axes) and input_shape is not None, "no axes, or a dynamic input")
     array = constant_value(indices)
@@ -146,7 +147,7 @@ def drop_inert_mode(op, rewriter):
     sizes = np.array([input_shape[a] for a in axes])
     require(bool(np.all((coordinates >= 0) & (coordinates < sizes))), "a constant index outside its axis")
     with rewriter.ip, op.location:
-        value = gather_multiaxis(x, indices, axes)
+        value = emit_gather(RaisedGather(Viewed(x), Viewed(indices), axes))
     rewriter.replace_op(op, [value])
     return False
 

@@ -1,4 +1,7 @@
-"""Index values known at compile time, evaluated with numpy.
+"""Index values known at compile time, evaluated with numpy: the one home
+of what TOSA's elementwise ops, arith's scalar and tensor integer ops and
+StableHLO's mean on integers (`evaluate_op`), and of reading a position
+function as a gmx mode (`position_mode`).
 
 Two uses, both by `--gmx-canonicalize`:
 
@@ -25,6 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gmx.dialect.mlir import ir
+from gmx.dialect.modes import Mode
 
 from ..views import defining_op, static_shape_of, view_source
 from ..resources import resource_integers
@@ -35,7 +39,9 @@ MAX_EVALUATED_ELEMENTS = 1 << 24
 # Index functions are checked exhaustively on [-size, size) up to this size.
 MAX_CHECKED_AXIS = 1 << 22
 
-ELEMENTWISE_BINARY = {
+# --- op -> numpy: the semantics of each integer op --------------------------------------------
+
+_BINARY = {
     "tosa.add": np.add,
     "tosa.sub": np.subtract,
     "tosa.mul": np.multiply,  # its third operand is the shift, which must be 0
@@ -49,34 +55,52 @@ ELEMENTWISE_BINARY = {
     "arith.addi": np.add,
     "arith.subi": np.subtract,
     "arith.muli": np.multiply,
+    "arith.maxsi": np.maximum,
+    "arith.minsi": np.minimum,
+    "arith.andi": np.bitwise_and,
+    "arith.ori": np.bitwise_or,
+    "arith.xori": np.bitwise_xor,
     "stablehlo.add": np.add,
     "stablehlo.subtract": np.subtract,
     "stablehlo.multiply": np.multiply,
+    "stablehlo.and": np.logical_and,
+    "stablehlo.or": np.bitwise_or,
     "stablehlo.maximum": np.maximum,
     "stablehlo.minimum": np.minimum,
-    "stablehlo.remainder": lambda a, b: a - truncating_divide(a, b) * b,  # the dividend's sign, as C's %
-    "stablehlo.and": lambda a, b: a & b,
-    "stablehlo.or": lambda a, b: a | b,
-    # a signed (or i1) stablehlo.compare, by direction (`operation_key`)
-    "stablehlo.compare EQ": np.equal,
-    "stablehlo.compare NE": np.not_equal,
-    "stablehlo.compare LT": np.less,
-    "stablehlo.compare LE": np.less_equal,
-    "stablehlo.compare GT": np.greater,
-    "stablehlo.compare GE": np.greater_equal,
 }
-ELEMENTWISE_UNARY = {
+_UNARY = {
     "tosa.cast": lambda a: a,
     "tosa.logical_not": np.logical_not,
     "tosa.abs": np.abs,
-    "arith.extsi": lambda a: a,
+    "arith.extsi": lambda a: a,  # signed casts: the wrap to the result's width truncates
     "arith.trunci": lambda a: a,
     "arith.index_cast": lambda a: a,
     "stablehlo.convert": lambda a: a,
     "stablehlo.not": lambda a: np.logical_not(a) if a.dtype == bool else np.invert(a),
 }
-SELECTS = ("tosa.select", "arith.select", "stablehlo.select")
-ELEMENTWISE = set(ELEMENTWISE_BINARY) | set(ELEMENTWISE_UNARY) | {"tosa.intdiv", *SELECTS}
+_UNSIGNED_CASTS = ("arith.index_castui", "arith.extui")
+_SELECTS = ("tosa.select", "arith.select", "stablehlo.select")
+_DIVISIONS = ("tosa.intdiv", "arith.divsi", "arith.remsi", "arith.floordivsi", "stablehlo.remainder")
+# arith.cmpi predicates (mlir::arith::CmpIPredicate)
+_CMPI = {0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater, 5: np.greater_equal}
+_UNSIGNED_CMPI = {6: np.less, 7: np.less_equal, 8: np.greater, 9: np.greater_equal}
+# stablehlo.compare directions (signed)
+_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal, "GT": np.greater, "GE": np.greater_equal}
+
+# The scalar arith ops `evaluate_op` knows (what a linalg body may compute a position with).
+ARITH_SCALAR_OPS = frozenset(
+    {n for n in _BINARY if n.startswith("arith.")} | {n for n in _UNARY if n.startswith("arith.")}
+    | set(_UNSIGNED_CASTS) | {"arith.cmpi", "arith.select", "arith.divsi", "arith.remsi", "arith.floordivsi"})
+# The tensor ops `constant_value` and `index_function` look through.
+ELEMENTWISE = frozenset({
+    "tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.greater", "tosa.greater_equal",
+    "tosa.equal", "tosa.logical_and", "tosa.logical_or", "arith.addi", "arith.subi", "arith.muli",
+    "tosa.cast", "tosa.logical_not", "tosa.abs", "arith.extsi", "arith.trunci", "arith.index_cast",
+    "tosa.intdiv", "tosa.select", "arith.select",
+    # JAX's index helpers (remainder, the sign fix-up, the divisor guard) and torch-mlir's aranges
+    "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.remainder", "stablehlo.maximum",
+    "stablehlo.minimum", "stablehlo.and", "stablehlo.or", "stablehlo.not", "stablehlo.select", "stablehlo.convert",
+    "stablehlo.compare"})
 
 
 def integer_width(element_type) -> int | None:
@@ -111,35 +135,77 @@ def truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where((a < 0) != (b < 0), -quotient, quotient)
 
 
-def _apply(name: str, args: list[np.ndarray]) -> np.ndarray:
-    if name in ELEMENTWISE_UNARY:
-        return ELEMENTWISE_UNARY[name](args[0])
-    if name in ELEMENTWISE_BINARY:
-        return ELEMENTWISE_BINARY[name](args[0], args[1])
-    if name == "tosa.intdiv":
-        return truncating_divide(args[0], args[1])
-    return np.where(args[0], args[1], args[2])  # SELECTS
+def _unsigned(values: np.ndarray, width: int) -> np.ndarray:
+    """Signless values read as unsigned integers of `width` bits."""
+    values = np.asarray(values).astype(np.int64)
+    return values.view(np.uint64) if width >= 64 else values & ((1 << width) - 1)
 
 
-def operation_key(op) -> str:
-    """The key of `op` in ELEMENTWISE: its name, a stablehlo.compare's with
-    its direction (None-like "" for an unsigned compare of integers wider
-    than i1, which the signed evaluation would get wrong)."""
-    if op.name != "stablehlo.compare":
-        return op.name
+def _apply(name: str, args: list[np.ndarray], operand_width: int = 64, predicate=None) -> np.ndarray:
+    """What op `name` computes from `args` (before the wrap to its result's width)."""
+    if name in _UNARY:
+        return _UNARY[name](args[0])
+    if name in _UNSIGNED_CASTS:
+        return _unsigned(args[0], operand_width)
+    if name in _SELECTS:
+        return np.where(args[0], args[1], args[2])
+    if name in _DIVISIONS:
+        divisor = np.where(args[1] == 0, 1, args[1])  # division by 0 is undefined: any value
+        if name == "arith.floordivsi":
+            return np.floor_divide(args[0], divisor)
+        if name in ("arith.remsi", "stablehlo.remainder"):  # the dividend's sign, as C's %
+            return np.fmod(args[0], divisor)
+        return truncating_divide(args[0], divisor)
+    if name == "arith.cmpi":
+        if predicate in _CMPI:
+            return _CMPI[predicate](args[0], args[1])
+        return _UNSIGNED_CMPI[predicate](_unsigned(args[0], operand_width), _unsigned(args[1], operand_width))
+    if name == "stablehlo.compare":
+        return _COMPARE[predicate](args[0], args[1])
+    return _BINARY[name](args[0], args[1])
+
+
+def evaluate_op(name: str, args: list[np.ndarray], width: int, operand_width: int = 64, predicate=None) -> np.ndarray:
+    """One TOSA, arith or StableHLO integer op on numpy arrays of values, its
+    result wrapped to `width` bits (MLIR's signless two's complement;
+    `operand_width`: its first operand's, for unsigned casts and compares;
+    `predicate`: arith.cmpi's predicate number or stablehlo.compare's
+    direction). NoMatch-free: the caller knows the op (`knows_op`)."""
+    result = _apply(name, args, operand_width, predicate)
+    if name == "arith.cmpi" or name == "stablehlo.compare":
+        return result
+    return wrap_to_width(result, width)
+
+
+def knows_op(name: str, predicate=None) -> bool:
+    """Whether `evaluate_op` knows op `name` (with that predicate)."""
+    if name == "arith.cmpi":
+        return predicate in _CMPI or predicate in _UNSIGNED_CMPI
+    if name == "stablehlo.compare":
+        return predicate in _COMPARE
+    return name in _BINARY or name in _UNARY or name in _UNSIGNED_CASTS or name in _SELECTS or name in _DIVISIONS
+
+
+def compare_direction(op) -> str | None:
+    """A stablehlo.compare's direction (EQ, LT, ...), None for one that
+    compares integers wider than i1 unsigned (read as signed, they differ)."""
     from gmx.dialect.mlir import stablehlo
 
-    direction = stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
     kind = op.attributes["compare_type"] if "compare_type" in op.attributes else None
-    unsigned = kind is not None and stablehlo.ComparisonTypeAttr(kind).value == "UNSIGNED"
-    if unsigned and _element_width(op.operands[0]) != 1:
-        return ""
-    return f"stablehlo.compare {direction}"
+    if kind is not None and stablehlo.ComparisonTypeAttr(kind).value == "UNSIGNED" and _element_width(op.operands[0]) != 1:
+        return None
+    return stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
+
+
+def _predicate(op):
+    return compare_direction(op) if op.name == "stablehlo.compare" else None
 
 
 def elementwise_operands(op) -> list[ir.Value] | None:
     """The operands `op` combines elementwise, or None if it isn't such an op."""
-    if op is None or operation_key(op) not in ELEMENTWISE:
+    if op is None or op.name not in ELEMENTWISE:
+        return None
+    if op.name == "stablehlo.compare" and compare_direction(op) is None:
         return None
     operands = list(op.operands)
     if op.name == "tosa.mul":
@@ -161,7 +227,7 @@ def _attribute_array(attribute, shape: list[int]) -> np.ndarray | None:
 def _leaf_constant(op, shape) -> np.ndarray | None:
     if op.name not in ("tosa.const", "tosa.const_shape", "arith.constant", "stablehlo.constant"):
         return None
-    attribute = op.attributes["values" if op.name.startswith("tosa.") else "value"]
+    attribute = op.attributes["value" if op.name in ("arith.constant", "stablehlo.constant") else "values"]
     stored = resource_integers(op, attribute)  # torch-mlir's literals: arange buffers, torch.tensor([...])
     if stored is not None:
         return stored.reshape(shape)
@@ -238,39 +304,48 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
         inner = constant_value(op.operands[0])
         added = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
         return None if inner is None else np.broadcast_to(np.expand_dims(inner, added), shape)
-    if op.name == "stablehlo.reshape":
-        inner = constant_value(op.operands[0])
-        return None if inner is None else wrap_to_width(inner.reshape(shape), width)
-    if op.name == "stablehlo.slice":  # a position_ids buffer[:, :T], as tosa.slice
-        inner = constant_value(op.operands[0])
-        starts, limits, strides = (list(ir.DenseI64ArrayAttr(op.attributes[n]))
-                                   for n in ("start_indices", "limit_indices", "strides"))
-        return None if inner is None else inner[tuple(slice(*bounds) for bounds in zip(starts, limits, strides))]
-    if op.name == "stablehlo.concatenate":  # torch-mlir's coordinate tuples of advanced indexing
-        pieces = [constant_value(v) for v in op.operands]
-        if any(p is None for p in pieces):
-            return None
-        return np.concatenate(pieces, axis=ir.IntegerAttr(op.attributes["dimension"]).value)
-    if op.name in ("stablehlo.iota", "stablehlo.dynamic_iota"):  # a static result: its shape is the iota's
-        dim = ir.IntegerAttr(op.attributes["iota_dimension"]).value
-        placed = [size if d == dim else 1 for d, size in enumerate(shape)]
-        return wrap_to_width(np.broadcast_to(np.arange(shape[dim], dtype=np.int64).reshape(placed), shape), width)
-    if op.name == "stablehlo.broadcast_in_dim":  # JAX's scalars broadcast to an index's shape
-        inner = constant_value(op.operands[0])
-        kept = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
-        if inner is None:
-            return None
-        placed = [1] * len(shape)
-        for d, size in zip(kept, inner.shape):
-            placed[d] = size
-        return np.broadcast_to(inner.reshape(placed), shape)
+    if op.name.startswith("stablehlo."):
+        stablehlo_value = _stablehlo_constant_value(op, shape, width)
+        if stablehlo_value is not None:
+            return stablehlo_value
     operands = elementwise_operands(op)
     if operands is None:
         return None
     args = [constant_value(v) for v in operands]
     if any(a is None for a in args):
         return None
-    return wrap_to_width(np.broadcast_to(_apply(operation_key(op), args), shape), width)
+    return wrap_to_width(np.broadcast_to(_apply(op.name, args, predicate=_predicate(op)), shape), width)
+
+
+def _stablehlo_constant_value(op, shape: list[int], width: int) -> np.ndarray | None:
+    """The constant a StableHLO view, broadcast, slice, concatenation or iota
+    of constants takes (torch-mlir's aranges and position buffers, JAX's
+    broadcast scalars); None for any other op."""
+    if op.name == "stablehlo.reshape":
+        inner = constant_value(op.operands[0])
+        return None if inner is None else inner.reshape(shape)
+    if op.name == "stablehlo.broadcast_in_dim":
+        inner = constant_value(op.operands[0])
+        if inner is None:
+            return None
+        placed = [1] * len(shape)
+        for d, size in zip(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]), inner.shape):
+            placed[d] = size
+        return np.broadcast_to(inner.reshape(placed), shape)
+    if op.name == "stablehlo.slice":  # a position_ids buffer[:, :T], as tosa.slice
+        inner = constant_value(op.operands[0])
+        bounds = zip(*(ir.DenseI64ArrayAttr(op.attributes[n]) for n in ("start_indices", "limit_indices", "strides")))
+        return None if inner is None else inner[tuple(slice(*b) for b in bounds)]
+    if op.name == "stablehlo.concatenate":  # torch-mlir's coordinate tuples
+        pieces = [constant_value(v) for v in op.operands]
+        if any(p is None for p in pieces):
+            return None
+        return np.concatenate(pieces, axis=ir.IntegerAttr(op.attributes["dimension"]).value)
+    if op.name in ("stablehlo.iota", "stablehlo.dynamic_iota"):  # static: its shape is the iota's
+        dim = ir.IntegerAttr(op.attributes["iota_dimension"]).value
+        placed = [size if d == dim else 1 for d, size in enumerate(shape)]
+        return wrap_to_width(np.broadcast_to(np.arange(shape[dim], dtype=np.int64).reshape(placed), shape), width)
+    return None
 
 
 def _slice_value(op, shape: list[int]) -> np.ndarray | None:
@@ -334,8 +409,8 @@ def _index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np
     parts = [index_function(v, leaf) for v in operands]
     if any(p is None for p in parts):
         return None
-    name = operation_key(op)
-    return lambda t: wrap_to_width(_apply(name, [p(t) for p in parts]), width)
+    name, predicate = op.name, _predicate(op)
+    return lambda t: wrap_to_width(_apply(name, [p(t) for p in parts], predicate=predicate), width)
 
 
 def elementwise_inputs(root: ir.Value) -> list[ir.Value]:
@@ -433,3 +508,15 @@ def clamps_like_gmx(function, leaf_width: int, size: int) -> bool:
     t = np.concatenate([np.arange(-size, size, dtype=np.int64), _probes(size, leaf_width)])
     result = np.asarray(function(t)).astype(np.int64)
     return result.shape == t.shape and bool(np.array_equal(result, np.clip(t, 0, size - 1)))
+
+
+def position_mode(function, leaf_width: int, size: int) -> Mode | None:
+    """The gmx mode a position function is on a dim of `size` (Mode.RAISE,
+    CLIP or WRAP), or None when it is none of them (any other map)."""
+    if clamps_like_gmx(function, leaf_width, size):
+        return Mode.CLIP
+    if is_floor_modulo(function, leaf_width, size):
+        return Mode.WRAP
+    if wraps_like_gmx(function, leaf_width, size):
+        return Mode.RAISE
+    return None

@@ -9,7 +9,7 @@ from dataclasses import replace
 from gmx.dialect.gmx import OP_NAME
 from gmx.dialect.mlir import ir
 
-from .gather_spec import Indexed, Zero, spec_of_gmx, static_dims
+from .gather_spec import Indexed, Zero, spec_of_gmx, require_static_shape
 from .index_values import constant_value
 from .spec_rewrites import replace_by_spec
 from ..patterns import pattern, require
@@ -38,7 +38,7 @@ def fold_input_transpose(op, rewriter):
     perms = list(ir.DenseI32ArrayAttr(attributes["perms"]) if "perms" in attributes
                  else ir.DenseI64ArrayAttr(attributes["permutation"]))
     x0 = defining_op(transpose).operands[0]
-    static_dims(x0)
+    require_static_shape(x0)
     coords = [None] * len(perms)
     for d, p in enumerate(perms):
         coords[p] = spec.coords[d]
@@ -61,7 +61,7 @@ def fold_input_broadcast(op, rewriter):
     tiled = op.operands[0]
     require(op_name(tiled) == "tosa.tile", "input is not a tosa.tile")
     x0 = defining_op(tiled).operands[0]
-    source = static_dims(x0)
+    source = require_static_shape(x0)
     multiples = constant_value(defining_op(tiled).operands[1])
     require(multiples is not None, "tile multiples are not constant")
     coords = list(spec.coords)

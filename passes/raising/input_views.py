@@ -14,10 +14,10 @@ from dataclasses import replace
 from gmx.dialect.gmx import OP_NAME
 
 from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel
-from .gather_spec import GatherSpec, Indexed, Iota, Zero, current_form, foldable_constant, refine_output, spec_of_gmx, static_dims
+from .gather_spec import GatherSpec, Indexed, Iota, Zero, current_form, refine_output, spec_of_gmx, require_static_shape
 from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec, split_iota_dims, without_unread_unit_dims
 from ..patterns import pattern, require
-from ..views import merge_groups, strip_views
+from ..views import foldable_constant, merge_groups, strip_views
 
 
 # --- fold-input-reshape / raise-linearised-indices ------------------------------------------
@@ -46,7 +46,7 @@ def _unflatten_input(spec: GatherSpec, linear: bool) -> GatherSpec:
     """
     x0, count = strip_views(spec.input)
     require(count > 0, "input is not a reshape")
-    source = static_dims(x0)
+    source = require_static_shape(x0)
     groups = merge_groups(source, spec.input_shape)
     require(groups is not None, "input is not a merge of its source's dims")
     linear_dims = [d for d, g in enumerate(groups) if len(g) > 1 and isinstance(spec.coords[d], Indexed)]
@@ -200,7 +200,7 @@ def split_linearised_index(op, rewriter):
     coords = work.spec.coords[:d] + [work.pending[index] for index, _ in parts] + work.spec.coords[d + 1:]
     shape, coords = without_unread_unit_dims(spec.input_shape[:d] + sizes + spec.input_shape[d + 1:], coords)
     x0 = strip_views(spec.input)[0]
-    new = replace(work.spec, input=x0, coords=coords, view=None if shape == static_dims(x0) else shape)
+    new = replace(work.spec, input=x0, coords=coords, view=None if shape == require_static_shape(x0) else shape)
     # a constant index (Big Bird's zeros(...).expand(...) into a block view) peels to
     # iotas and zeros; one stays the index where it alone produces an output dim
     spec = keep_broadcast_index(split_iota_dims(new), op.operands[1])

@@ -61,34 +61,15 @@ from gmx.dialect.modes import Mode
 
 from .gather_spec import Iota, Zero
 from ..patterns import NoMatch, pattern, require
-from .index_values import (
-    clamps_like_gmx,
-    integer_width,
-    is_floor_modulo,
-    truncating_divide,
-    wrap_to_width,
-    wraps_like_gmx,
-)
+from .index_values import ARITH_SCALAR_OPS, evaluate_op, integer_width, knows_op, position_mode
 from .loop_gathers import IndexRead, LoopGather, pair_unit_dims, replace_by_gmx
 from ..views import defining_op, static_shape_of, strip_views
 
 # Sizes at which a position function over a `?` source dim is checked.
 DYNAMIC_SAMPLE_SIZES = (1, 2, 3, 5, 8, 13, 64, 1000)
 
-# arith.cmpi predicates (mlir::arith::CmpIPredicate)
-_CMPI = {
-    0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater, 5: np.greater_equal,
-}
-_UNSIGNED_CMPI = {6: np.less, 7: np.less_equal, 8: np.greater, 9: np.greater_equal}
-_BINARY = {
-    "arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
-    "arith.maxsi": np.maximum, "arith.minsi": np.minimum,
-    "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor,
-}
-_CASTS = ("arith.index_cast", "arith.extsi", "arith.trunci")
-_UNSIGNED_CASTS = ("arith.index_castui", "arith.extui")
-SCALAR_OPS = set(_BINARY) | set(_CASTS) | set(_UNSIGNED_CASTS) | {
-    "arith.cmpi", "arith.select", "arith.divsi", "arith.remsi", "arith.floordivsi"}
+# What a position may be computed with (each evaluated by `index_values.evaluate_op`).
+SCALAR_OPS = ARITH_SCALAR_OPS
 
 
 def _width(value: ir.Value) -> int:
@@ -97,43 +78,10 @@ def _width(value: ir.Value) -> int:
     return width
 
 
-def _unsigned(values: np.ndarray, width: int) -> np.ndarray:
-    """Signless values read as unsigned integers of `width` bits."""
-    values = np.asarray(values).astype(np.int64)
-    return values.view(np.uint64) if width >= 64 else values & ((1 << width) - 1)
-
-
 def _constant(op) -> int:
     attribute = op.attributes["value"]
     require(isinstance(attribute, (ir.IntegerAttr, ir.BoolAttr)), "a non-integer constant in a position")
     return int(ir.IntegerAttr(attribute).value) if isinstance(attribute, ir.IntegerAttr) else int(ir.BoolAttr(attribute).value)
-
-
-def evaluate_scalar(name: str, args: list[np.ndarray], width: int, operand_width: int, predicate: int | None = None):
-    """One scalar arith op on numpy arrays of values, its result wrapped to
-    `width` bits (`operand_width`: its first operand's)."""
-    if name in _CASTS:
-        result = args[0]
-    elif name in _UNSIGNED_CASTS:
-        result = _unsigned(args[0], operand_width)
-    elif name == "arith.cmpi":
-        if predicate in _CMPI:
-            return _CMPI[predicate](args[0], args[1])
-        require(predicate in _UNSIGNED_CMPI, f"cmpi predicate {predicate}")
-        return _UNSIGNED_CMPI[predicate](_unsigned(args[0], operand_width), _unsigned(args[1], operand_width))
-    elif name == "arith.select":
-        result = np.where(args[0], args[1], args[2])
-    elif name in ("arith.divsi", "arith.remsi", "arith.floordivsi"):
-        divisor = np.where(args[1] == 0, 1, args[1])  # division by 0 is undefined: any value
-        if name == "arith.floordivsi":
-            result = np.floor_divide(args[0], divisor)
-        elif name == "arith.divsi":
-            result = truncating_divide(args[0], divisor)
-        else:
-            result = np.fmod(args[0], divisor)
-    else:
-        result = _BINARY[name](args[0], args[1])
-    return wrap_to_width(result, width)
 
 
 # --- reading the body ---------------------------------------------------------------------------
@@ -229,8 +177,9 @@ class Body:
                 result = np.int64(size)
             else:
                 predicate = ir.IntegerAttr(owner.attributes["predicate"]).value if owner.name == "arith.cmpi" else None
+                require(knows_op(owner.name, predicate), f"{owner.name} (predicate {predicate}) in a position")
                 operand_width = integer_width(owner.operands[-1].type) or 64
-                result = evaluate_scalar(owner.name, [value_of(o) for o in owner.operands],
+                result = evaluate_op(owner.name, [value_of(o) for o in owner.operands],
                                          _width(value), operand_width, predicate)
             memo.append((value, result))
             return result
@@ -284,18 +233,6 @@ def _iota_dim(read: IndexRead) -> int | None:
         return None
     kind, dim = dims[ir.IntegerAttr(owner.attributes["dim"]).value]
     return dim if kind == "loop" else None
-
-
-def position_mode(function, leaf_width: int, size: int) -> str | None:
-    """The gmx mode a position function is on a dim of `size` (`raise`,
-    `clip`, `wrap`), or None when it is none of them (any other map)."""
-    if clamps_like_gmx(function, leaf_width, size):
-        return "clip"
-    if is_floor_modulo(function, leaf_width, size):
-        return "wrap"
-    if wraps_like_gmx(function, leaf_width, size):
-        return "raise"
-    return None
 
 
 def check_accepts_valid(condition, size: int) -> bool:
@@ -352,13 +289,13 @@ def read_gather(op) -> LoopGather:
         modes |= found
         leaf_dim.append((leaf, s))
         read = _leaf_read(body, leaf)
-        iota = _iota_dim(read) if found == {"raise"} else None
+        iota = _iota_dim(read) if found == {Mode.RAISE} else None
         coords.append(Iota(iota) if iota is not None else read)
     require(len(modes) <= 1, "positions in different modes")
-    mode = modes.pop() if modes else "raise"
+    mode = modes.pop() if modes else Mode.RAISE
     for operation in operations:
         if operation.name == "cf.assert":
-            require(mode == "raise", f"a bounds check on an index in mode {mode}")
+            require(mode is Mode.RAISE, f"a bounds check on an index in mode {mode}")
             condition = operation.operands[0]
             trace = body.trace(condition, source)
             require(len(trace.leaves) == 1, "an assert on no index or on several")
@@ -377,7 +314,7 @@ def read_gather(op) -> LoopGather:
                 f"{operation.name} in the body is not part of a gather")
     result_type = ir.RankedTensorType(op.results[0].type)
     coords = pair_unit_dims(coords, static_shape(result_type))
-    return LoopGather(source, coords, result_type, _output_sizes(op), Mode(mode))
+    return LoopGather(source, coords, result_type, _output_sizes(op), mode)
 
 
 def _dim_index(dim_value: ir.Value) -> int | None:

@@ -11,22 +11,22 @@ where a coordinate is `Iota(d)` (`p[s] = o[d]`, a `linalg.index d`) or an
 tensor, a loop dim or a constant position). `replace_by_gmx` emits the one
 `gmx.gather_multiaxis` it is: static shapes through `gather_spec.synthesize`
 (as every `--gmx-canonicalize` pattern), shapes with `?` dims here, with the
-same layout (`gather_spec.layout_of`) and views that only add or remove unit dims (`dynamic_views.emit_unit_view`).
+same layout (`gather_spec.layout_of`) and views that only add or remove unit dims (`views.emit_view`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.gmx import gather_multiaxis, infer_result_type, mlir_shape, static_shape
+from gmx.dialect.gmx import infer_result_type, mlir_shape, static_shape
 from gmx.dialect.mlir import arith, ir, tensor
 from gmx.dialect.modes import Mode
 from gmx.dialect.shapes import GatherShapeError
 
 from .gather_spec import GatherSpec, Indexed, Iota, Zero, layout_of, plan_of, synthesize
+from .raised_gather import RaisedGather, Viewed, emit_gather
 from ..patterns import NoMatch, require
-from ..dynamic_views import emit_unit_view, shape_of, unit_view_groups
-from ..views import defining_op
+from ..views import defining_op, shape_of, unit_view_groups
 
 
 @dataclass(frozen=True)
@@ -239,7 +239,7 @@ class _DynamicGather:
             static = mlir_shape(self.sliced)
             result = ir.RankedTensorType.get(static, ir.RankedTensorType(x.type).element_type)
             x = tensor.extract_slice(result, x, [], sizes, [], [0] * len(static), static, [1] * len(static))
-        gmx_input = emit_unit_view(x, self.input_shape)
-        indices = emit_unit_view(self.index_tensor, self.indices_shape)
-        out = gather_multiaxis(gmx_input, indices, self.axes, mode=self.spec.mode)
-        return emit_unit_view(out, self.spec.out_shape)
+        return emit_gather(RaisedGather(
+            Viewed(x, self.input_shape, unit_dims_first=True),
+            Viewed(self.index_tensor, self.indices_shape, unit_dims_first=True),
+            self.axes, self.spec.mode, result=Viewed(shape=self.spec.out_shape, unit_dims_first=True)))

@@ -8,7 +8,7 @@ from dataclasses import replace
 from gmx.dialect.gmx import OP_NAME
 from gmx.dialect.mlir import ir
 
-from .gather_spec import current_form, refine_output, spec_of_gmx, static_dims
+from .gather_spec import current_form, refine_output, spec_of_gmx, require_static_shape
 from .spec_rewrites import replace_by_spec
 from ..patterns import pattern, require
 from ..views import VIEW_OPS, common_refinement, defining_op, emit_view, op_name, static_shape_of, view_source, views_between
@@ -43,7 +43,7 @@ def fold_value_casts(op, rewriter):
     x0 = defining_op(widened).operands[0]
     require(_element(x0) == _element(op.results[0]), "not a round trip")
     require((_element(x0), _element(widened)) in LOSSLESS_CASTS, "the first cast loses values")
-    spec = replace(spec_of_gmx(gather), input=x0, result_shape=static_dims(op.results[0]))
+    spec = replace(spec_of_gmx(gather), input=x0, result_shape=require_static_shape(op.results[0]))
     return replace_by_spec(op, spec, rewriter)
 
 

@@ -29,15 +29,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gmx.dialect.gmx import gather_multiaxis, infer_result_type, is_index_element_type, mlir_shape, static_shape
+from gmx.dialect.gmx import infer_result_type, is_index_element_type, mlir_shape, static_shape
 from gmx.dialect.mlir import arith, ir, stablehlo, tensor
+from gmx.dialect.modes import Mode
 from gmx.dialect.shapes import GatherShapeError
 
 from .gather_spec import dense_attribute
 from .index_values import ELEMENTWISE, constant_value, elementwise_operands
+from .raised_gather import RaisedGather, Viewed, emit_gather
 from ..patterns import NoMatch, pattern, require
-from ..dynamic_views import emit_view_of, unit_view_groups, view_groups
-from ..views import VIEW_OPS, defining_op, op_name
+from ..views import VIEW_OPS, can_view, defining_op, emit_view, op_name, shape_of, unit_view_groups, view_groups
 
 GATHER = "stablehlo.gather"
 
@@ -178,9 +179,10 @@ def gather_dims(op) -> GatherDims:
     )
 
 
-def shape_of(value: ir.Value) -> list:
+def ranked_shape_of(value: ir.Value) -> list:
+    """`views.shape_of` (None for each `?`); NoMatch for an unranked tensor."""
     require(isinstance(value.type, ir.RankedTensorType), f"{value.type} is not a ranked tensor")
-    return static_shape(ir.RankedTensorType(value.type))
+    return shape_of(value)
 
 
 def _iota_dim(value: ir.Value) -> int | None:
@@ -200,7 +202,7 @@ def _components(indices: ir.Value, ivd: int) -> list[ir.Value] | None:
     if ir.IntegerAttr(concat.attributes["dimension"]).value != ivd:
         return None
     pieces = list(concat.operands)
-    if any(shape_of(p)[ivd] != 1 for p in pieces):
+    if any(ranked_shape_of(p)[ivd] != 1 for p in pieces):
         return None
     return pieces
 
@@ -220,7 +222,7 @@ class ReadGather:
 def read_gather(op) -> ReadGather:
     operand, indices = op.operands[0], op.operands[1]
     dims = gather_dims(op)
-    operand_shape, index_shape = shape_of(operand), shape_of(indices)
+    operand_shape, index_shape = ranked_shape_of(operand), ranked_shape_of(indices)
     require(is_index_element_type(ir.RankedTensorType(indices.type).element_type),
             f"index element type {ir.RankedTensorType(indices.type).element_type} is not a signless integer")
     pieces = _components(indices, dims.index_vector_dim)
@@ -254,7 +256,7 @@ def _is_dynamic_view(op) -> bool:
     shape is `tensor.from_elements` of the source's own `tensor.dim`s for
     its `?`s (torch-mlir's `x.unsqueeze(-1)` where a dim is `?`)."""
     source, result = op.operands[0], op.results[0]
-    source_shape, result_shape = shape_of(source), shape_of(result)
+    source_shape, result_shape = ranked_shape_of(source), ranked_shape_of(result)
     if not unit_view_shapes(source_shape, result_shape) or op_name(op.operands[1]) != "tensor.from_elements":
         return False
     elements = list(defining_op(op.operands[1]).operands)
@@ -270,7 +272,7 @@ def _is_view(op) -> bool:
         return True
     if op.name == "stablehlo.dynamic_reshape":
         return _is_dynamic_view(op)
-    source, result = shape_of(op.operands[0]), shape_of(op.results[0])
+    source, result = ranked_shape_of(op.operands[0]), ranked_shape_of(op.results[0])
     dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
     return (dims == sorted(dims) and [result[d] for d in dims] == source
             and all(result[d] == 1 for d in range(len(result)) if d not in dims))
@@ -285,59 +287,27 @@ def _under_views(value: ir.Value) -> ir.Value:
 # --- building ----------------------------------------------------------------------------------
 
 
-def _unit_groups(shape: Sequence) -> list[list[int]]:
-    """Reassociation of `shape` onto its dims other than static 1s: each such
-    dim with the unit dims after it (leading unit dims join the first)."""
-    groups, pending = [], []
-    for d, size in enumerate(shape):
-        if size == 1:
-            (groups[-1] if groups else pending).append(d)
-        else:
-            groups.append(pending + [d])
-            pending = []
-    return groups
-
-
 def unit_view_shapes(source: Sequence, target: Sequence) -> bool:
     """Whether `target` is `source` with static unit dims added or dropped
     (each `?` keeping its place among the other dims)."""
     return unit_view_groups(source, target) is not None
 
 
-def viewable(source: Sequence, target: Sequence) -> bool:
-    """Whether `view` can reshape a tensor of shape `source` to `target`."""
-    return list(source) == list(target) or unit_view_shapes(source, target) or view_groups(source, target) is not None
-
-
 def view(value: ir.Value, shape: Sequence) -> ir.Value:
-    """`value` reshaped to `shape` (`viewable`): nothing; unit dims dropped
-    (one collapse) and added (one expand), the `?` sizes read with
-    `tensor.dim`; or `dynamic_views.emit_view_of`."""
-    while op_name(value) in VIEW_OPS and viewable(shape_of(defining_op(value).operands[0]), shape):
-        value = defining_op(value).operands[0]  # a view of a view is one view (the first one dies)
-    source, shape = shape_of(value), list(shape)
-    if source == shape:
-        return value
-    if not unit_view_shapes(source, shape):
-        return emit_view_of(value, shape)
-    element_type = ir.RankedTensorType(value.type).element_type
-    core = [s for s in source if s != 1]
-    if core != source:
-        value = tensor.collapse_shape(ir.RankedTensorType.get(mlir_shape(core), element_type), value, _unit_groups(source))
-    if core == shape:
-        return value
-    index = ir.IndexType.get()
-    sizes = [tensor.dim(value, arith.constant(index, k)) for k, size in enumerate(core) if size is None]
-    return tensor.expand_shape(ir.RankedTensorType.get(mlir_shape(shape), element_type), value, _unit_groups(shape),
-                               sizes, mlir_shape(shape))
+    """`value` reshaped to `shape` (`can_view`) by `views.emit_view`, the
+    views above `value` that lead there looked through (a view of a view is
+    one view; the first one dies)."""
+    while op_name(value) in VIEW_OPS and can_view(ranked_shape_of(defining_op(value).operands[0]), shape):
+        value = defining_op(value).operands[0]
+    return emit_view(value, shape, unit_dims_first=True)
 
 
 def _concat(pieces: list[ir.Value], dim: int) -> ir.Value:
     """`pieces` concatenated along `dim` (one piece: itself)."""
     if len(pieces) == 1:
         return pieces[0]
-    shape = shape_of(pieces[0])
-    sizes = [shape_of(p)[dim] for p in pieces]
+    shape = ranked_shape_of(pieces[0])
+    sizes = [ranked_shape_of(p)[dim] for p in pieces]
     shape[dim] = None if None in sizes else sum(sizes)
     element_type = ir.RankedTensorType(pieces[0].type).element_type
     return tensor.concat(ir.RankedTensorType.get(mlir_shape(shape), element_type), dim, pieces)
@@ -353,11 +323,11 @@ class Built:
     build: object  # () -> ir.Value
 
 
-def emit_gmx(op, read: ReadGather, rewriter, start: Built, mode: str, fill_value=None) -> ir.Value:
+def emit_gmx(op, read: ReadGather, rewriter, start: Built, mode: Mode, fill_value=None) -> ir.Value:
     """Build the gmx op computing `op`'s result (`read` its reading, `start`
     its start indices) in `mode`, reshaped and cast to the op's result type.
     NoMatch, before anything is built, when gmx cannot express it."""
-    operand_shape, index_shape = shape_of(read.operand), list(start.shape)
+    operand_shape, index_shape = ranked_shape_of(read.operand), list(start.shape)
     plan = plan_gather(read.dims, operand_shape, index_shape)
     input_shape, indices_shape = gmx_shapes(plan, operand_shape, index_shape)
     vector_shape = [index_shape[s.index] for s in plan.slots if s.index is not None] + [len(plan.axes)]
@@ -373,17 +343,14 @@ def emit_gmx(op, read: ReadGather, rewriter, start: Built, mode: str, fill_value
     result_type = ir.RankedTensorType(op.results[0].type)
     for source, target in ((operand_shape, input_shape), (index_shape, vector_shape),
                            (vector_shape, indices_shape), (gathered_shape, result_shape)):
-        require(viewable(source, target), f"no view from {source} to {target}")
-    require(all(a is None or b is None or a == b for a, b in zip(result_shape, shape_of(op.results[0]))),
-            f"gmx infers {result_shape}, the gather has {shape_of(op.results[0])}")
+        require(can_view(source, target), f"no view from {source} to {target}")
+    require(all(a is None or b is None or a == b for a, b in zip(result_shape, ranked_shape_of(op.results[0]))),
+            f"gmx infers {result_shape}, the gather has {ranked_shape_of(op.results[0])}")
     with rewriter.ip, op.location:
         indices = view(view(start.build(), vector_shape), indices_shape)
-        value = gather_multiaxis(view(read.operand, input_shape), indices, list(plan.axes),
-                                 mode=mode, fill_value=fill_value)
-        value = view(value, result_shape)
-        if value.type != result_type:
-            value = tensor.cast(result_type, value)
-    return value
+        return emit_gather(RaisedGather(
+            Viewed(lambda: view(read.operand, input_shape)), Viewed(indices), plan.axes, mode, fill_value,
+            result=Viewed(shape=result_shape, unit_dims_first=True), result_type=result_type))
 
 
 def _view_source(value: ir.Value) -> ir.Value:
@@ -391,10 +358,10 @@ def _view_source(value: ir.Value) -> ir.Value:
     `dynamic_reshape`, a `broadcast_in_dim` adding unit dims) as far as one
     view leads back to `value`'s shape: a gmx op's indices are read
     through them, and they die (a `dynamic_reshape` has no lowering here)."""
-    shape, source = shape_of(value), value
+    shape, source = ranked_shape_of(value), value
     while op_name(source) in _VIEWS + ("stablehlo.dynamic_reshape",) and _is_view(defining_op(source)):
         below = defining_op(source).operands[0]
-        if not viewable(shape_of(below), shape):
+        if not can_view(ranked_shape_of(below), shape):
             break
         source = below
     return source
@@ -402,14 +369,14 @@ def _view_source(value: ir.Value) -> ir.Value:
 
 def _as_is(value: ir.Value) -> ir.Value:
     """`value`, read through its StableHLO reshapes."""
-    return view(_view_source(value), shape_of(value))
+    return view(_view_source(value), ranked_shape_of(value))
 
 
 def _start(read: ReadGather) -> Built:
     """The gather's own start indices, only the components gmx reads."""
     if read.components is None:
-        return Built(shape_of(read.indices), lambda: _as_is(read.indices))
-    shape = shape_of(read.indices)
+        return Built(ranked_shape_of(read.indices), lambda: _as_is(read.indices))
+    shape = ranked_shape_of(read.indices)
     shape[read.dims.index_vector_dim] = len(read.components)
     return Built(shape, lambda: _concat([_as_is(c) for c in read.components], read.dims.index_vector_dim))
 
@@ -436,33 +403,40 @@ def raise_stablehlo_gather(op, rewriter):
     with op.location:
         require(fill_pattern(op) is None, "the gather of JAX's fill pattern (raise-jax-fill-gather)")
         read = read_gather(op)
-        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, _start(read), "clip")])
+        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, _start(read), Mode.CLIP)])
     return False
 
 
 # --- raise-jax-fill-gather -----------------------------------------------------------------
 
-def _constant(value: ir.Value) -> list | None:
-    """The values of a constant (under views and broadcasts of a scalar), flat, or None."""
+def _constant(value: ir.Value) -> list[int] | None:
+    """The integers a constant under StableHLO's reshapes and broadcasts (of
+    any shape, `?` dims too) holds, flat, as `index_values` evaluates them, or None."""
+    while op_name(value) in _VIEWS:
+        value = defining_op(value).operands[0]
+    array = constant_value(value)
+    return None if array is None else [int(v) for v in array.reshape(-1)]
+
+
+def _splat(value: ir.Value) -> int | None:
+    """The one integer of a constant broadcast from a scalar, or None."""
+    values = _constant(value)
+    return values[0] if values is not None and len(set(values)) == 1 else None
+
+
+def _fill_value(value: ir.Value):
+    """The number a splat constant (under reshapes and broadcasts) holds, or
+    None: JAX's fill value, of the gathered element type (a float too; the
+    integer evaluator `index_values` reads the index arithmetic)."""
     while op_name(value) in _VIEWS:
         value = defining_op(value).operands[0]
     if op_name(value) not in ("stablehlo.constant", "arith.constant"):
         return None
     attr = defining_op(value).attributes["value"]
-    if not isinstance(attr, ir.DenseElementsAttr):
+    if not isinstance(attr, ir.DenseElementsAttr) or not attr.is_splat:
         return None
-    if attr.is_splat:
-        splat = attr.get_splat_value()
-        return [splat.value] if isinstance(splat, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)) else None
-    if isinstance(attr, ir.DenseIntElementsAttr):
-        return [int(v) for v in attr]
-    return None
-
-
-def _splat(value: ir.Value):
-    """The one value of a constant broadcast from a scalar, or None."""
-    values = _constant(value)
-    return values[0] if values is not None and len(set(values)) == 1 else None
+    splat = attr.get_splat_value()
+    return splat.value if isinstance(splat, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)) else None
 
 
 def _compare(value: ir.Value, direction: str) -> tuple | None:
@@ -484,7 +458,7 @@ def _in_bounds(mask: ir.Value, indices: ir.Value, uppers: list[int], ivd: int) -
         return False
     reduce = defining_op(mask)
     body = [o.name for o in reduce.regions[0].blocks[0].operations]
-    if (len(reduce.operands) != 2 or _splat(reduce.operands[1]) is not True or body[0] != "stablehlo.and"
+    if (len(reduce.operands) != 2 or _splat(reduce.operands[1]) != 1 or body[0] != "stablehlo.and"
             or list(ir.DenseI64ArrayAttr(reduce.attributes["dimensions"])) != [ivd]
             or op_name(reduce.operands[0]) != "stablehlo.and"):
         return False
@@ -521,21 +495,21 @@ class RawComponent:
     def build(self) -> ir.Value:
         value = self.value
         if self.narrow is not None:
-            narrowed = ir.RankedTensorType.get(mlir_shape(shape_of(value)), self.narrow)
+            narrowed = ir.RankedTensorType.get(mlir_shape(ranked_shape_of(value)), self.narrow)
             value = ir.Operation.create("stablehlo.convert", results=[narrowed], operands=[value]).result
-        return emit_view_of(value, self.shape)
+        return emit_view(value, self.shape)
 
 
 def _raw_component(value: ir.Value, size: int) -> RawComponent | None:
     """`view(convert?(view(wrap(v))))`, one component as JAX feeds it to the gather, read as `v`."""
-    shape = shape_of(value)
+    shape = ranked_shape_of(value)
     value = _under_views(value)
     narrow = None
     if op_name(value) == "stablehlo.convert":
         narrow = ir.RankedTensorType(value.type).element_type
         value = _under_views(defining_op(value).operands[0])
     raw = _unwrapped(value, size)
-    if raw is None or view_groups(shape_of(raw), shape) is None:
+    if raw is None or view_groups(ranked_shape_of(raw), shape) is None:
         return None
     return RawComponent(raw, narrow, shape)
 
@@ -562,14 +536,14 @@ def fill_pattern(gather) -> tuple | None:
     if len(uses) != 1 or uses[0].owner.name != "stablehlo.select" or uses[0].operand_number != 1:
         return None
     select = uses[0].owner
-    fill = _splat(select.operands[2])
+    fill = _fill_value(select.operands[2])
     dims, indices = gather_dims(gather), gather.operands[1]
-    mask = _batch_mask(select.operands[0], dims, len(shape_of(gather.results[0])))
+    mask = _batch_mask(select.operands[0], dims, len(ranked_shape_of(gather.results[0])))
     if fill is None or mask is None:
         return None
-    operand_shape = shape_of(gather.operands[0])
+    operand_shape = ranked_shape_of(gather.operands[0])
     sizes = [operand_shape[d] for d in dims.start_index_map]
-    if None in sizes or dims.index_vector_dim != len(shape_of(indices)) - 1:
+    if None in sizes or dims.index_vector_dim != len(ranked_shape_of(indices)) - 1:
         return None
     uppers = [operand_shape[d] - dims.slice_sizes[d] for d in dims.start_index_map]
     if not _in_bounds(mask, indices, uppers, dims.index_vector_dim):
@@ -608,8 +582,8 @@ def raise_jax_fill_gather(op, rewriter):
         _, fill, raws = found
         read = replace(read_gather(gather), dims=gather_dims(gather), components=None)
         ivd = read.dims.index_vector_dim
-        start = Built(shape_of(gather.operands[1]), lambda: _concat([r.build() for r in raws], ivd))
-        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, start, "fill", fill)])
+        start = Built(ranked_shape_of(gather.operands[1]), lambda: _concat([r.build() for r in raws], ivd))
+        rewriter.replace_op(op, [emit_gmx(op, read, rewriter, start, Mode.FILL, fill)])
     return False
 
 
@@ -649,7 +623,7 @@ def fold_stablehlo_constant_arithmetic(op, rewriter):
 
 
 # the StableHLO ops `index_values` evaluates (a compare's key carries its direction)
-FOLDED_OPS = tuple(sorted({key.split()[0] for key in ELEMENTWISE if key.startswith("stablehlo.")}))
+FOLDED_OPS = tuple(sorted(name for name in ELEMENTWISE if name.startswith("stablehlo.")))
 
 PATTERNS = (
     pattern(raise_stablehlo_gather, GATHER),

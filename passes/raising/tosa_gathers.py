@@ -6,11 +6,12 @@ look through what surrounds it.
 
 from __future__ import annotations
 
-from gmx.dialect.gmx import gather_multiaxis, infer_result_type, mlir_shape, static_shape
-from gmx.dialect.mlir import arith, ir, tensor
+from gmx.dialect.gmx import infer_result_type, mlir_shape, static_shape
+from gmx.dialect.mlir import ir
 from gmx.dialect.shapes import GatherShapeError
 
-from .gather_spec import GatherSpec, Indexed, Iota, Zero, static_dims
+from .gather_spec import GatherSpec, Indexed, Iota, Zero, require_static_shape
+from .raised_gather import RaisedGather, Viewed, emit_gather
 from .spec_rewrites import replace_by_spec
 from ..patterns import NoMatch, pattern, require
 from ..views import static_shape_of
@@ -39,8 +40,8 @@ def raise_tosa_gather(op, rewriter):
     values, indices = op.operands[0], op.operands[1]
     if static_shape_of(values) is None or static_shape_of(indices) is None:
         return _raise_dynamic_tosa_gather(op, rewriter)
-    n, _, c = static_dims(values)
-    _, w = static_dims(indices)
+    n, _, c = require_static_shape(values)
+    _, w = require_static_shape(indices)
     coords = [Zero() if n == 1 else Iota(0), Indexed(indices, (n, w, 1)), Zero() if c == 1 else Iota(2)]
     return replace_by_spec(op, GatherSpec(values, [n, w, c], coords, [n, w, c]), rewriter)
 
@@ -58,12 +59,8 @@ def _raise_dynamic_tosa_gather(op, rewriter) -> bool:
         raise NoMatch(str(error)) from None
     require(_cast_compatible(gathered_type, result_type), f"gmx infers {gathered_type}, the op has {result_type}")
     with rewriter.ip, op.location:
-        sizes = [tensor.dim(indices, arith.constant(ir.IndexType.get(), d))
-                 for d, size in enumerate(static_shape(index_type)) if size is None]
-        expanded = tensor.expand_shape(expanded_type, indices, [[0], [1, 2]], sizes, expanded_shape)
-        value = gather_multiaxis(values, expanded, [1])
-        if gathered_type != result_type:
-            value = tensor.cast(result_type, value)
+        value = emit_gather(RaisedGather(Viewed(values), Viewed(indices, static_shape(index_type) + [1]), [1],
+                                         result_type=result_type))
     rewriter.replace_op(op, [value])
     return False
 

@@ -2,13 +2,16 @@
 
 What a gather experiment needs, each in one place:
 
-- `variants`: the one registry of gather variants (`VARIANTS`) and a
-  validated `Study` of one (shapes, options, dtypes, seed, inputs, numpy
-  and torch forms).
+- `variants`: the one registry of gather variants (`VARIANTS`), each with
+  its gmx-bench benchmarks (`BenchmarkShapes`), and a validated `Study` of
+  one (shapes, options, dtypes, seed, inputs, numpy and torch forms).
+- `choices`: `Choice`, the Enum base of the tools' user-facing choices
+  (`Frontend`, `BenchmarkKind`, gmx-study's `StageKey`), parsed from their
+  command-line spelling.
 - `dtypes`: element types by their MLIR spelling, numpy/torch/ONNX
   conversions.
 - `frontends`: the one export helper: torch -> TOSA and ONNX -> TOSA with
-  torch-mlir, gmx programs, the program of a study's frontend.
+  torch-mlir, gmx programs, the program of a study's frontend (`Frontend`).
 - `pipelines`: a program through gmx pipelines, and the one op counter.
 - `gather_sites`: the gathers of a program and what stands in front of
   each (index computation, views of the data, linearisation left).

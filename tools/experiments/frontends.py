@@ -32,6 +32,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from gmx.dialect.errors import GmxError
+
+from .choices import Choice
 from .dtypes import onnx_type, to_torch
 
 TOSA_PIPELINE = (
@@ -40,7 +43,7 @@ TOSA_PIPELINE = (
 ONNX_OPSET = 17  # GatherND's batch_dims needs >= 12; torch-mlir's importer knows 17 well
 
 
-class FrontendError(Exception):
+class FrontendError(GmxError):
     """The frontend could not produce the program; the message is one line."""
 
 
@@ -247,16 +250,26 @@ def gmx_program(input_type: tuple[str, tuple], indices_type: tuple[str, tuple], 
         return str(module)
 
 
-# How each frontend spells a study's gather (gmx-study --frontend); the
-# first three export the variant's torch expression with torch-mlir.
+class Frontend(Choice):
+    """How a study's gather is spelled (gmx-study --frontend): the first
+    three export the variant's torch expression with torch-mlir."""
+
+    TOSA = "tosa"
+    STABLEHLO = "stablehlo"
+    LINALG = "linalg"
+    ONNX = "onnx"
+    GMX = "gmx"
+
+
 FRONTENDS = {
-    "tosa": 'TOSA from torch_mlir.fx.export_and_import(..., output_type="tosa")',
-    "stablehlo": 'StableHLO from torch_mlir.fx.export_and_import(..., output_type="stablehlo")',
-    "linalg": 'linalg-on-tensors from torch_mlir.fx.export_and_import(..., output_type="linalg-on-tensors")',
-    "onnx": "TOSA from torch-mlir's ONNX importer and " + TOSA_PIPELINE,
-    "gmx": "the gmx program itself (no frontend)",
+    Frontend.TOSA: 'TOSA from torch_mlir.fx.export_and_import(..., output_type="tosa")',
+    Frontend.STABLEHLO: 'StableHLO from torch_mlir.fx.export_and_import(..., output_type="stablehlo")',
+    Frontend.LINALG: 'linalg-on-tensors from torch_mlir.fx.export_and_import(..., output_type="linalg-on-tensors")',
+    Frontend.ONNX: "TOSA from torch-mlir's ONNX importer and " + TOSA_PIPELINE,
+    Frontend.GMX: "the gmx program itself (no frontend)",
 }
-OUTPUT_TYPES = {"tosa": "tosa", "stablehlo": "stablehlo", "linalg": "linalg-on-tensors"}  # form -> output_type
+# a form (Frontend or its spelling) -> torch-mlir's output_type
+OUTPUT_TYPES = {Frontend.TOSA: "tosa", Frontend.STABLEHLO: "stablehlo", Frontend.LINALG: "linalg-on-tensors"}
 
 
 def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[int, ...]) -> str:
@@ -268,7 +281,7 @@ def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[
     if study.frontend in OUTPUT_TYPES:
         return torch_export(variant.torch_fn(study), inputs, output_type=OUTPUT_TYPES[study.frontend])
     types = variant.input_types(study)
-    if study.frontend == "onnx":
+    if study.frontend == Frontend.ONNX:
         op_type, attributes = variant.onnx_node(study)
         arguments = [(name, t, shape) for name, (t, shape) in zip(study.arguments(), types)]
         return onnx_to_tosa(onnx_model(op_type, attributes, arguments, (study.dtype, output_shape)))

@@ -23,8 +23,7 @@ Each entry states:
   rounding);
 - `kept`: index arithmetic the user wrote, which stays in front of a gmx op
   (`linearisation_left` allows it);
-- `blocked`: checks that fail today, each with the item of issue 13 that
-  fixes it (`CHECKS`).
+- `blocked`: checks that fail today, each with what blocks it (`CHECKS`).
 """
 
 from __future__ import annotations
@@ -59,8 +58,6 @@ SOURCE_GATHERS = {
 VOCAB, HIDDEN, HEADS, SEQ, BATCH = 64, 16, 2, 8, 2
 MODEL_TOLERANCE = 1e-4  # float math of a whole model: attention, norms, GELU
 
-FUSION = "issue 13 item 2: fusion stops short"
-
 
 @dataclass(frozen=True)
 class Built:
@@ -86,7 +83,7 @@ class RealProgram:
     views: str = ""  # which source gathers rightly become slices or views
     tolerance: float = 0.0  # 0: bit-exact
     kept: tuple = ()  # ((op name, count), ...) of user index arithmetic in front of gmx ops
-    blocked: dict = field(default_factory=dict)  # check -> "issue 13 item N: what"
+    blocked: dict = field(default_factory=dict)  # check -> what blocks it
     # The program's own reshape of a computed tensor that a gmx op reads (why,
     # or ""): a view of data that is not a weight, not the frontend's flattening
     data_view: str = ""

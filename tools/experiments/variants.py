@@ -13,7 +13,9 @@ itself with torch-mlir, "onnx" imports one ONNX node (`onnx_node`), "gmx" is
 the op itself. `sweep_options(n)` gives shapes with exactly n output
 elements (n a multiple of SWEEP_UNIT) for `--all`, as r rows of c
 (`sweep_dims`): no dim of size 1, where frontends and the fusion take other
-paths.
+paths. `benchmarks` are the variant's gmx-bench benchmarks
+(`BenchmarkShapes`: fixed shapes, a full and a quick size), from which
+gmx-bench's suite is derived.
 
 Index values: eager torch.gather, index_select and embedding reject negative
 indices, so those use [0, size); ONNX, torch.take, take_along_dim, advanced
@@ -31,9 +33,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gmx.dialect.errors import GmxError
+from gmx.dialect.modes import Mode, mode_rule
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape, logical_indices_shape
 
+from .choices import Choice
 from .dtypes import INDEX_DTYPES, random_data
+from .frontends import Frontend
 
 # The equivalence classes of docs/semantics.md#equivalence-classes.
 ELEMENT = "single axis element gather"
@@ -51,8 +57,33 @@ def sweep_dims(n: int) -> tuple[int, int]:
     return n // c, c
 
 
-class StudyError(ValueError):
+class StudyError(GmxError, ValueError):
     """Options that do not fit the variant; the message says which and why."""
+
+
+class BenchmarkKind(Choice):
+    """How a benchmarked gather reads, which says what it is compared with."""
+
+    ELEMENTWISE = "elementwise"  # one index per output element
+    BLOCK = "block"  # one index per row of >= 64 contiguous elements (compared with memcpy)
+    BROADCAST = "broadcast"  # indices broadcast against the data (peak memory is measured)
+
+
+Shapes = tuple[tuple[int, ...], tuple[int, ...]]  # (data shape, indices shape)
+
+
+@dataclass(frozen=True)
+class BenchmarkShapes:
+    """One gmx-bench benchmark of a variant: `full` (>= 4M outputs) and
+    `quick` (a smoke test) shapes, the variant's other options, and whether
+    the frontend program linearises the index (embedding's does not)."""
+
+    name: str
+    kind: BenchmarkKind
+    full: Shapes
+    quick: Shapes
+    options: dict = field(default_factory=dict)
+    linearised: bool = True
 
 
 @dataclass(frozen=True)
@@ -72,7 +103,7 @@ class Study:
     dtype: str = "f32"
     index_dtype: str = "i64"
     seed: int = 0
-    frontend: str = ""  # how the program is spelled (`Variant.frontends`); make_study sets it
+    frontend: Frontend = Frontend.TOSA  # how the program is spelled (`Variant.frontends`); make_study sets it
 
     @property
     def rank(self) -> int:
@@ -117,19 +148,20 @@ class Variant:
     options: dict = field(default_factory=dict)  # option -> default value
     negative: bool = True  # the frontend accepts indices in [-size, size)
     index_dtypes: tuple[str, ...] = ("i32", "i64")
-    mode: str | None = None  # gmx's out-of-range mode of the frontend's gather (None: "raise")
+    mode: Mode | None = None  # gmx's out-of-range mode of the frontend's gather (None: the default)
+    benchmarks: tuple[BenchmarkShapes, ...] = ()  # gmx-bench's benchmarks of this variant
 
     @property
     def fill_value(self):
-        """The value an index outside the axis yields in mode "fill", else None."""
-        return MODE_FILL_VALUE if self.mode == "fill" else None
+        """The value an index outside the axis yields where the mode takes one, else None."""
+        return MODE_FILL_VALUE if mode_rule(self.mode).takes_fill_value else None
 
     # -- how frontends spell it ---------------------------------------------------
-    def frontends(self) -> tuple[str, ...]:
+    def frontends(self) -> tuple[Frontend, ...]:
         """The frontends (`frontends.FRONTENDS`) that spell this gather, its
         own first (the default): every variant has a torch expression, which
         torch-mlir exports as TOSA, StableHLO and linalg-on-tensors."""
-        own = {"torch": (), "onnx": ("onnx",), "gmx": ("gmx",)}[self.frontend]
+        own = {"torch": (), "onnx": (Frontend.ONNX,), "gmx": (Frontend.GMX,)}[self.frontend]
         return own + TORCH_FRONTENDS
 
     # -- arguments and inputs --------------------------------------------------
@@ -625,22 +657,22 @@ class TakeMode(Variant):
         off_axis = [m for d, m in enumerate(s.indices_shape) if d != s.axis_index]
         if any(m != 1 for m in off_axis):
             raise StudyError(f"{self.name}: indices must have size 1 off the axis {s.axis_index}, got {fmt_dims(s.indices_shape)}")
-        if self.indexed_size(s) == 0 and self.mode != "fill":
+        if self.indexed_size(s) == 0 and mode_rule(self.mode).empty_axis_is_error:
             raise StudyError(f"{self.name}: the axis {s.axis_index} has size 0: every index is out of bounds")
 
     def expression(self, s):
-        fill = f", fill_value={MODE_FILL_VALUE}" if self.mode == "fill" else ""
-        return f'gmx.gather_multiaxis(x, idx, axes=[{s.axis_index}], mode="{self.mode}"{fill})'
+        fill = f", fill_value={MODE_FILL_VALUE}" if self.fill_value is not None else ""
+        return f'gmx.gather_multiaxis(x, idx, axes=[{s.axis_index}], mode="{self.mode.value}"{fill})'
 
     def numpy_expression(self, s):
-        if self.mode == "fill":
+        if self.fill_value is not None:
             return f"np.where(valid, np.take(x, where(valid, wrapped, 0), axis={s.axis}), {MODE_FILL_VALUE})"
-        return f'np.take(x, idx.reshape(-1), axis={s.axis}, mode="{self.mode}")'
+        return f'np.take(x, idx.reshape(-1), axis={s.axis}, mode="{self.mode.value}")'
 
     def numpy_fn(self, s):
         axis, size = s.axis_index, self.indexed_size(s)
-        if self.mode != "fill":
-            return lambda x, idx: np.take(x, idx.reshape(-1).astype(np.int64), axis=axis, mode=self.mode)
+        if self.fill_value is None:
+            return lambda x, idx: np.take(x, idx.reshape(-1).astype(np.int64), axis=axis, mode=self.mode.value)
 
         def fill(x, idx):
             wide = idx.reshape(-1).astype(np.int64)
@@ -662,9 +694,9 @@ class TakeMode(Variant):
 
         def take(x, idx):
             flat = idx.reshape(-1).to(torch.int64)
-            if self.mode == "wrap":
+            if self.mode is Mode.WRAP:
                 return torch.index_select(x, axis, torch.remainder(flat, size))
-            if self.mode == "clip":
+            if self.mode is Mode.CLIP:
                 return torch.index_select(x, axis, flat.clamp(0, size - 1))
             wrapped = torch.where(flat < 0, flat + size, flat)
             valid = (wrapped >= 0) & (wrapped < size)
@@ -678,12 +710,12 @@ class TakeMode(Variant):
     def onnx_graph(self, s):
         """Gather of the flattened indices after Mod (floor modulo for
         integers, fmod=0) or Clip; ONNX has no fill."""
-        if self.mode == "fill":
+        if self.fill_value is not None:
             return None
         size, dtype = self.indexed_size(s), INDEX_DTYPES[s.index_dtype]
         nodes = [("Constant", [], ["flat"], {"value": np.array([-1], np.int64)}),
                  ("Reshape", ["idx", "flat"], ["flat_idx"], {})]
-        if self.mode == "wrap":
+        if self.mode is Mode.WRAP:
             nodes += [("Constant", [], ["size"], {"value": np.array(size, dtype)}),
                       ("Mod", ["flat_idx", "size"], ["mapped"], {"fmod": 0})]
         else:
@@ -761,19 +793,37 @@ VARIANTS: dict[str, Variant] = {
         OnnxGatherElements("onnx-gather-elements", "onnx", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}),
         OnnxGatherND("onnx-gather-nd", "onnx", ND, (4, 5, 6), (3, 2), {"batch_dims": 0}, index_dtypes=("i64",)),
         Take("take", "torch", FLAT, (4, 5, 6), (3, 4), index_dtypes=("i64",)),
-        TakeAlongAxis("take-along-axis", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, index_dtypes=("i64",)),
-        TorchGather("torch-gather", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, negative=False),
-        IndexSelect("index-select", "torch", BLOCK, (4, 5, 6), (3,), {"axis": 1}, negative=False),
+        TakeAlongAxis("take-along-axis", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, index_dtypes=("i64",),
+                      benchmarks=(BenchmarkShapes("take_along_dim_bcast", BenchmarkKind.BROADCAST,
+                                                  ((256, 256, 64), (256, 256, 1)), ((8, 16, 4), (8, 12, 1)),
+                                                  {"axis": 1}),)),
+        TorchGather("torch-gather", "torch", ELEMENT, (4, 5, 6), (4, 3, 6), {"axis": 1}, negative=False,
+                    benchmarks=(BenchmarkShapes("gather_elements", BenchmarkKind.ELEMENTWISE,
+                                                ((256, 256, 64), (256, 256, 64)), ((8, 16, 4), (8, 12, 4)),
+                                                {"axis": 1}),)),
+        IndexSelect("index-select", "torch", BLOCK, (4, 5, 6), (3,), {"axis": 1}, negative=False,
+                    benchmarks=(BenchmarkShapes("index_select", BenchmarkKind.BLOCK,
+                                                ((50000, 256), (16384,)), ((100, 16), (64,)), {"axis": 0}),
+                                BenchmarkShapes("onnx_gather_axis1", BenchmarkKind.BLOCK,
+                                                ((64, 4096, 64), (1024,)), ((4, 32, 8), (16,)), {"axis": 1}))),
         Embedding("embedding", "torch", BLOCK, (10, 4), (2, 3), negative=False),
-        AdvancedIndex("advanced-index", "torch", MULTIAXIS, (4, 5, 6), (3,), {"pattern": ("i", ":", "j")}),
+        AdvancedIndex("advanced-index", "torch", MULTIAXIS, (4, 5, 6), (3,), {"pattern": ("i", ":", "j")},
+                      # an embedding as a lookup `w[idx]`: one plain row gather (torch-mlir
+                      # wraps negative indices first; F.embedding, the `embedding` variant, does not)
+                      benchmarks=(BenchmarkShapes("embedding", BenchmarkKind.BLOCK,
+                                                  ((50000, 128), (256, 128)), ((100, 8), (4, 6)),
+                                                  {"pattern": ("i",)}, linearised=False),
+                                  BenchmarkShapes("advanced", BenchmarkKind.ELEMENTWISE,
+                                                  ((64, 4096, 64), (1024,)), ((8, 32, 8), (16,)),
+                                                  {"pattern": ("i", ":", "j")}))),
         Multiaxis("multiaxis", "gmx", MULTIAXIS, (4, 5, 6), (3, 1, 2), {"axes": (2, 0)}),
-        *(TakeMode(f"take-{mode}", "gmx", BLOCK, (4, 5, 6), (1, 3, 1), {"axis": 1}, mode=mode)
-          for mode in ("wrap", "clip", "fill")),
+        *(TakeMode(f"take-{mode.value}", "gmx", BLOCK, (4, 5, 6), (1, 3, 1), {"axis": 1}, mode=mode)
+          for mode in (Mode.WRAP, Mode.CLIP, Mode.FILL)),
     )
 }
 
 # torch-mlir's output types, as gmx-study's --frontend names them
-TORCH_FRONTENDS = ("tosa", "stablehlo", "linalg")
+TORCH_FRONTENDS = (Frontend.TOSA, Frontend.STABLEHLO, Frontend.LINALG)
 
 OPTION_FLAGS = {"axis": "--axis", "axes": "--axes", "batch_dims": "--batch-dims", "pattern": "--pattern"}
 
@@ -793,6 +843,7 @@ def make_study(name: str, **given) -> Study:
     values = {"shape": variant.shape, "indices_shape": variant.indices_shape, **variant.options,
               "frontend": variant.frontends()[0]}
     values.update({k: v for k, v in given.items() if v is not None})
+    values["frontend"] = Frontend.parse(values["frontend"])  # one of variant.frontends(), as spelled
     study = Study(variant, **values)
     if study.index_dtype not in variant.index_dtypes:
         raise StudyError(

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gmx.dialect import OP_NAME, make_context
+from gmx.dialect.errors import GmxError
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.runtime import CompiledProgram, CompileError
@@ -41,7 +42,7 @@ PIPELINES = {"fused": ["gmx-canonicalize"], "unfused": ["gmx-canonicalize{fuse=f
 SUFFIXES = (".mlir", ".onnx")
 
 
-class ModelError(Exception):
+class ModelError(GmxError):
     """The program cannot be studied; the message is one line."""
 
 

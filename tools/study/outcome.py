@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 from ..experiments.contenders import Fused, Numpy, Run, Torch, Unfused, check, make_case, time_run
 from ..experiments.variants import Study
-from .stages import Lowering, lower
+from .stages import Lowering, StageKey, lower
 
 # Stages that must lower for the study to pass; the unfused loop level is
 # upstream's business (the frontend program as emitted, which gmx did not write).
-REQUIRED_STAGES = ("frontend", "fused", "linalg", "loops")
+REQUIRED_STAGES = (StageKey.FRONTEND, StageKey.FUSED, StageKey.LINALG, StageKey.LOOPS)
 
 
 def study_contenders(checked: bool, fused_text: str | None = None) -> list:

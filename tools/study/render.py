@@ -11,8 +11,7 @@ from ..experiments.variants import Study, fmt_dims
 from .outcome import CONTENDERS, Outcome
 from .stages import STAGE_KEYS, Lowering
 
-STAGE_COLUMNS = {"frontend": "frontend", "fused": "fused", "linalg": "linalg", "loops": "loops",
-                 "unfused-loops": "unfused loops"}
+STAGE_COLUMNS = {key: key.replace("-", " ") for key in STAGE_KEYS}  # unfused-loops: `unfused loops`
 
 
 def header(study: Study, output: tuple[str, tuple[int, ...]], checked: bool) -> list[str]:

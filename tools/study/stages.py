@@ -26,16 +26,29 @@ from gmx.passes.lowering.gmx_lower_to_llvm import loop_level_elements
 from gmx.passes.pipeline import build_pass_manager
 from gmx.passes.views import VIEW_OPS, defining_op
 
+from ..experiments.choices import Choice
 from ..experiments.pipelines import count_ops
 
 ELIDE = 16  # constants with more elements print as dense_resource<__elided__> / "..."
 CONSTANTS = ("tosa.const", "tosa.const_shape", "arith.constant")
-STAGE_KEYS = ("frontend", "fused", "linalg", "loops", "unfused-loops")
+
+
+class StageKey(Choice):
+    """A stage of the lowering (gmx-study --stages), in order."""
+
+    FRONTEND = "frontend"
+    FUSED = "fused"
+    LINALG = "linalg"
+    LOOPS = "loops"
+    UNFUSED_LOOPS = "unfused-loops"
+
+
+STAGE_KEYS = tuple(StageKey)
 
 
 @dataclass
 class Stage:
-    key: str  # one of STAGE_KEYS
+    key: StageKey
     title: str
     text: str | None = None  # the IR, large constants elided
     counts: Counter = field(default_factory=Counter)
@@ -70,7 +83,7 @@ class Derived:
 @dataclass
 class Lowering:
     checked: bool
-    stages: dict[str, Stage] = field(default_factory=dict)
+    stages: dict[StageKey, Stage] = field(default_factory=dict)
     fused_text: str | None = None  # complete (for compiling), None if the pass failed
     derived: list[Derived] = field(default_factory=list)
 
@@ -80,11 +93,11 @@ def lower(frontend_text: str, arguments: Sequence[str], checked: bool) -> Loweri
     arguments in `derive`'s descriptions."""
     result = Lowering(checked)
     elements = {
-        "fused": ["gmx-canonicalize"],
-        "linalg": [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}"],
-        "loops": loop_level_elements(checked),
+        StageKey.FUSED: ["gmx-canonicalize"],
+        StageKey.LINALG: [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}"],
+        StageKey.LOOPS: loop_level_elements(checked),
     }
-    elements["unfused-loops"] = elements["loops"]
+    elements[StageKey.UNFUSED_LOOPS] = elements[StageKey.LOOPS]
     titles = _titles(elements, checked)
     with make_context():
         try:
@@ -94,21 +107,21 @@ def lower(frontend_text: str, arguments: Sequence[str], checked: bool) -> Loweri
             result.stages = {k: Stage(k, titles[k], error=failed) for k in STAGE_KEYS}
             return result
         frontend = parsed.operation
-        result.stages["frontend"] = snapshot(titles["frontend"], frontend)
-        fused = _stage("fused", frontend, elements, titles, result)
+        result.stages[StageKey.FRONTEND] = snapshot(titles[StageKey.FRONTEND], frontend)
+        fused = _stage(StageKey.FUSED, frontend, elements, titles, result)
         if fused is not None:
             result.fused_text = fused.get_asm()
             result.derived = derive(fused, arguments)
-            _stage("linalg", fused, elements, titles, result)
-            _stage("loops", fused, elements, titles, result)
+            _stage(StageKey.LINALG, fused, elements, titles, result)
+            _stage(StageKey.LOOPS, fused, elements, titles, result)
         else:
-            for key in ("linalg", "loops"):
+            for key in (StageKey.LINALG, StageKey.LOOPS):
                 result.stages[key] = Stage(key, titles[key], error="not run: --gmx-canonicalize failed")
-        _stage("unfused-loops", frontend, elements, titles, result)
+        _stage(StageKey.UNFUSED_LOOPS, frontend, elements, titles, result)
     return result
 
 
-def _stage(key: str, source, elements: dict, titles: dict, result: Lowering):
+def _stage(key: StageKey, source, elements: dict, titles: dict, result: Lowering):
     """Run stage `key`'s elements on a clone of `source` into result.stages;
     the module, or None when the pipeline failed (the stage says why)."""
     module = source.clone()
@@ -121,16 +134,16 @@ def _stage(key: str, source, elements: dict, titles: dict, result: Lowering):
     return module
 
 
-def _titles(elements: dict[str, list[str]], checked: bool) -> dict[str, str]:
+def _titles(elements: dict[StageKey, list[str]], checked: bool) -> dict[StageKey, str]:
     """Stage titles that name the pipelines as they are (never a copy)."""
-    loops = elements["loops"]
+    loops = elements[StageKey.LOOPS]
     span = f"{len(loops)} elements, {loops[0]} ... {loops[-1]}"
     return {
-        "frontend": "the frontend program",
-        "fused": "after --gmx-canonicalize",
-        "linalg": f"after --convert-gmx-to-linalg=checked={str(checked).lower()} (the rest stays as it is)",
-        "loops": f"loop level: gmx_lower_to_llvm.loop_level_elements ({span})",
-        "unfused-loops": "unfused loop level: the frontend program through the same elements",
+        StageKey.FRONTEND: "the frontend program",
+        StageKey.FUSED: "after --gmx-canonicalize",
+        StageKey.LINALG: f"after --convert-gmx-to-linalg=checked={str(checked).lower()} (the rest stays as it is)",
+        StageKey.LOOPS: f"loop level: gmx_lower_to_llvm.loop_level_elements ({span})",
+        StageKey.UNFUSED_LOOPS: "unfused loop level: the frontend program through the same elements",
     }
 
 
@@ -138,7 +151,7 @@ def _first_line(error: ir.MLIRError) -> str:
     return error_text(error).splitlines()[0]
 
 
-def snapshot(title: str, module, key: str = "frontend") -> Stage:
+def snapshot(title: str, module, key: StageKey = StageKey.FRONTEND) -> Stage:
     """The Stage of a module: its IR with large constants elided, its op counts."""
     return Stage(key, title, module.get_asm(large_elements_limit=ELIDE), count_ops(module))
 
