@@ -874,7 +874,7 @@ _add_forms("xlnet", "XLNet", "XLNetModel hidden states (relative positional enco
 _add_forms("funnel", "Funnel", "FunnelModel hidden states (relative shift attention, pooling)",
            _hf("FunnelModel", "FunnelConfig", _hidden, vocab_size=VOCAB, block_sizes=[1, 1], d_model=HIDDEN,
                n_head=HEADS, d_head=8, d_inner=32, num_decoder_layers=1), T,
-           tosa=F(5, 5, suite=False), linalg=F(4, 4, suite=False),
+           tosa=F(5, 5, suite=False), linalg=F(4, 4),
            stablehlo=F(4, 4, blocked={"export": NO_STABLEHLO}, suite=False))
 _add_forms("opt_lm", "OPT", "OPTForCausalLM logits (positions from the mask's cumsum)",
            _hf("OPTForCausalLM", "OPTConfig", _logits, vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=1,
