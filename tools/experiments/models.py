@@ -4,16 +4,23 @@ must make of its gathers.
 
     program = MODELS["gpt2_lm"]
     built = program.build()            # the torch module or ONNX model, example inputs
-    text = export(built)               # TOSA (frontends.torch_to_tosa / onnx_to_tosa)
+    text = export(built, form=program.form)   # frontends.torch_export / onnx_to_tosa
     want = reference(built)            # eager PyTorch / onnx.reference, a tuple of arrays
 
 Hugging Face models are built from small configs with random weights
 (`torch.manual_seed(0)`, vocab 64, hidden 16, one layer, two heads, eager
 attention), never downloaded. ONNX models are built with `onnx.helper`.
 
+The first corpus is TOSA. The second is registered once per form as
+`NAME@FORM` (`_add_forms`): torch-mlir's TOSA, linalg-on-tensors and
+StableHLO exports of each torch program, an ONNX model through torch-mlir's
+importer; the forms of a program share its build. `in_suite` marks what
+the test suite checks on every run (GMX_FULL_CORPUS=1: everything).
+
 Each entry states:
-- `gathers`: the gathers in the source, i.e. the `tosa.gather` ops of the
-  export;
+- `gathers`: the gathers in the source as its form spells them
+  (`source_gathers`: `tosa.gather`, `stablehlo.gather`, an element read
+  in a `linalg.generic`);
 - `gmx_ops`: the `gmx.gather_multiaxis` ops `--gmx-canonicalize` must
   leave; the difference are gathers that rightly become slices or views
   (`views` says which: a gather at `arange(T)` positions is a slice);
