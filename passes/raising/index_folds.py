@@ -125,6 +125,7 @@ def drop_inert_mode(op, rewriter):
     """A gmx op in mode clip, wrap or fill whose indices are constants inside
     their axes reads what mode raise reads: the mode goes, and the other
     folds (simplify-indices: a constant arange is a slice) apply again.
+
     torch-mlir's StableHLO gathers an embedding at its position_ids buffer
     (arange(T)) with StableHLO's clamp:
 
