@@ -54,12 +54,15 @@ class ModelCase:
 
     name: str
     what: str
-    text: str  # TOSA with locations
+    text: str  # the program (TOSA, or the corpus model's form) with locations
     entry: str
     inputs: tuple[np.ndarray, ...]
     expected: tuple[np.ndarray, ...] | None  # None: fused is compared with unfused
     tolerance: float = 0.0
     kept: tuple = ()  # the program's own index arithmetic (models.RealProgram.kept)
+    # the gathers of the source as its form spells them (models.source_gathers);
+    # None: the tosa.gathers the unfused pipeline raises
+    source_gathers: int | None = None
 
 
 @dataclass
@@ -105,9 +108,11 @@ def _corpus_case(program) -> ModelCase:
     from ..experiments import models
 
     built = program.build()
-    text = models.export(built, locations=True)
+    text = models.export(built, form=program.form, locations=True)
+    with make_context():
+        sources = models.source_gathers(ir.Module.parse(text), program.form)
     return ModelCase(program.name, f"{program.family}: {program.what}", text, "main", built.inputs,
-                     models.reference(built), program.tolerance, program.kept)
+                     models.reference(built), program.tolerance, program.kept, sources)
 
 
 def _onnx_case(path: str, inputs: list[str]) -> ModelCase:
@@ -305,7 +310,8 @@ def render(case: ModelCase, contenders: dict[str, Contender], checked: bool, tim
         f"inputs {', '.join(f'{a.dtype}[{_dims(a.shape)}]' for a in case.inputs)}; "
         f"{'checked' if checked else 'unchecked'} indices",
         "",
-        f"=== gathers: {len(unfused.sites)} in the source, {gmx_ops} gmx ops fused ===",
+        f"=== gathers: {len(unfused.sites) if case.source_gathers is None else case.source_gathers} in the source, "
+        f"{gmx_ops} gmx ops fused ===",
         "ops in front of each gather (of which reshapes and transposes): its index computation and its data's views",
     ]
     rows = site_rows(fused.sites, unfused.sites, dict(case.kept))
