@@ -164,22 +164,28 @@ class IreeProgram:
     def __init__(self, asm: str, entry: str, checked: bool, device: str):
         _, runtime = _iree()
         self.entry, self.checked, self.device = entry, checked, device
-        hal = hal_device(device)  # before compiling: a missing device fails fast
-        on_cpu = DEVICES[device].target == "llvm-cpu"
-        lowered = lower_for_iree(asm, entry, checked, output_storage=on_cpu)
+        hal_device(device)  # before compiling: a missing device fails fast
+        self._asm = asm
+        self._load(output_storage=DEVICES[device].target == "llvm-cpu")
+        _programs.add(self)
+        self._staging = threading.local()  # per thread: argument -> (device array, its mapped memory)
+        self.threads = None  # IREE's own: its task system runs on the usable cores
+
+    def _load(self, output_storage: bool) -> None:
+        """Lower, compile and load the entry; with `output_storage`, the
+        caller hands IREE the memory of each result (CPU devices)."""
+        _, runtime = _iree()
+        lowered = lower_for_iree(self._asm, self.entry, self.checked, output_storage=output_storage)
         self._storage = lowered.output_storage
         self.arguments: list[TensorSignature] = lowered.arguments
         self.results: list[TensorSignature] = lowered.results
         self.sites = lowered.sites
         self._kinds, self._index_reports = lowered.report_kinds, lowered.index_reports
-        self.vmfb = compile_vmfb(lowered, device)
-        context = runtime.SystemContext(config=runtime.Config(device=hal))
+        self.vmfb = compile_vmfb(lowered, self.device)
+        context = runtime.SystemContext(config=runtime.Config(device=hal_device(self.device)))
         context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
-        self._function = context.modules.module[entry]
+        self._function = context.modules.module[self.entry]
         self._context = context
-        _programs.add(self)
-        self._staging = threading.local()  # per thread: argument -> (device array, its mapped memory)
-        self.threads = None  # IREE's own: its task system runs on the usable cores
 
     def with_threads(self, threads) -> IreeProgram:
         """Itself: IREE's task system, not the call, decides the threads."""
@@ -191,7 +197,18 @@ class IreeProgram:
         checked = [check_argument(self.entry, i, a, s) for i, (a, s) in enumerate(zip(arrays, self.arguments))]
         storage = self._output_storage() if self._storage else []
         views = [self._context.config.device.from_dlpack_capsule(a.__dlpack__()) for a in storage]
-        outputs = self._function(*[self._on_device(k, a) for k, a in enumerate(checked)], *views)
+        try:
+            outputs = self._function(*[self._on_device(k, a) for k, a in enumerate(checked)], *views)
+        except RuntimeError as error:
+            # IREE writes a result that is no dispatch's (a constant, an
+            # argument returned as it is) with a transfer, which memory it
+            # imported from numpy does not allow: such an entry is compiled
+            # again to return its results in memory of IREE's own. The entry
+            # is a pure function of its arguments, so calling it again is safe.
+            if not (storage and "PERMISSION_DENIED" in str(error)):
+                raise
+            self._load(output_storage=False)
+            return self(*arrays)
         if not isinstance(outputs, (tuple, list)):
             outputs = (outputs,)
         own = len(self.results)
