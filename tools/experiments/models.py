@@ -663,9 +663,6 @@ def _add_forms(name, family, what, builder, tolerance=0.0, **forms: Form):
 # Why a check fails today: what the lowering does not do yet (the first three
 # are being added on another branch; the registry flips when they land), or
 # what torch-mlir itself cannot export.
-TM_TENSOR = "tm_tensor: torch-mlir's linalg form uses tm_tensor ops (scan, sort, scatter) gmx-opt does not parse yet"
-SORT = "stablehlo.sort does not lower yet"
-NEGATE_I64 = "tosa.negate on i64 does not lower yet (upstream tosa-to-linalg casts it to i16)"
 
 SMALL = dict(vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=1, num_attention_heads=HEADS,
              intermediate_size=32)
@@ -870,12 +867,12 @@ OUT_OF_MEMORY = "torch-mlir's Torch Backend IR -> StableHLO Backend IR runs out 
 _add_forms("deberta_v2", "DeBERTa-v2", "DebertaV2Model hidden states (relative positions, c2p and p2c attention)",
            _hf("DebertaV2Model", "DebertaV2Config", _hidden, relative_attention=True, position_buckets=4,
                max_relative_positions=8, pos_att_type=["p2c", "c2p"], max_position_embeddings=32, **SMALL), T,
-           tosa=F(4, 3, SLICE, blocked={"runs": NEGATE_I64}, suite=False), linalg=F(4, 3, SLICE),
+           tosa=F(4, 3, SLICE, suite=False), linalg=F(4, 3, SLICE),
            stablehlo=F(4, 3, SLICE, suite=False))
 _add_forms("mpnet", "MPNet", "MPNetModel hidden states (relative position buckets)",
            _hf("MPNetModel", "MPNetConfig", _hidden, max_position_embeddings=40, **SMALL), T,
-           tosa=F(3, 3, kept={"tosa.mul": 2}, blocked={"runs": NEGATE_I64}, suite=False),  # cumsum(mask) * mask
-           linalg=F(3, 3, blocked={"export": TM_TENSOR}, suite=False), stablehlo=F(3, 3, suite=False))
+           tosa=F(3, 3, kept={"tosa.mul": 2}, suite=False),  # cumsum(mask) * mask
+           linalg=F(3, 3, suite=False), stablehlo=F(3, 3, suite=False))
 _add_forms("xlnet", "XLNet", "XLNetModel hidden states (relative positional encodings, rel_shift)",
            _hf("XLNetModel", "XLNetConfig", _hidden, vocab_size=VOCAB, d_model=HIDDEN, n_layer=1, n_head=HEADS,
                d_inner=32), T,
@@ -889,13 +886,13 @@ _add_forms("opt_lm", "OPT", "OPTForCausalLM logits (positions from the mask's cu
            _hf("OPTForCausalLM", "OPTConfig", _logits, vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=1,
                ffn_dim=32, num_attention_heads=HEADS, max_position_embeddings=32, word_embed_proj_dim=HIDDEN,
                attn_implementation="eager"), T,
-           tosa=F(2, 2, suite=False), linalg=F(2, 2, blocked={"export": TM_TENSOR}, suite=False), stablehlo=F(2, 2))
+           tosa=F(2, 2, suite=False), linalg=F(2, 2, suite=False), stablehlo=F(2, 2))
 _add_forms("gptj_lm", "GPT-J", "GPTJForCausalLM logits (sin/cos rows gathered at the position ids)",
            _hf("GPTJForCausalLM", "GPTJConfig", _logits, vocab_size=VOCAB, n_positions=32, n_embd=HIDDEN, n_layer=1,
                n_head=HEADS, rotary_dim=4, attn_implementation="eager"), T,
            tosa=F(10, 5, f"{MASK}; the positions arange(T) read the sin/cos table as a slice", suite=False),
            linalg=F(6, 2, "measured with tm_tensor parsed (a merge with main): 4 of the 6 become copies or "
-                     "slices at arange positions, not inspected one by one", blocked={"export": TM_TENSOR},
+                     "slices at arange positions, not inspected one by one",
                      suite=False),
            stablehlo=F(6, 5, "the positions arange(T) read the sin/cos table as a slice", suite=False))
 _add_forms("m2m100", "M2M100", "M2M100Model decoder hidden states (sinusoidal positions from the padding mask)",
@@ -904,7 +901,7 @@ _add_forms("m2m100", "M2M100", "M2M100Model decoder hidden states (sinusoidal po
                decoder_ffn_dim=32, max_position_embeddings=32, attn_implementation="eager"), T,
            tosa=F(4, 4, kept={"tosa.mul": 2}, suite=False,  # cumsum(mask) * mask
                   data_view="the sinusoidal table gathered is weights[:T + offset] of a computed buffer, viewed"),
-           linalg=F(4, 4, blocked={"export": TM_TENSOR}, suite=False), stablehlo=F(4, 4, suite=False))
+           linalg=F(4, 4, suite=False), stablehlo=F(4, 4, suite=False))
 _add_forms("layoutlm", "LayoutLM", "LayoutLMModel hidden states (x, y, height and width embeddings of the boxes)",
            _hf("LayoutLMModel", "LayoutLMConfig", _hidden_with_boxes, _ids_and_boxes, max_position_embeddings=32,
                max_2d_position_embeddings=64, **SMALL), T,
@@ -953,21 +950,20 @@ _add_forms("dlrm_interaction", "DLRM", "DLRM dot interaction: the lower triangle
 _add_forms("knn_graph_feature", "DGCNN", "DGCNN get_graph_feature: topk neighbours gathered from the flat batch",
            _torch_program(_knn_graph_feature, _inputs(_data(2, 3, 6))), 1e-5,
            tosa=F(13, 13, TOPK.format(12), kept={"tosa.concat": 1, "tosa.mul": 1}, data_view=KNN_VIEW),
-           linalg=F(1, 1, data_view=KNN_VIEW, blocked={"export": TM_TENSOR}),
-           stablehlo=F(1, 1, data_view=KNN_VIEW, blocked={"runs": SORT}))
+           linalg=F(1, 1, data_view=KNN_VIEW),
+           stablehlo=F(1, 1, data_view=KNN_VIEW))
 _add_forms("segment_means", "segments", "rows minus their segment's mean (index_add, then a gather back)",
            _torch_program(_segment_means, _inputs(_data(7, 3), _index(7, high=4))), 1e-5,
            tosa=F(1, 1, blocked={"export": "torch-mlir has no TOSA lowering of index_add (aten.index_put with "
                                            "accumulate)"}),
-           linalg=F(1, 1, blocked={"export": TM_TENSOR}), stablehlo=F(1, 1, blocked={"runs": SCATTER}))
+           linalg=F(1, 1), stablehlo=F(1, 1, blocked={"runs": SCATTER}))
 _add_forms("int8_embedding", "embedding", "int8 embedding rows dequantised by their gathered scale and zero point",
            _torch_program(_int8_embedding, _inputs(_index(3, 5, high=20)), weight=_int8_table, scale=_positive(20),
                           zero=_weights(20)), 1e-6, tosa=F(3, 3), linalg=F(3, 3), stablehlo=F(3, 3))
 _add_forms("unpad_pad", "flash-attention", "bert_padding's unpad (gather of real tokens), a projection, pad (scatter)",
            _torch_program(_unpad_pad, _inputs(_data(BATCH, SEQ, 4), _real_tokens), proj=_linear(4, 4)), 1e-5,
            tosa=F(1, 1, data_view="bert_padding's hidden.reshape(B * S, D) is the gathered input"),
-           linalg=F(1, 1, data_view="bert_padding's hidden.reshape(B * S, D) is the gathered input",
-                    blocked={"export": TM_TENSOR}),
+           linalg=F(1, 1, data_view="bert_padding's hidden.reshape(B * S, D) is the gathered input"),
            stablehlo=F(1, 1, blocked={"runs": SCATTER}))
 
 # ONNX models
