@@ -20,7 +20,8 @@ Five sections, each a Markdown table:
 - memory: peak memory of the broadcasting gather per contender
   (`benchmarks.memory`);
 - compile-time: gmx-opt on generated modules of 250, 500 and 1000 gathers
-  (`benchmarks.compile_time`).
+  (`benchmarks.compile_time`), and 500 checked gathers compiled in one
+  function against 500 functions (`benchmarks.compile_layouts`).
 Exit status 1 when a contender failed to compile or returned a wrong output
 (its cells read FAILED/WRONG).
 """
@@ -36,18 +37,20 @@ from gmx.tools.gmx_run import positive_int
 from gmx.tools.experiments.machine import machine_line, machine_summary
 from gmx.tools.output import OutputError
 
-from . import compile_time, memory, overhead
+from . import compile_layouts, compile_time, memory, overhead
 from .report import VariantResult, compile_columns, table, timing_columns, variant_entries, write_json
 from .suite import Benchmark, benchmark_names, default_contenders, scaling_contenders, select, thread_counts
 
 # numerator/denominator: > 1 means the denominator is faster. gmx/gmx
 # unchecked is the price of the bounds check; memcpy/gmx the fraction of
-# memcpy's bandwidth a gather reaches (a copy of the output's bytes on as
-# many threads as gmx: block gathers aim at >= 0.70x); torch and ort run on one thread (1t) and on
-# their default count (PyTorch's, and the usable cores for ONNX Runtime).
+# memcpy's bandwidth a gather reaches (a native copy of the output's bytes,
+# compiled by gmx.runtime, on as many OpenMP threads as gmx: block gathers
+# aim at >= 0.70x); torch and ort run on one thread (1t) and on their
+# default count (PyTorch's, and the usable cores for ONNX Runtime).
 SECTIONS = ("timing", "scaling", "overhead", "memory", "compile-time")
 MEMORY_VARIANT = "take_along_dim_bcast"
 COMPILE_SIZES = {"full": (0, 250, 500, 1000), "quick": (0, 5, 10)}
+LAYOUT_GATHERS = {"full": 500, "quick": 10}  # compile time by layout (compile_layouts)
 
 RATIOS = [
     ("unfused", "gmx"),
@@ -58,6 +61,8 @@ RATIOS = [
     ("ort", "gmx"),
     ("gmx", "gmx unchecked"),
     ("memcpy", "gmx"),
+    ("gmx iree cpu", "gmx"),  # the iree contenders (iree_contenders), when installed
+    ("torch cuda", "gmx iree cuda"),
 ]
 
 
@@ -152,6 +157,13 @@ def main(args: argparse.Namespace) -> int:
         print("\nCompile time, `gmx-opt --gmx-canonicalize --gmx-lower-to-llvm`, median of 3:\n")
         print(compile_time.markdown(times))
         report["compile_time_s"] = times
+        n = LAYOUT_GATHERS[size]
+        _log(f"compile time: {n} checked gathers in one function and in {n} functions")
+        layouts = compile_layouts.layout_times(n)
+        print(f"\nCompile time by layout, `gmx-opt --gmx-canonicalize --gmx-lower-to-llvm` on {n} checked "
+              "gathers, median of 3, start-up subtracted:\n")
+        print(compile_layouts.markdown(n, layouts))
+        report["compile_layouts_s"] = {"gathers": n, **layouts}
     if args.json:
         try:
             write_json(args.json, report)
@@ -169,7 +181,7 @@ def timing_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
     names = [c.name for c in contenders]
     print(f"sizes: {size}; median of {args.repeat} interleaved runs after {args.warmup} warm-up; "
           f"f32 data, i64 indices; gmx on up to {args.threads} threads; GB/s = output bytes / gmx time\n")
-    print(table(results, timing_columns(names, RATIOS)))
+    print(table(results, timing_columns(names, [r for r in RATIOS if set(r) <= set(names)])))
     print()
     print(table(results, compile_columns(names)))
     return results

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from gmx.runtime.threads import usable_cores
 from gmx.tools.experiments.contenders import Case, Fused, Memcpy, Numpy, OnnxRuntime, Torch, Unfused, make_case
+from gmx.tools.experiments.iree_contenders import iree_contenders
 from gmx.tools.experiments.variants import VARIANTS, BenchmarkKind, BenchmarkShapes, Study, make_study
 
 @dataclass(frozen=True)
@@ -106,4 +107,5 @@ def default_contenders(threads: int | None = None) -> list:
         OnnxRuntime("ort 1t", threads=1),
         OnnxRuntime("ort", threads=usable_cores()),  # its own default counts physical cores
         Memcpy("memcpy", threads=threads or usable_cores()),
+        *iree_contenders(),  # with the [iree] extra: gmx iree cpu (and, with a GPU, gmx iree cuda, torch cuda)
     ]

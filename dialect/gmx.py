@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from .mlir import binding_globals, ext, ir, stablehlo
+from .mlir import binding_globals, ext, ir, passmanager, register_torch_mlir_dialects, stablehlo
 from .modes import DEFAULT_MODE, FILL_VALUE_ATTR, MODE_ATTR, MODES, Mode, mode_rule, parse_mode
 from .shapes import GatherShapeError, fmt_shape, infer_output_shape
 
@@ -303,7 +303,7 @@ _stablehlo_passes_registered = False
 
 
 def register_stablehlo(context: ir.Context) -> None:
-    """Make StableHLO known to `context` (its dialect loaded), and its passes
+    """Make StableHLO and CHLO known to `context` (loaded), and its passes
     (`stablehlo-legalize-to-linalg`, ...) to every pipeline parser of the
     process (once: the registry is global)."""
     global _stablehlo_passes_registered
@@ -312,12 +312,27 @@ def register_stablehlo(context: ir.Context) -> None:
             stablehlo.register_stablehlo_passes()
             _stablehlo_passes_registered = True
     stablehlo.register_dialect(context)
+    _load_chlo(context)
+
+
+# A StableHLO pass that depends on CHLO: running it loads the dialect.
+_LOADS_CHLO = "builtin.module(stablehlo-compatibility-expander)"
+
+
+def _load_chlo(context: ir.Context) -> None:
+    """Load CHLO (JAX's `chlo.top_k`, ...) into `context`: the wheel
+    carries the dialect but exposes no registration of it, so a pass that
+    depends on it is run on an empty module."""
+    with context, ir.Location.unknown():
+        passmanager.PassManager.parse(_LOADS_CHLO).run(ir.Module.create().operation)
 
 
 def make_context() -> ir.Context:
-    """A fresh context with every upstream dialect, StableHLO and `gmx`
-    loaded, and StableHLO's passes registered."""
+    """A fresh context with every upstream dialect, StableHLO, torch-mlir's
+    (`tm_tensor`) and `gmx` loaded, and StableHLO's and torch-mlir's passes
+    registered."""
     context = ir.Context()
     register_stablehlo(context)
+    register_torch_mlir_dialects(context)
     load_dialect(context)
     return context

@@ -6,7 +6,15 @@ bindings (e.g. `mlir`) is a change of the package name below, nowhere else.
 `stablehlo` is the StableHLO extension the same wheel carries: its
 `register_dialect`, `register_stablehlo_passes`, `GatherDimensionNumbers`
 and `eval_module` (the StableHLO reference interpreter).
+`register_torch_mlir_dialects` adds torch-mlir's own dialects (`tm_tensor`,
+which its linalg-on-tensors export emits, `torch`, `torch_c`) and passes
+(`tm-tensor-bufferize`, `tm-tensor-to-loops`, ...).
 """
+
+import ctypes
+import functools
+import os
+import threading
 
 from torch_mlir import ir, passmanager, rewrite  # noqa: F401
 from torch_mlir._mlir_libs import _stablehlo as stablehlo  # noqa: F401
@@ -14,6 +22,7 @@ from torch_mlir._mlir_libs._mlir import globals as binding_globals  # noqa: F401
 from torch_mlir.dialects import (  # noqa: F401
     arith,
     bufferization,
+    cf,
     ext,
     func,
     linalg,
@@ -24,3 +33,39 @@ from torch_mlir.dialects import (  # noqa: F401
     vector,
 )
 from torch_mlir.execution_engine import ExecutionEngine  # noqa: F401
+
+
+def register_torch_mlir_dialects(context: ir.Context) -> None:
+    """torch-mlir's dialects in `context`, its passes in every pipeline
+    parser. The Python bindings register `torch` alone; the wheel's C API
+    (in the library the bindings load) registers `tm_tensor` too, and the
+    passes (once: the pass registry is global)."""
+    capsule = context._CAPIPtr
+    pointer = _capsule_pointer(capsule, _capsule_name(capsule))
+    with _capi_lock:
+        library = _torch_mlir_capi()
+    library.torchMlirRegisterAllDialects(_MlirContext(pointer))
+
+
+class _MlirContext(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p)]
+
+
+# The C API's handles travel in capsules; these read the pointer out.
+_capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
+_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi)
+)
+_capi_lock = threading.Lock()
+
+
+@functools.cache
+def _torch_mlir_capi() -> ctypes.CDLL:
+    """The wheel's C API library, its passes registered."""
+    from torch_mlir import _mlir_libs
+
+    library = ctypes.CDLL(os.path.join(os.path.dirname(_mlir_libs.__file__), "libTorchMLIRAggregateCAPI.so"))
+    library.torchMlirRegisterAllDialects.argtypes = [_MlirContext]
+    library.torchMlirRegisterAllDialects.restype = None
+    library.torchMlirRegisterAllPasses()
+    return library

@@ -16,6 +16,10 @@ the tools and `gmx.runtime`.
 
 Both raise UnparsableText; every failure the parser reports itself stays an
 ir.MLIRError with its located diagnostics.
+
+MLIR bytecode is taken wherever text is, as mlir-opt takes it:
+`bytecode_as_text` prints a bytecode module as text with the locations it
+holds (`is_bytecode` tells one by its magic number).
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from typing import TypeVar
 
 import numpy as np
 
-from .gmx import Gmx
 from .errors import GmxError
+from .gmx import Gmx, make_context
 from .mlir import ir
 
 # Real IR nests a few dozen deep. On an 8 MiB stack the parser of this
@@ -138,3 +142,19 @@ def parse_text(parse: Callable[[str], T], text: str, source_name: str) -> T:
         if error.error_diagnostics:
             raise
         raise _located(source_name, data, *silent_failure_reason(code)) from None
+
+
+BYTECODE_MAGIC = b"ML\xefR"
+
+
+def is_bytecode(data: bytes) -> bool:
+    """Whether `data` is MLIR bytecode (not text) by its magic number."""
+    return data.startswith(BYTECODE_MAGIC)
+
+
+def bytecode_as_text(data: bytes) -> str:
+    """The module of MLIR bytecode `data` as text, with its locations
+    (parsed in a context of its own); raises ir.MLIRError with the
+    reader's diagnostics when it is not valid bytecode."""
+    with make_context():
+        return ir.Module.parse(data).operation.get_asm(enable_debug_info=True)

@@ -42,10 +42,46 @@ def _gmx_destination_passing() -> PassInfo:
     return gmx_destination_passing.PASS
 
 
-def _gmx_row_ranges() -> PassInfo:
-    from .lowering import gmx_row_ranges
+def _gmx_bufferize_tm_tensor() -> PassInfo:
+    from .lowering import gmx_bufferize_tm_tensor
 
-    return gmx_row_ranges.PASS
+    return gmx_bufferize_tm_tensor.PASS
+
+
+def _gmx_lower_stablehlo_sort() -> PassInfo:
+    from .lowering import gmx_lower_stablehlo_sort
+
+    return gmx_lower_stablehlo_sort.PASS
+
+
+def _gmx_lower_stablehlo_control_flow() -> PassInfo:
+    from .lowering import gmx_lower_stablehlo_control_flow
+
+    return gmx_lower_stablehlo_control_flow.PASS
+
+
+def _gmx_check_tm_tensor_scatter() -> PassInfo:
+    from .lowering import gmx_check_tm_tensor_scatter
+
+    return gmx_check_tm_tensor_scatter.PASS
+
+
+def _gmx_check_shapes() -> PassInfo:
+    from .lowering import gmx_check_shapes
+
+    return gmx_check_shapes.PASS
+
+
+def _gmx_report_asserts() -> PassInfo:
+    from .lowering import gmx_report_asserts
+
+    return gmx_report_asserts.PASS
+
+
+def _gmx_lower_tosa_negate() -> PassInfo:
+    from .lowering import gmx_lower_tosa_negate
+
+    return gmx_lower_tosa_negate.PASS
 
 
 def _gmx_lower_to_llvm() -> PassInfo:
@@ -66,6 +102,18 @@ def _gmx_prefetch_rows() -> PassInfo:
     return gmx_prefetch_rows.PASS
 
 
+def _gmx_parallel_loops() -> PassInfo:
+    from .lowering import gmx_parallel_loops
+
+    return gmx_parallel_loops.PASS
+
+
+def _gmx_parallel_bodies() -> PassInfo:
+    from .lowering import gmx_parallel_bodies
+
+    return gmx_parallel_bodies.PASS
+
+
 def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
     """Flag name -> factory of its PassInfo. Listing the flags imports no
     pass module; calling a factory imports that pass alone."""
@@ -75,8 +123,16 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-check-scatter-indices": _gmx_check_scatter_indices,
         "gmx-stream-row-copies": _gmx_stream_row_copies,
         "gmx-destination-passing": _gmx_destination_passing,
-        "gmx-row-ranges": _gmx_row_ranges,
         "gmx-prefetch-rows": _gmx_prefetch_rows,
+        "gmx-parallel-loops": _gmx_parallel_loops,
+        "gmx-parallel-bodies": _gmx_parallel_bodies,
+        "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
+        "gmx-check-shapes": _gmx_check_shapes,
+        "gmx-check-tm-tensor-scatter": _gmx_check_tm_tensor_scatter,
+        "gmx-report-asserts": _gmx_report_asserts,
+        "gmx-lower-stablehlo-sort": _gmx_lower_stablehlo_sort,
+        "gmx-lower-stablehlo-control-flow": _gmx_lower_stablehlo_control_flow,
+        "gmx-bufferize-tm-tensor": _gmx_bufferize_tm_tensor,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }
 

@@ -11,17 +11,15 @@ thread count is the call's, not the compiled code's (`with_threads`).
 
 A call points this thread's prebuilt descriptors (`_Frame`) at the
 arguments and, for an entry with destinations (static results, the usual
-case), at fresh 64-byte aligned arrays the compiled code writes; an entry
-with row ranges is called on ranges of its result's rows, from this
-thread and the pool's workers (`_call_on_threads`, `threads`).
+case), at fresh 64-byte aligned arrays the compiled code writes, and calls
+the compiled entry once: its parallel loops run on `threads` OpenMP
+threads (`openmp`, set per calling thread).
 """
 
 from __future__ import annotations
 
 import copy
 import ctypes
-import itertools
-import math
 import threading
 from collections import OrderedDict
 
@@ -31,17 +29,17 @@ from gmx.passes.lowering.runtime_abi import (
     CALLBACK_ARITY,
     INDEX_ERROR_FN,
     MEMREF_COPY_FN,
-    SHAPE_ERROR_EMPTY_AXIS,
     SHAPE_ERROR_FN,
-    SHAPE_ERROR_NOT_DIVISIBLE,
 )
 
-from . import memref
-from .entry import TensorSignature
+from . import memref, openmp
+from .backends import check_backend, iree_program
+from .entry import TensorSignature, check_argument, wrong_arity
 from .errors import CompileError
 from .lowering import jit
+from .reports import raise_reported
 from .source import check_checked, check_entry, module_text
-from .threads import check_threads, chunks, pool
+from .threads import check_threads
 
 __all__ = ["CompileError", "CompiledProgram", "compile", "run"]
 
@@ -78,12 +76,13 @@ class CompiledProgram:
     """A lowered, JIT-compiled entry function, callable on numpy arrays
     from any number of threads at once; freed like any Python object."""
 
-    def __init__(self, asm: str, entry: str, checked: bool, threads: int | None = None):
+    def __init__(self, asm: str, entry: str, checked: bool, threads: int | None = None, allow_external: bool = False):
         self.entry = entry
-        jitted = jit(asm, entry, checked)
+        jitted = jit(asm, entry, checked, allow_external)
         self.arguments: list[TensorSignature] = jitted.arguments
         self.results: list[TensorSignature] = jitted.results
         self.sites = jitted.sites
+        self.assert_messages = jitted.assert_messages
         self._engine = jitted.engine
         self._log = _ErrorLog()
         # Kept here, as register_runtime asks: they must outlive the engine.
@@ -91,21 +90,16 @@ class CompiledProgram:
         self._engine.register_runtime(INDEX_ERROR_FN, self._callbacks[0])
         self._engine.register_runtime(SHAPE_ERROR_FN, self._callbacks[1])
         self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
+        openmp.register(self._engine)
         self._function = self._engine.lookup(entry)
         self.destinations = jitted.destinations
-        self.row_ranges = jitted.row_ranges
         self._result_kinds = [(sig.rank, sig.dtype) for sig in self.results]
         self._frames = threading.local()
         self._set_threads(check_threads(threads))
 
     # -- threads -----------------------------------------------------------------
     def _set_threads(self, threads: int) -> None:
-        self.threads = threads
-        self._ranges = None
-        if self.row_ranges is not None:
-            rows, tile = self.row_ranges
-            output_bytes = math.prod(self.results[0].shape) * self.results[0].dtype.itemsize
-            self._ranges = chunks(rows, tile, threads, output_bytes)
+        self.threads = threads  # the OpenMP thread count of each call
 
     def with_threads(self, threads: int | None) -> CompiledProgram:
         """This program, called on `threads` threads (None: the usable
@@ -119,9 +113,6 @@ class CompiledProgram:
         return program
 
     # -- errors the compiled code reported ------------------------------------
-    def _site(self, site: int) -> str:
-        return self.sites[site] if 0 <= site < len(self.sites) else "<unknown>"
-
     def _raise_reported_errors(self) -> None:
         log = self._log
         if log.shape_errors or log.index_errors:
@@ -135,44 +126,16 @@ class CompiledProgram:
         return errors
 
     def _raise_errors(self, shape_errors: list, index_errors: list) -> None:
-        """Raise the first error reported, if any: a shape error before any
-        index error; an IndexError names the first bad index reported and
-        how many were."""
-        if shape_errors:
-            site, dim, a, b = shape_errors[0]
-            if dim == SHAPE_ERROR_EMPTY_AXIS:
-                raise IndexError(
-                    f"{self._site(site)}: axis {a} has size {b}: every index into it is out of bounds"
-                )
-            raise ValueError(self._shape_error_message(site, dim, a, b))
-        if index_errors:
-            site, axis, value, size = index_errors[0]
-            more = f" ({len(index_errors)} indices out of bounds)" if len(index_errors) > 1 else ""
-            raise IndexError(
-                f"{self._site(site)}: index {value} is out of bounds for axis {axis} "
-                f"with size {size}{more}"
-            )
-
-    def _shape_error_message(self, site, dim, a, b) -> str:
-        where = self._site(site)
-        if dim == SHAPE_ERROR_NOT_DIVISIBLE:
-            return f"{where}: indices last dim {a} is not a multiple of the coordinate size {b}"
-        return (
-            f"{where}: non-axis dim {dim} is not broadcastable at run time: "
-            f"input has size {a}, logical indices have size {b}"
-        )
+        """Raise the first error reported, if any (`reports`)."""
+        raise_reported(self.sites, shape_errors, index_errors, self.assert_messages)
 
     # -- calling ---------------------------------------------------------------
     def __call__(self, *arrays):
+        openmp.set_threads(self.threads)
         frame = self._frame()
         arrays = frame.bind(self, arrays)
-        if self._ranges is not None and len(self._ranges) > 1:
+        if self.destinations:
             outputs = frame.allocate_outputs()
-            self._call_on_threads(frame, arrays, outputs)
-        elif self.destinations:
-            outputs = frame.allocate_outputs()
-            if self._ranges is not None:
-                frame.set_range(*self._ranges[0])
             self._invoke(frame.packed)
         else:
             outputs = memref.adopt_results(self._call(frame), self._result_kinds)
@@ -190,55 +153,8 @@ class CompiledProgram:
         frame = getattr(self._frames, "frame", None)
         if frame is None:
             destinations = self.results if self.destinations else []
-            frame = self._frames.frame = _Frame(self.arguments, destinations, self.row_ranges is not None)
+            frame = self._frames.frame = _Frame(self.arguments, destinations)
         return frame
-
-    def _call_on_threads(self, frame: _Frame, arrays: list, outputs: list) -> None:
-        """Run the ranges of one call on this thread and on up to
-        `threads - 1` workers of the pool, each taking the next range not
-        taken yet (`_Ranges`): a worker that starts late (the machine is
-        busy) takes fewer or none, and the call costs at most about what it
-        costs on this thread alone. Returns once every range taken has
-        finished. The errors each range reported are raised as one call
-        over all rows would raise them: ranges in row order, each one's in
-        the order it reported them. An exception in a worker is raised here."""
-        ranges = _Ranges(self._ranges)
-        helpers = min(self.threads, len(self._ranges)) - 1
-        workers = pool(helpers)
-        futures = [workers.submit(self._help, ranges, arrays, outputs) for _ in range(helpers)]
-        try:
-            self._take_ranges(frame, ranges)
-        finally:
-            for future in futures:
-                future.cancel()  # one that has not started has nothing left to take
-            ranges.wait()  # every range taken must be done before the arrays may go
-        if ranges.failure is not None:
-            raise ranges.failure
-        reported = ranges.reported
-        self._raise_errors([e for s, _ in reported for e in s], [e for _, i in reported for e in i])
-
-    def _take_ranges(self, frame: _Frame, ranges: _Ranges) -> None:
-        """Compute ranges of the call until none is left (`frame` bound)."""
-        while (k := ranges.take()) is not None:
-            try:
-                frame.set_range(*ranges.rows[k])
-                self._invoke(frame.packed)
-                ranges.finish(k, self._take_errors())
-            except BaseException as error:
-                ranges.fail(k, error)
-                raise
-
-    def _help(self, ranges: _Ranges, arrays: list, outputs: list) -> None:
-        """On a worker thread: take ranges of a call on `arrays` into `outputs`."""
-        if ranges.exhausted():
-            return
-        frame = self._frame()
-        frame.bind(self, arrays)
-        frame.point_outputs(outputs)
-        try:
-            self._take_ranges(frame, ranges)
-        except BaseException:  # noqa: BLE001  recorded in `ranges`, raised by the caller
-            pass
 
     def _call(self, frame) -> list:
         """Invoke the C interface of an entry that returns its results;
@@ -281,71 +197,10 @@ class CompiledProgram:
         self._function(packed)
 
     def _check_argument(self, i: int, array, sig: TensorSignature) -> np.ndarray:
-        array = np.asarray(array)
-        # Exactly the dtype: an unsigned array for a signless integer would be
-        # reinterpreted silently (uint8 200 read as i8 -56).
-        if array.dtype != sig.dtype:
-            raise TypeError(f"argument #{i} of @{self.entry} must be {sig.describe()}, got dtype {array.dtype}")
-        shape_ok = array.ndim == sig.rank and all(
-            want is None or want == got for want, got in zip(sig.shape, array.shape)
-        )
-        if not shape_ok:
-            raise ValueError(
-                f"argument #{i} of @{self.entry} must be {sig.describe()}, got shape {list(array.shape)}"
-            )
-        return np.ascontiguousarray(array)
+        return check_argument(self.entry, i, array, sig)
 
     def _wrong_arity(self, count: int) -> TypeError:
-        return TypeError(
-            f"@{self.entry} takes {len(self.arguments)} arguments "
-            f"({', '.join(s.describe() for s in self.arguments)}), got {count}"
-        )
-
-
-class _Ranges:
-    """The row ranges of one call shared by the threads computing it: each
-    thread takes the next one until none is left; what each reported, by
-    range; whether all taken are done."""
-
-    def __init__(self, rows: list[tuple[int, int]]):
-        self.rows = rows
-        self.reported: list = [((), ())] * len(rows)
-        self.failure: BaseException | None = None
-        self._next = itertools.count()  # next() is atomic under the GIL
-        self._taken = 0
-        self._finished = 0
-        self._lock = threading.Condition()
-
-    def exhausted(self) -> bool:
-        with self._lock:
-            return self._taken >= len(self.rows)
-
-    def take(self) -> int | None:
-        """The index of a range to compute, or None when all are taken (or
-        one failed)."""
-        with self._lock:
-            if self.failure is not None or self._taken >= len(self.rows):
-                return None
-            self._taken += 1
-            return next(self._next)
-
-    def finish(self, k: int, errors: tuple[list, list]) -> None:
-        with self._lock:
-            self.reported[k] = errors
-            self._finished += 1
-            self._lock.notify_all()
-
-    def fail(self, k: int, error: BaseException) -> None:
-        with self._lock:
-            if self.failure is None:
-                self.failure = error
-            self._finished += 1
-            self._lock.notify_all()
-
-    def wait(self) -> None:
-        """Until every range taken has finished."""
-        with self._lock:
-            self._lock.wait_for(lambda: self._finished >= self._taken)
+        return wrong_arity(self.entry, self.arguments, count)
 
 
 class _Frame:
@@ -355,13 +210,11 @@ class _Frame:
     built once; a call only writes the data pointers in (and, for dynamic
     dims, the sizes and strides)."""
 
-    def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature], ranges: bool):
+    def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature]):
         self.signatures = arguments
         self.outputs = destinations
         self.buffers: list[memref.AlignedBuffer | None] = [None] * len(destinations)
         self.descriptors = [memref.descriptor_type(s.rank)() for s in (*arguments, *destinations)]
-        # The row range's first and last (index arguments after the destinations).
-        self.range = [ctypes.c_int64(0), ctypes.c_int64(0)] if ranges else []
         # The shape each argument must have to skip the slow path (None: no
         # fast path, it has a dynamic dim).
         self.static = [None if None in s.shape else s.shape for s in arguments]
@@ -369,17 +222,8 @@ class _Frame:
             if None not in s.shape:
                 memref.set_contiguous_layout(d, s.shape)
         self.cells = [ctypes.c_void_p(ctypes.addressof(d)) for d in self.descriptors]
-        addresses = [ctypes.addressof(c) for c in (*self.cells, *self.range)]
+        addresses = [ctypes.addressof(c) for c in self.cells]
         self.packed = (ctypes.c_void_p * len(addresses))(*addresses)
-
-    def set_range(self, first: int, last: int) -> None:
-        self.range[0].value, self.range[1].value = first, last
-
-    def point_outputs(self, outputs: list[np.ndarray]) -> None:
-        """Point the destination descriptors at `outputs` (allocated by
-        another thread's frame)."""
-        for array, descriptor in zip(outputs, self.descriptors[len(self.signatures):]):
-            descriptor.allocated = descriptor.aligned = memref.data_pointer(array)
 
     def bind(self, program: CompiledProgram, arrays: tuple) -> list:
         """Point the argument descriptors at `arrays` (checked); return the
@@ -414,7 +258,10 @@ class _Frame:
         return outputs
 
 
-def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None) -> CompiledProgram:
+def compile(
+    asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None,
+    allow_external: bool = False, backend: str = "engine", device: str | None = None,
+) -> CompiledProgram:
     """Lower and JIT-compile `entry`, a public function of a module given
     as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
 
@@ -422,10 +269,16 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
     located diagnostics when the module does not parse, verify or lower
     (with a reproducer when the lowering fails). `checked=False` drops the
     run-time bounds check of gathered indices (for benchmarks only).
+    A module may call only the functions the runtime provides, else a
+    CompileError names the first other; `allow_external=True` lets it call
+    any function of the process (`external_symbols`).
+    `backend="iree"` compiles with IREE for `device` (`iree_backend`: same
+    results and errors; needs the `[iree]` extra).
     Thread-safe; the last programs compiled are cached, the others are
     freed once nothing refers to them.
     """
-    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked))
+    key = (module_text(asm_or_module), check_entry(entry), check_checked(checked),
+           check_checked(allow_external, "allow_external"), *check_backend(backend, device))
     threads = check_threads(threads)
     with _cache_lock:
         program = _cache.get(key)
@@ -434,7 +287,9 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
             return program.with_threads(threads)
     # Compiled outside the lock, so that threads compile in parallel; of two
     # threads compiling the same program, both get the one cached first.
-    program = CompiledProgram(*key)
+    text, entry, checked, allow_external, *on_iree = key
+    program = (iree_program(text, entry, checked, on_iree[1]) if on_iree
+               else CompiledProgram(text, entry, checked, allow_external=allow_external))
     with _cache_lock:
         program = _cache.setdefault(key, program)
         _cache.move_to_end(key)
@@ -443,6 +298,10 @@ def compile(asm_or_module, entry: str = "main", *, checked: bool = True, threads
     return program.with_threads(threads)
 
 
-def run(asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None):
+def run(
+    asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None,
+    allow_external: bool = False, backend: str = "engine", device: str | None = None,
+):
     """compile(...) then call once: a numpy array, or a tuple for several results."""
-    return compile(asm_or_module, entry, checked=checked, threads=threads)(*arrays)
+    return compile(asm_or_module, entry, checked=checked, threads=threads, allow_external=allow_external,
+                   backend=backend, device=device)(*arrays)

@@ -17,6 +17,7 @@ from gmx.passes.lowering.runtime_abi import SIGNATURE_ATTR, tensor_signature
 
 from .dtypes import numpy_dtype
 from .errors import CompileError
+from .scalars import number_as_array
 
 _FUNCTIONS = ("func.func", "llvm.func")
 
@@ -97,3 +98,29 @@ def numpy_signature(entry_op) -> tuple[list[TensorSignature], list[TensorSignatu
     arguments = [_tensor(t, f"argument #{i}") for i, t in enumerate(ftype.inputs)]
     results = [_tensor(t, f"result #{i}") for i, t in enumerate(ftype.results)]
     return arguments, results
+
+
+def check_argument(entry: str, i: int, array, sig: TensorSignature) -> np.ndarray:
+    """Argument #i of @entry as a C-contiguous array of its signature `sig`
+    (every backend checks its arguments with this: the same messages); a
+    Python number for a rank-0 argument is a 0-d array of its dtype."""
+    what = f"argument #{i} of @{entry}"
+    array = np.asarray(number_as_array(array, sig.dtype, what) if sig.rank == 0 else array)
+    # Exactly the dtype: an unsigned array for a signless integer would be
+    # reinterpreted silently (uint8 200 read as i8 -56).
+    if array.dtype != sig.dtype:
+        raise TypeError(f"argument #{i} of @{entry} must be {sig.describe()}, got dtype {array.dtype}")
+    shape_ok = array.ndim == sig.rank and all(
+        want is None or want == got for want, got in zip(sig.shape, array.shape)
+    )
+    if not shape_ok:
+        raise ValueError(f"argument #{i} of @{entry} must be {sig.describe()}, got shape {list(array.shape)}")
+    # (ascontiguousarray makes a 0-d array 1-d; one is contiguous already)
+    return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+
+
+def wrong_arity(entry: str, arguments: list[TensorSignature], count: int) -> TypeError:
+    """The error of a call of @entry with `count` arguments."""
+    return TypeError(
+        f"@{entry} takes {len(arguments)} arguments ({', '.join(s.describe() for s in arguments)}), got {count}"
+    )

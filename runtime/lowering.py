@@ -6,7 +6,8 @@ Every failure is a CompileError whose message starts with located
 diagnostics (its first line is the first error, which is what tools that
 show one line show). A failure after parsing (the --gmx-lower-to-llvm
 pipeline, or the ExecutionEngine's translation to LLVM IR) is the
-compiler's, not the user's input's: as torch-mlir's
+compiler's, not the user's input's (unless a pass refused an op it has
+no lowering for, which its error names: `registry.Refused`): as torch-mlir's
 `run_pipeline_with_repro_report` does, the message ends with the command
 that fails on a file holding the module as it was before the pipeline
 (with locations):
@@ -27,17 +28,20 @@ import os
 import shlex
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gmx.dialect import make_context
 from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.dialect.parsing import UnparsableText, parse_text
-from gmx.passes.lowering.gmx_lower_to_llvm import PASS as LOWER_TO_LLVM
-from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR, error_sites
+from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering
+from gmx.passes.registry import noting_refusals
+from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, assert_messages, error_sites
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
+from .external_symbols import check_external_functions, declared_functions
+from .pipeline_attributes import reject_pipeline_attributes
 
 
 @dataclass(frozen=True)
@@ -51,30 +55,33 @@ class Jitted:
     # The entry writes its results into buffers the caller passes after its
     # arguments (runtime_abi.DESTINATIONS_ATTR), instead of returning them.
     destinations: bool = False
-    # (rows, tile) when the entry computes any range of its result's rows
-    # (runtime_abi.ROW_RANGES_ATTR), else None.
-    row_ranges: tuple[int, int] | None = None
+    # The message of each reported cf.assert, by number (SHAPE_ERROR_ASSERT).
+    assert_messages: list[str] = field(default_factory=list)
 
 
-def jit(text: str, entry: str, checked: bool) -> Jitted:
+def jit(text: str, entry: str, checked: bool, allow_external: bool = False) -> Jitted:
     """Parse, lower (unless already in the LLVM dialect) and JIT `entry`;
-    a tensor-level entry with static results takes destinations."""
+    a tensor-level entry with static results takes destinations. The
+    module may declare only functions the runtime provides unless
+    `allow_external` (`external_symbols`)."""
     context = make_context()
     with context, ir.Location.unknown():
         module = _parse(text)
         entry_op = find_entry(module, entry)
+        if entry_op.name == "func.func":
+            reject_pipeline_attributes(module)
         arguments, results = numpy_signature(entry_op)
+        written = declared_functions(module)
         if entry_op.name == "func.func":
             _lower(module, text, checked)
+        if not allow_external:
+            check_external_functions(module, written)
         # Lowering rewrote the entry: its handle is stale, look it up again.
         lowered = find_entry(module, entry)
         destinations = DESTINATIONS_ATTR in lowered.attributes
-        row_ranges = None
-        if ROW_RANGES_ATTR in lowered.attributes:
-            rows, tile = ir.DenseI64ArrayAttr(lowered.attributes[ROW_RANGES_ATTR])
-            row_ranges = (rows, tile)
         engine = _engine(module, context, text, entry, checked)
-        return Jitted(engine, arguments, results, error_sites(module.operation), destinations, row_ranges)
+        return Jitted(engine, arguments, results, error_sites(module.operation), destinations,
+                      assert_messages(module.operation))
 
 
 def _parse(text: str) -> ir.Module:
@@ -88,21 +95,25 @@ def _parse(text: str) -> ir.Module:
         raise CompileError(str(error)) from None
 
 
-def lower_option(checked: bool) -> str:
-    """--gmx-lower-to-llvm's option string: entries take destinations and
-    compute row ranges where they can."""
-    return "destinations=true,row-ranges=true" + ("" if checked else ",checked=false")
+def lowering_options(checked: bool) -> LowerOptions:
+    """The --gmx-lower-to-llvm options the runtime compiles with: entries
+    take destinations. (gmx-study shows programs lowered with these, so
+    that what it shows is what runs.)"""
+    return LowerOptions(checked=checked, destinations=True)
 
 
 def _lower(module: ir.Module, text: str, checked: bool) -> None:
+    options = lowering_options(checked)
     pm = passmanager.PassManager("builtin.module")
-    LOWER_TO_LLVM.add_to(pm, lower_option(checked))
+    add_lowering(pm, options)
     try:
-        pm.run(module.operation)
+        with noting_refusals() as refused:
+            pm.run(module.operation)
     except ir.MLIRError as error:
-        flag = f"--{LOWER_TO_LLVM.argument}={lower_option(checked)}"
+        if refused:  # ops the lowering has no way for, each error says which and why
+            raise CompileError(error_text(error)) from None
         raise CompileError(
-            _failure_report(error_text(error), text, lambda path: f"gmx-opt {path} {flag}")
+            _failure_report(error_text(error), text, lambda path: f"gmx-opt {path} {options.flag()}")
         ) from None
 
 

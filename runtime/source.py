@@ -1,6 +1,7 @@
 """What `compile` and `run` accept, checked before any work.
 
-The module comes as text (`str`, or UTF-8 `bytes`) or as IR (`ir.Module`,
+The module comes as text (`str`, or UTF-8 `bytes`), MLIR bytecode
+(`bytes`), or as IR (`ir.Module`,
 `ir.Operation`, any op view); `entry` is a function name and `checked` a
 bool. Anything else is a TypeError naming what is accepted, and text that
 is not UTF-8 a CompileError located at its first bad byte: never an
@@ -12,11 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
+from gmx.dialect.parsing import bytecode_as_text, is_bytecode
 
 from .errors import CompileError
 
-ACCEPTED_MODULES = "str, bytes (UTF-8), ir.Module or ir.Operation"
+ACCEPTED_MODULES = "str, bytes (UTF-8 or MLIR bytecode), ir.Module or ir.Operation"
 # The buffer name MLIR's parser gives a module parsed from a string.
 SOURCE_NAME = "-"
 
@@ -42,10 +45,11 @@ def check_entry(entry) -> str:
     return entry
 
 
-def check_checked(checked) -> bool:
-    """`checked` as a bool; a numpy bool is one, `"false"` or 0 is not."""
+def check_checked(checked, name: str = "checked") -> bool:
+    """`checked` (or the flag `name`) as a bool; a numpy bool is one,
+    `"false"` or 0 is not."""
     if not isinstance(checked, (bool, np.bool_)):
-        raise TypeError(f"checked must be True or False, got {checked!r} ({type(checked).__name__})")
+        raise TypeError(f"{name} must be True or False, got {checked!r} ({type(checked).__name__})")
     return bool(checked)
 
 
@@ -57,6 +61,11 @@ def _position(data: bytes, offset: int) -> str:
 
 
 def _decode(data: bytes) -> str:
+    if is_bytecode(data):
+        try:
+            return bytecode_as_text(data)
+        except ir.MLIRError as error:
+            raise CompileError(error_text(error)) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -48,7 +48,7 @@ def test_listing_the_passes_imports_no_pass_module():
         "print(len(flags), loaded)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "8 []"
+    assert result.stdout.strip() == f"{len(get_all_passes())} []"
 
 
 def test_every_pass_has_a_module_and_a_lit_test_named_after_its_flag():
@@ -325,3 +325,87 @@ def test_run_rejects_llvm_module_without_signature(gmx_run, mlir_file, capsys):
     path = mlir_file("llvm.func @main() {\n  llvm.return\n}\n", "llvm.mlir")
     assert gmx_run(path) == 1
     assert "without its tensor signature" in capsys.readouterr().err
+
+
+# -- bytecode input, options given twice, hostile .npy headers, the study budget
+
+def bytecode_of(text: str) -> bytes:
+    import io
+
+    with make_context():
+        module = ir.Module.parse(text)
+        buffer = io.BytesIO()
+        module.operation.write_bytecode(buffer)
+        return buffer.getvalue()
+
+
+def test_bytecode_input_is_read_as_text_is(gmx_opt, gmx_run, tmp_path, capsys):
+    source = tmp_path / "gather.mlirbc"
+    source.write_bytes(bytecode_of(GATHER))
+    assert gmx_opt(source, "--convert-gmx-to-linalg") == 0
+    assert "linalg.generic" in capsys.readouterr().out
+    np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(4, 3))
+    np.save(tmp_path / "i.npy", np.array([[2], [0]]))
+    assert gmx_run(source, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy") == 0
+    assert capsys.readouterr().out.strip() == repr(np.array([[6, 7, 8], [0, 1, 2]], dtype=np.float32))
+
+
+def test_broken_bytecode_is_one_error(gmx_opt, tmp_path, capsys):
+    source = tmp_path / "broken.mlirbc"
+    source.write_bytes(bytecode_of(GATHER)[:40])
+    assert gmx_opt(source) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"gmx-opt: error: could not read input file '{source}' (MLIR bytecode): ")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("tool, twice, option", [
+    ("gmx_opt", ["-o", "a.mlir", "-o", "b.mlir"], "-o"),
+    ("gmx_opt", ["--pass-pipeline=builtin.module(cse)", "--pass-pipeline", "builtin.module(canonicalize)"],
+     "--pass-pipeline"),
+    ("gmx_run", ["--output", "a.npy", "--output=b.npy"], "--output"),
+    ("gmx_run", ["-e", "main", "--entry", "f"], "--entry"),
+])
+def test_an_option_given_twice_is_refused(tool, twice, option, gather_file, tmp_path, capsys, monkeypatch):
+    """As mlir-opt refuses it: the last one does not silently win."""
+    from gmx.tools import gmx_opt, gmx_run
+
+    monkeypatch.chdir(tmp_path)
+    module = {"gmx_opt": gmx_opt, "gmx_run": gmx_run}[tool]
+    with pytest.raises(SystemExit) as exited:
+        module.parse_arguments([str(gather_file), *twice])
+    assert exited.value.code == 2
+    assert f"error: option '{option}' may be given only once" in capsys.readouterr().err
+    assert not list(tmp_path.glob("[ab].*"))
+
+
+def npy_with_header(path: Path, shape) -> Path:
+    """A .npy file whose header claims `shape` (anything), over 16 bytes."""
+    header = repr({"descr": "<f4", "fortran_order": False, "shape": shape}).encode()
+    header += b" " * (-(10 + len(header) + 1) % 64) + b"\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + bytes(16))
+    return path
+
+
+@pytest.mark.parametrize("shape, message", [
+    ((True, 3), "dim True of shape (True, 3) is not a non-negative integer"),
+    ((4, -3), "dim -3 of shape (4, -3) is not a non-negative integer"),
+    ((10**23, 3), "beyond what any array can hold"),
+    ((10**23, 0), "beyond what any array can hold"),  # no bytes, and no C long either
+])
+def test_hostile_npy_headers(gmx_run, gather_file, tmp_path, capsys, shape, message):
+    x = npy_with_header(tmp_path / "x.npy", shape)
+    np.save(tmp_path / "i.npy", np.zeros((2, 1), np.int64))
+    assert gmx_run(gather_file, "--input", x, "--input", tmp_path / "i.npy") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and err.startswith("gmx-run: error: input ")
+
+
+def test_study_refuses_a_shape_beyond_its_budget(capsys):
+    from gmx.tools import gmx_study
+
+    with pytest.raises(SystemExit):
+        gmx_study.parse_arguments(["take-along-axis", "--shape", "65536x32768"])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == ("gmx-study: error: --shape '65536x32768' has 2,147,483,648 elements; gmx-study studies "
+                   "at most 67,108,864 (2^26) per array: every frontend holds its own copies")

@@ -11,16 +11,17 @@ from gmx.passes.lowering.gather_plan import ColumnTiles, Flagged, RowTiles, Whol
 
 # (input type, indices type, axes, the strategy the plan picks when checked)
 GATHERS = [
-    pytest.param("tensor<4x3xf32>", "tensor<2x3xi64>", [0], Flagged(), id="flagged"),
+    pytest.param("tensor<4x3xf32>", "tensor<2x3xi64>", [0], Flagged(2), id="flagged"),
+    pytest.param("tensor<64x64x32xf32>", "tensor<64x64x32xi64>", [1], Flagged(16), id="flagged-tiles"),
     pytest.param("tensor<4x3xf32>", "tensor<2x1xi32>", [0], Whole(), id="whole"),
     pytest.param("tensor<64x50x8xf32>", "tensor<64x1024x1xi64>", [1], RowTiles(32), id="row-tiles"),
     pytest.param("tensor<8x64x32xf32>", "tensor<4x1x2xi64>", [0, 2], ColumnTiles(1, 16, 8), id="column-tiles"),
-    pytest.param("tensor<2x3x4xf16>", "tensor<2x1x4xi8>", [2, 0], Flagged(), id="flagged-tuples"),
+    pytest.param("tensor<2x3x4xf16>", "tensor<2x1x4xi8>", [2, 0], Flagged(2), id="flagged-tuples"),
     pytest.param("tensor<4x5x6xf16>", "tensor<3x1x2xi8>", [2, 0], Whole(), id="whole-tuples"),
     pytest.param("tensor<?x?xf32>", "tensor<?x?xi64>", [1], Whole(), id="dynamic"),
     pytest.param("tensor<?x5x?xf32>", "tensor<3x1x?xi64>", [2, 0], Whole(), id="dynamic-tuples"),
     pytest.param("tensor<?x3xf32>", "tensor<4x3xi64>", [1], Whole(), id="dynamic-broadcast"),
-    pytest.param("tensor<0x3xf32>", "tensor<2x3xi64>", [0], Flagged(), id="empty-axis"),
+    pytest.param("tensor<0x3xf32>", "tensor<2x3xi64>", [0], Flagged(2), id="empty-axis"),
     pytest.param("tensor<4x3xf32>", "tensor<4x1xi64>", [], Whole(), id="no-axes"),
 ]
 

@@ -220,3 +220,130 @@ def test_random_gathers_in_every_mode(tmp_path_factory, batch):
         raise AssertionError(f"the worker died ({done.returncode}) on case {number}:\n{describe(cases[number])}")
     problems = [(case, why) for case, result in zip(cases, results) if (why := mismatch(case, result))]
     assert not problems, "\n\n".join(f"{why}\n{describe(case)}" for case, why in problems[:3])
+
+
+# -- what the runtime must not take from a module's text ----------------------
+# A gather program given attributes only the lowering writes (of any value,
+# on the module, the entry or the gather) is refused before any work; one
+# declaring an external function runs only when the runtime provides it.
+# Both in the worker, where a forged signature that slipped through would
+# show as a signal.
+
+PIPELINE_ATTRIBUTES = ("gmx.signature", "gmx.destinations")
+PROCESS_FUNCTIONS = ["system", "exit", "_exit", "abort", "fork", "execve", "popen", "dlopen", "dlsym", "kill",
+                     "mprotect", "mmap", "raise", "setuid", "unlink", "puts", "printf", "getenv"]
+PROVIDED_FUNCTIONS = ["erff", "tanh", "powf", "malloc", "free", "memcpy", "__kmpc_fork_call", "omp_get_thread_num"]
+
+
+@st.composite
+def forged_attribute(draw) -> str:
+    """`name = value` of a pipeline attribute, its value drawn at random."""
+    name = draw(st.sampled_from(PIPELINE_ATTRIBUTES))
+    types = st.builds(tensor_type, st.lists(st.integers(0, 1 << 24), max_size=3),
+                      st.sampled_from([np.float32, np.int8, np.int64, np.float16]))
+    if name == "gmx.signature":
+        inputs, results = draw(st.lists(types, max_size=3)), draw(st.lists(types, max_size=2))
+        return f"{name} = ({', '.join(inputs)}) -> ({', '.join(results)})"
+    return name
+
+
+def with_attribute(text: str, attribute: str, where: str) -> str:
+    """`text` (one gather's module) with `attribute` on the module, the entry or the gather."""
+    if where == "module":
+        return f"module attributes {{{attribute}}} {{\n{text}}}\n"
+    if where == "entry":
+        head, _, rest = text.partition(") -> ")
+        signature, _, body = rest.partition(" {\n")
+        return f"{head}) -> {signature} attributes {{{attribute}}} {{\n{body}"
+    return text.replace("{axes = ", f"{{{attribute}, axes = ", 1)
+
+
+@settings(derandomize=True, max_examples=1, deadline=None, database=None, phases=[Phase.explicit, Phase.generate])
+@given(st.lists(st.tuples(fuzz_cases(), forged_attribute(), st.sampled_from(["module", "entry", "gather"])),
+                min_size=BATCH, max_size=BATCH))
+def test_forged_pipeline_attributes(tmp_path_factory, batch):
+    cases = []
+    for case, attribute, where in batch:
+        program = materialise(case)
+        program["text"] = with_attribute(program["text"], attribute, where)
+        cases.append(program)
+    results, done = run_in_worker(cases, tmp_path_factory.mktemp("forged"))
+    assert done.returncode == 0, f"the worker died ({done.returncode}):\n{done.stderr[-2000:]}"
+    for case, (kind, message) in zip(cases, results):
+        assert kind == "CompileError" and "carries 'gmx." in message, f"{kind}: {message!r}\n{case['text']}"
+
+
+@settings(derandomize=True, max_examples=1, deadline=None, database=None, phases=[Phase.explicit, Phase.generate])
+@given(st.lists(st.tuples(fuzz_cases(), st.one_of(
+    st.sampled_from(PROCESS_FUNCTIONS + PROVIDED_FUNCTIONS),
+    st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True).filter(lambda n: n != "main" and not n.startswith("gmx")),
+)), min_size=BATCH, max_size=BATCH))
+def test_declared_external_functions(tmp_path_factory, batch):
+    from gmx.runtime.external_symbols import provided
+
+    cases = []
+    for case, name in batch:
+        program = materialise(case)
+        program["text"] = f"func.func private @{name}(i64) -> i64\n" + program["text"]
+        program["name"] = name
+        cases.append(program)
+    results, done = run_in_worker(cases, tmp_path_factory.mktemp("external"))
+    assert done.returncode == 0, f"the worker died ({done.returncode}):\n{done.stderr[-2000:]}"
+    for case, result in zip(cases, results):
+        if provided(case["name"]):
+            assert (why := mismatch(case, result)) is None, f"@{case['name']}: {why}"
+        else:
+            assert result[0] == "CompileError" and f"'@{case['name']}'" in result[1], (case["name"], result)
+
+
+# .npy headers as a hostile file would write them: whatever the header
+# claims, gmx-run's reader answers InputError (one line), never another
+# exception.
+HEADER_VALUES = st.one_of(
+    st.integers(-(10**30), 10**30), st.booleans(), st.floats(allow_nan=True), st.text(max_size=3), st.none(),
+)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None, database=None)
+@given(shape=st.one_of(st.lists(HEADER_VALUES, max_size=4).map(tuple), HEADER_VALUES),
+       descr=st.sampled_from(["<f4", "|b1", "<i8", "|V2", "|O", "<U3", "xx", "<f4\x00"]),
+       fortran=st.one_of(st.booleans(), st.integers(0, 2)), data=st.integers(0, 64))
+def test_hostile_npy_headers_are_input_errors(tmp_path_factory, shape, descr, fortran, data):
+    from gmx.tools.npy_input import InputError, load_npy
+
+    header = repr({"descr": descr, "fortran_order": fortran, "shape": shape}).encode()
+    header += b" " * (-(10 + len(header) + 1) % 64) + b"\n"
+    path = tmp_path_factory.mktemp("npy") / "x.npy"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + bytes(data))
+    try:
+        load_npy(str(path))
+    except InputError as error:
+        assert "\n" not in str(error)
+
+
+# A rank-0 argument given as any Python number or numpy scalar: a 0-d
+# result of the argument's dtype, or a TypeError/ValueError naming it.
+SCALAR_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.float64, np.int8, np.int32, np.int64, np.bool_,
+                 np.complex64]
+SCALARS = st.one_of(
+    st.integers(-(2**70), 2**70), st.floats(allow_nan=True), st.booleans(), st.complex_numbers(max_magnitude=1e6),
+    st.builds(lambda v, t: t(v), st.integers(-100, 100), st.sampled_from([np.int8, np.int64, np.float32, np.float64])),
+)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None, database=None)
+@given(dtype=st.sampled_from(SCALAR_DTYPES), value=SCALARS)
+def test_scalars_for_rank_0_arguments(dtype, value):
+    from gather_programs import ELEMENT_TYPES
+    from gmx.runtime import compile
+
+    t = f"tensor<{ELEMENT_TYPES[np.dtype(dtype)]}>"
+    program = compile(f"func.func @main(%x: {t}) -> {t} {{\n  return %x : {t}\n}}\n")
+    with np.errstate(over="ignore"):  # 1e300 as f32 is inf, as numpy makes it
+        try:
+            out = program(value)
+        except (TypeError, ValueError) as error:
+            assert "argument #0 of @main" in str(error)
+            return
+        assert out.shape == () and out.dtype == np.dtype(dtype)
+        assert_identical(out, np.asarray(value, dtype=dtype))

@@ -54,6 +54,16 @@ def test_gathers_that_become_slices_have_no_fused_op(capsys):
     assert "Traceback" not in captured.err
 
 
+def test_second_corpus_model_in_another_form(capsys):
+    """A `NAME@FORM` model: its gathers as its form spells them (here
+    linalg.generics reading elements), each a gmx op, equal to eager."""
+    assert study("--model", "int8_embedding@linalg", "--no-timing") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("gmx-study --model int8_embedding@linalg: embedding: int8 embedding rows")
+    assert "=== gathers: 3 in the source, 3 gmx ops fused ===" in out
+    assert re.search(r"^fused .* within tolerance$", out, re.M), out
+
+
 def test_user_tosa_file_is_checked_against_unfused(capsys):
     assert study("--model", LINEARISED, "--no-timing") == 0
     out = capsys.readouterr().out

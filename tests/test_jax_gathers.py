@@ -3,10 +3,10 @@
 Each program is lowered by `jax.jit(f).lower(...).as_text()`
 (`frontends.jax_to_stablehlo`), raised, and must leave one
 `gmx.gather_multiaxis` per gather, in the mode JAX's gather has
-(`jnp.take`'s and `x.at[i].get`'s modes: clip, wrap and promise_in_bounds
-are a bare clamping `stablehlo.gather`, so "clip", the wrap's remainder kept
-in front of it; fill is JAX's mask-and-select, so "fill"), and no
-`stablehlo.gather` (nor, for fill, JAX's mask) left. Results are compared
+(`jnp.take`'s and `x.at[i].get`'s modes: clip and promise_in_bounds
+are a bare clamping `stablehlo.gather`, so "clip"; wrap is JAX's remainder
+in front of that gather, absorbed: "wrap"; fill is JAX's mask-and-select,
+so "fill"), and no `stablehlo.gather` (nor JAX's mask or remainder) left. Results are compared
 with JAX's own:
 
   - the raised program on in-range indices (where every mode agrees with
@@ -70,7 +70,7 @@ PROGRAMS = {
     "take_fill_i64": (lambda x, i: jnp.take(x, i, axis=1, mode="fill", fill_value=-7.5), (X, I64), (X, I64 % 6),
                       ["fill"]),
     "take_clip": (lambda x, i: jnp.take(x, i, axis=1, mode="clip"), (X, I), (X, I % 6), ["clip"]),
-    "take_wrap": (lambda x, i: jnp.take(x, i, axis=1, mode="wrap"), (X, I), (X, I % 6), ["clip"]),
+    "take_wrap": (lambda x, i: jnp.take(x, i, axis=1, mode="wrap"), (X, I), (X, I % 6), ["wrap"]),
     "at_get_promise_in_bounds": (lambda x, i: jnp.asarray(x).at[i].get(mode="promise_in_bounds"),
                                  (X, I_ROWS), (X, I_ROWS % 4), ["clip"]),
     "take_along_axis": (lambda x, i: jnp.take_along_axis(x, i, axis=1), (X, I[:4, None] * np.ones((1, 3), np.int32)),
@@ -120,8 +120,9 @@ def test_jax_gather_raises(name):
         assert text.count(f'mode = "{mode}"') == modes.count(mode), text
     assert "stablehlo.gather" not in text, text
     assert "func.call" not in text and "private" not in text, "JAX's helpers are inlined and dropped"
-    if "fill" in modes:
+    if "fill" in modes or "wrap" in modes:
         assert "stablehlo.reduce" not in text and "stablehlo.select" not in text, "JAX's mask and wrap are gone"
+        assert "stablehlo.remainder" not in text, "JAX's remainder is the wrap mode"
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

@@ -15,6 +15,8 @@ import tempfile
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gmx.tools import output
 from gmx.tools.output import OutputError, Strategy, write_output, write_strategy
@@ -53,6 +55,33 @@ def temporaries(folder):
 )
 def test_write_strategy(mode, links, strategy):
     assert write_strategy(mode, links) is strategy
+
+
+def test_a_file_of_another_owner_is_written_in_place():
+    assert write_strategy(stat.S_IFREG | 0o644, 1, owned=False) is Strategy.IN_PLACE
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root (chown)")
+def test_root_writing_over_a_setuid_file_of_another_user(tmp_path):
+    """As root over a file of uid 65534 with mode 6777: the file stays that
+    user's, written in place (as mlir-opt writes it); no root-owned
+    set-user-ID file appears. Root's own setuid file loses those bits."""
+    tmp_path.chmod(0o755)
+    theirs = tmp_path / "theirs.mlir"
+    theirs.write_text("old")
+    os.chown(theirs, 65534, 65534)
+    theirs.chmod(0o6777)
+    write_output(str(theirs), "new")
+    info = theirs.stat()
+    assert theirs.read_text() == "new" and (info.st_uid, info.st_gid) == (65534, 65534)
+    assert not (info.st_uid == 0 and info.st_mode & (stat.S_ISUID | stat.S_ISGID))
+    mine = tmp_path / "mine.mlir"
+    mine.write_text("old")
+    mine.chmod(0o6777)
+    write_output(str(mine), "new")
+    info = mine.stat()
+    assert mine.read_text() == "new" and stat.S_IMODE(info.st_mode) == 0o777
+    assert temporaries(tmp_path) == []
 
 
 def test_a_regular_file_is_replaced_keeping_its_mode(tmp_path):
@@ -277,3 +306,19 @@ def test_a_writable_file_in_a_folder_that_is_not_is_written_in_place():
         with open(target) as handle:
             assert handle.read() == "new"
         assert os.stat(target).st_uid == 65534
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(mode=st.integers(0, 0o7777))
+def test_a_replaced_file_keeps_its_mode_less_setuid_and_setgid(tmp_path_factory, mode):
+    """Any mode of the writer's own file: kept, but never set-user-ID or set-group-ID."""
+    target = tmp_path_factory.mktemp("mode") / "out.mlir"
+    target.write_text("old")
+    target.chmod(mode)
+    try:
+        write_output(str(target), "new")
+    except OutputError:
+        assert not os.access(target, os.W_OK)  # a file the writer may not write is refused
+        return
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == mode & ~(stat.S_ISUID | stat.S_ISGID)

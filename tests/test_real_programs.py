@@ -4,14 +4,21 @@ Hugging Face models with random weights, programs users write around them
 ONNX models, each exported once per session.
 
 Per program, three checks (`CHECKS`):
-- export: the frontend makes TOSA with `program.gathers` tosa.gather ops;
+- export: the frontend makes the program's form (TOSA, or for the second
+  corpus `NAME@FORM` torch-mlir's TOSA, linalg-on-tensors or StableHLO, or
+  an ONNX model's TOSA) with `program.gathers` gathers as that form spells
+  them (`models.source_gathers`);
 - fused: after --gmx-canonicalize (strict, as conftest sets it), exactly
-  `program.gmx_ops` gmx ops, no tosa.gather, no linearisation in front of
+  `program.gmx_ops` gmx ops, no gather of the source form, no linearisation in front of
   a gmx op (`gather_sites.LINEARISATION_OPS` in its index computation,
   beyond the program's own `kept` arithmetic), no view of a gmx op's data,
   and nothing written to stderr (no warning);
 - runs: the fused module through gmx.runtime equals eager PyTorch / ONNX's
   reference evaluator, bit for bit or within the program's tolerance.
+
+The suite checks the programs `in_suite` (the second corpus's whole models
+in one form each: a whole model's JIT compile takes seconds); with
+GMX_FULL_CORPUS=1 it checks every program in every form.
 
 A check that fails today is a strict xfail with the reason the registry
 gives (`program.blocked`: what blocks it), so the suite flips when the fix
@@ -21,6 +28,7 @@ lands.
 from __future__ import annotations
 
 import functools
+import os
 from collections import Counter
 
 import pytest
@@ -40,9 +48,11 @@ from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
 
 @functools.cache
 def exported(name: str):
-    """(built program, its TOSA), once per session."""
-    built = MODELS[name].build()
-    return built, models.export(built)
+    """(built program, its export in the program's form), once per session;
+    the forms of one program share its build."""
+    program = MODELS[name]
+    built = program.build()
+    return built, models.export(built, form=program.form)
 
 
 @functools.cache
@@ -58,10 +68,17 @@ def blocked_reason(program, check: str) -> str | None:
     return program.blocked.get(check)
 
 
+# Every program of the registry, not only those `in_suite` (the suite's time budget).
+FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
+
+
 def programs(check: str) -> list:
-    """Every program, a strict xfail where `check` is blocked today."""
+    """Every program in the suite (every one with GMX_FULL_CORPUS=1), a
+    strict xfail where `check` is blocked today."""
     params = []
     for program in MODELS.values():
+        if not (program.in_suite or FULL):
+            continue
         reason = blocked_reason(program, check)
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
         params.append(pytest.param(program, marks=marks, id=program.name))
@@ -71,8 +88,11 @@ def programs(check: str) -> list:
 @pytest.mark.parametrize("program", programs("export"))
 def test_export(program):
     _, text = exported(program.name)
-    gathers = run_pipeline(text, []).counts["tosa.gather"]
-    assert gathers == program.gathers, f"{program.name}: {gathers} tosa.gather in the export, registry says {program.gathers}"
+    with make_context():
+        gathers = models.source_gathers(ir.Module.parse(text), program.form)
+    assert gathers == program.gathers, (
+        f"{program.name}: {gathers} gathers ({', '.join(models.SOURCE_GATHERS[program.form])}) in the export, "
+        f"registry says {program.gathers}")
 
 
 @pytest.mark.parametrize("program", programs("fused"))
@@ -104,6 +124,24 @@ def test_registry_covers_the_brief():
         assert set(program.blocked) <= set(CHECKS), program.name
         assert all(reason.strip() for reason in program.blocked.values()), program.name
         assert program.gmx_ops <= program.gathers or not program.gathers, program.name
+
+
+def test_second_corpus_covers_the_brief():
+    """The second corpus: 8 more Hugging Face families and programs as users
+    write them, each torch program in torch-mlir's three forms, ONNX models
+    through its importer; every form has programs the suite checks."""
+    second = [p for p in MODELS.values() if "@" in p.name]
+    assert all(p.name.endswith("@" + p.form) for p in second)
+    families = {p.family for p in second}
+    new_families = {"DeBERTa-v2", "MPNet", "XLNet", "Funnel", "OPT", "GPT-J", "M2M100", "LayoutLM", "BEiT",
+                    "Big Bird", "CANINE"}
+    assert len(new_families & families) >= 8
+    bases: dict[str, set] = {}
+    for program in second:
+        bases.setdefault(program.name.split("@")[0], set()).add(program.form)
+    assert all(forms == {"tosa", "linalg", "stablehlo"} or forms == {"onnx"} for forms in bases.values()), bases
+    assert sum(forms == {"onnx"} for forms in bases.values()) >= 3
+    assert {p.form for p in second if p.in_suite} == set(models.FORMS)
 
 
 def _site(**index_ops) -> GatherSite:

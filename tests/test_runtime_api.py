@@ -45,7 +45,7 @@ def test_module_as_operation():
 
 @pytest.mark.parametrize("module", [None, 123, 1.5, ["func.func"], object()], ids=repr)
 def test_module_of_another_type(module):
-    with pytest.raises(TypeError, match=r"the module must be str, bytes \(UTF-8\), ir.Module or ir.Operation, got "):
+    with pytest.raises(TypeError, match=r"the module must be str, bytes \(UTF-8 or MLIR bytecode\), ir.Module or ir.Operation, got "):
         compile(module)
     with pytest.raises(TypeError, match="the module must be"):
         run(module, X)

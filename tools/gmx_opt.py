@@ -22,6 +22,7 @@ from gmx.passes import get_all_passes
 from gmx.passes.debug import debug_only
 from gmx.passes.pipeline import PipelineError, build_pass_manager, pipeline_elements
 
+from .options import StoreOnce
 from .output import OutputError, write_output
 from .source import Chunk, SourceError, parse_chunk, read_source, split_chunks
 from .verify_diagnostics import DiagnosticCollector, parse_expectations, verify
@@ -63,8 +64,10 @@ def _argument_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-h", "--help", action=_HelpAction, help="show this help, with the gmx passes, and exit")
     parser.add_argument("input", nargs="?", default="-", help="input file (default: stdin)")
-    parser.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
-    parser.add_argument("--pass-pipeline", help="a textual pipeline, e.g. 'builtin.module(canonicalize)'")
+    parser.add_argument("-o", dest="output", default="-", action=StoreOnce, help="output file (default: stdout)")
+    parser.add_argument(
+        "--pass-pipeline", action=StoreOnce, help="a textual pipeline, e.g. 'builtin.module(canonicalize)'"
+    )
     parser.add_argument("--split-input-file", action="store_true", help="process each '// -----' chunk separately")
     parser.add_argument("--verify-diagnostics", action="store_true", help="check diagnostics against expected-* comments")
     parser.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")

@@ -1,6 +1,7 @@
 """gmx-run: lower a module with --gmx-lower-to-llvm, run a function, show results.
 
     gmx-run FILE|- [-e ENTRY] [--input X.npy ...] [--output OUT.npy|OUT.npz] [--threads N]
+            [--backend engine|iree] [--device NAME]
 
 In the manner of mlir-runner: the entry function (default `main`) takes the
 `--input` arrays in order and its results are printed as numpy reprs, or
@@ -25,9 +26,11 @@ from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.dialect.parsing import UnparsableText
 from gmx.runtime import CompileError, compile
+from gmx.runtime.backends import BACKENDS
 from gmx.runtime.threads import usable_cores
 
 from .npy_input import InputError, as_argument, load_npy
+from .options import StoreOnce
 from .output import OutputError, write_output
 from .source import Chunk, SourceError, parse_chunk, read_source
 
@@ -55,14 +58,21 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         allow_abbrev=False,
     )
     parser.add_argument("input_file", metavar="FILE", help="MLIR file, or - for stdin")
-    parser.add_argument("-e", "--entry", default="main", help="function to run (default: main)")
+    parser.add_argument("-e", "--entry", default="main", action=StoreOnce, help="function to run (default: main)")
     parser.add_argument("--input", action="append", default=[], metavar="X.npy", help="an argument array (repeat, in order)")
-    parser.add_argument("--output", metavar="OUT", help="write results to OUT.npy (one result) or OUT.npz")
+    parser.add_argument("--output", metavar="OUT", action=StoreOnce, help="write results to OUT.npy (one result) or OUT.npz")
     parser.add_argument("--unchecked", action="store_true", help="no run-time bounds check of indices (benchmarks only)")
+    parser.add_argument(
+        "--allow-external-symbols", action="store_true",
+        help="let the module call any function of the process, as mlir-runner does (default: only "
+        "the runtime's callbacks, libm, memory and OpenMP runtime functions)",
+    )
     parser.add_argument(
         "--threads", type=positive_int, metavar="N",
         help=f"threads one call may run on (default: the usable cores, here {usable_cores()})",
     )
+    parser.add_argument("--backend", choices=BACKENDS, default="engine", help="engine (default) or iree (the [iree] extra)")
+    parser.add_argument("--device", metavar="NAME", help="with --backend iree: local-task (default), local-sync or cuda")
     return parser.parse_args(argv)
 
 
@@ -119,7 +129,10 @@ def run(args) -> tuple:
     text = load_module_text(args.input_file)
     arrays = [load_npy(p) for p in args.input]
     try:
-        program = compile(text, args.entry, checked=not args.unchecked, threads=args.threads)
+        program = compile(
+            text, args.entry, checked=not args.unchecked, threads=args.threads,
+            allow_external=args.allow_external_symbols, backend=args.backend, device=args.device,
+        )
         return results_tuple(program(*_as_arguments(arrays, program)))
     except CompileError as error:
         raise RunError(str(error)) from None

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 import os
 import sys
 import textwrap
@@ -49,6 +50,10 @@ FRONTEND_CHOICES = [f.value for f in Frontend if f is not Frontend.GMX]  # gmx: 
 
 PROG = "gmx-study"
 DEFAULT_SIZES = tuple(2**k for k in (12, 14, 16, 18, 20))
+# Elements of one --shape or --indices-shape, at most: a study holds each
+# array several times over (inputs, the reference's and each frontend's
+# copies): 2^31 f32 elements grew past 24 GB; 2^26 is 256 MiB per f32 copy.
+MAX_ELEMENTS = 2**26
 SHOWN_BY_DEFAULT = (StageKey.FRONTEND, StageKey.FUSED, StageKey.LINALG, StageKey.LOOPS)
 
 
@@ -84,8 +89,10 @@ def _argument_parser() -> argparse.ArgumentParser:
                         help="how the gather is spelled: torch-mlir's TOSA, StableHLO or linalg-on-tensors export "
                              "of its torch expression, or the ONNX node (ONNX variants); default: the variant's own")
     shapes = parser.add_argument_group("the gather")
-    shapes.add_argument("--shape", metavar="DIMS", help="data shape, e.g. 4x5x6 (for embedding: the table)")
-    shapes.add_argument("--indices-shape", metavar="DIMS", help="indices shape (multiaxis: with the tuples folded into the last dim)")
+    shapes.add_argument("--shape", metavar="DIMS",
+                        help=f"data shape, e.g. 4x5x6 (for embedding: the table); at most 2^{MAX_ELEMENTS.bit_length() - 1} elements")
+    shapes.add_argument("--indices-shape", metavar="DIMS",
+                        help="indices shape (multiaxis: with the tuples folded into the last dim); as many elements at most")
     shapes.add_argument("--axis", type=int, help="the gathered axis (negative counts from the end)")
     shapes.add_argument("--axes", metavar="A,B,...", help="multiaxis: the axes, e.g. 2,0")
     shapes.add_argument("--batch-dims", type=int, metavar="B", help="onnx-gather-nd: batch_dims")
@@ -98,6 +105,8 @@ def _argument_parser() -> argparse.ArgumentParser:
     run.add_argument("--stages", metavar="LIST",
                      help=f"stages whose IR is printed, comma separated, or none: {', '.join(STAGE_KEYS)} "
                           f"(default {','.join(SHOWN_BY_DEFAULT)})")
+    run.add_argument("--iree-ir", action="store_true",
+                     help="print the IR gmx.runtime's iree backend hands to IREE for the CPU (local-task), then stop")
     run.add_argument("--repeat", type=int, default=7, metavar="N", help="timed rounds (default 7)")
     run.add_argument("--warmup", type=int, default=2, metavar="N", help="untimed rounds first (default 2)")
     run.add_argument("--no-timing", action="store_true", help="check results, do not time them")
@@ -118,7 +127,8 @@ def _argument_parser() -> argparse.ArgumentParser:
 
 
 def parse_shape(parser, flag: str, text: str | None) -> tuple[int, ...] | None:
-    """`4x5x6` -> (4, 5, 6); a precise parser.error otherwise."""
+    """`4x5x6` -> (4, 5, 6); a precise parser.error otherwise, and for
+    shapes beyond MAX_ELEMENTS (before any work)."""
     if text is None:
         return None
     parts = text.lower().split("x")
@@ -127,6 +137,11 @@ def parse_shape(parser, flag: str, text: str | None) -> tuple[int, ...] | None:
     dims = tuple(int(p) for p in parts)
     if 0 in dims:
         parser.error(f"{flag} '{text}': every dim must be at least 1")
+    if math.prod(dims) > MAX_ELEMENTS:
+        parser.error(
+            f"{flag} '{text}' has {math.prod(dims):,} elements; gmx-study studies at most "
+            f"{MAX_ELEMENTS:,} (2^{MAX_ELEMENTS.bit_length() - 1}) per array: every frontend holds its own copies"
+        )
     return dims
 
 
@@ -301,6 +316,24 @@ def _check_sweep_arguments(parser, args) -> None:
         parser.error(f"{flag} does not apply with --all: the report shows no IR and times every point")
 
 
+def show_iree_ir(study, checked: bool) -> int:
+    """Print the module gmx.runtime's iree backend compiles for the study."""
+    from gmx.runtime import CompileError
+    from gmx.runtime.iree_lowering import lower_for_iree
+
+    from .experiments.contenders import make_case
+    from .experiments.frontends import FrontendError
+    from .experiments.pipelines import run_pipeline
+
+    try:
+        fused = run_pipeline(make_case(study).text, ["gmx-canonicalize"]).text
+        sys.stdout.write(lower_for_iree(fused, "main", checked, output_storage=True).text)  # as for local-task
+    except (FrontendError, CompileError) as error:
+        print(f"{PROG}: error: {study.variant.name}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def study_one(args: argparse.Namespace) -> int:
     """Print the study of args.study; 1 if it failed."""
     from .experiments.frontends import FrontendError
@@ -308,6 +341,8 @@ def study_one(args: argparse.Namespace) -> int:
     from .study.render import render
 
     study = args.study
+    if args.iree_ir:
+        return show_iree_ir(study, not args.unchecked)
     timing = None if args.no_timing else (args.repeat, args.warmup)
     try:
         outcome = run_study(study, not args.unchecked, timing)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -58,11 +59,25 @@ def _check_header(handle, path: str) -> None:
     if version not in _HEADER_READERS:
         raise InputError(f"input '{path}' is a .npy file of version {version[0]}.{version[1]}, not 1.0 or 2.0")
     shape, _, dtype = _HEADER_READERS[version](handle)
+    _check_shape(path, shape, dtype)
     if dtype.hasobject:
         raise InputError(f"input '{path}' holds Python objects; gmx-run never unpickles (numeric arrays only)")
     info = os.fstat(handle.fileno())
     if stat.S_ISREG(info.st_mode):
         _check_size(path, shape, dtype, info.st_size - handle.tell())
+
+
+def _check_shape(path: str, shape: tuple, dtype: np.dtype) -> None:
+    """Dims that are non-negative ints (not bools) whose array has a size
+    this process can address, whatever the file holds (a pipe's size is
+    not known before reading it)."""
+    for dim in shape:
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 0:
+            raise InputError(f"input '{path}' has a malformed header: dim {dim!r} of shape {shape!r} "
+                             "is not a non-negative integer")
+    if max(shape, default=0) > sys.maxsize or math.prod(shape) * max(dtype.itemsize, 1) > sys.maxsize:
+        raise InputError(f"input '{path}' has a header promising {dtype}{list(shape)}, "
+                         f"more than {sys.maxsize} bytes: beyond what any array can hold")
 
 
 def _check_size(path: str, shape: tuple, dtype: np.dtype, held: int) -> None:

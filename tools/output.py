@@ -17,7 +17,11 @@ and gmx-bench write through here).
   stays a link.
 - A regular file with other hard links is rewritten in place, so that every
   link sees the new content, as mlir-opt does (not atomic: a write that
-  fails half-way leaves it truncated).
+  fails half-way leaves it truncated). So is one owned by another user
+  (root writing over a user's file): a replacement would be the writer's,
+  with the other's mode; in place it keeps its owner, as with mlir-opt.
+- The set-user-ID and set-group-ID bits are never carried to a file the
+  writer owns: a replaced file gets the target's mode without them.
 - Anything else (a character device such as /dev/null, a fifo, a socket)
   is opened and written through, never replaced, by the path as given
   (`/dev/stdout` is /proc/self/fd/1, which only the kernel can follow).
@@ -48,12 +52,13 @@ class Strategy(enum.Enum):
     REFUSE = "refuse"  # a directory
 
 
-def write_strategy(mode: int, links: int) -> Strategy:
+def write_strategy(mode: int, links: int, owned: bool = True) -> Strategy:
     """How to write an existing target of this st_mode and link count
-    (symbolic links followed); a new file is replaced (created)."""
+    (symbolic links followed), `owned` by the writer (its effective user);
+    a new file is replaced (created)."""
     if stat.S_ISDIR(mode):
         return Strategy.REFUSE
-    if stat.S_ISREG(mode) and links <= 1:
+    if stat.S_ISREG(mode) and links <= 1 and owned:
         return Strategy.REPLACE
     return Strategy.IN_PLACE
 
@@ -70,7 +75,10 @@ def write_output(path: str, data: str | bytes) -> None:
         # (what /dev/stdout names) included, which realpath cannot resolve;
         # and `name/` is ENOTDIR for a file `name`, not that file.
         existing = _stat_or_none(path)
-        strategy = write_strategy(existing.st_mode, existing.st_nlink) if existing else Strategy.REPLACE
+        strategy = (
+            write_strategy(existing.st_mode, existing.st_nlink, existing.st_uid == os.geteuid())
+            if existing else Strategy.REPLACE
+        )
         if strategy is Strategy.REFUSE or (existing is None and path.endswith(os.sep)):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if strategy is Strategy.REPLACE:
@@ -104,11 +112,12 @@ def _writable(path: str) -> bool:
 
 
 def _file_mode(existing: os.stat_result | None) -> int:
-    """The mode the written file gets: the target's if it exists, else what
-    a plain open() would give (0666 less the umask), not the temporary
+    """The mode the written file gets: the target's if it exists, without
+    set-user-ID and set-group-ID (as a write by its owner clears them), else
+    what a plain open() would give (0666 less the umask), not the temporary
     file's private 0600."""
     if existing is not None:
-        return stat.S_IMODE(existing.st_mode)
+        return stat.S_IMODE(existing.st_mode) & ~(stat.S_ISUID | stat.S_ISGID)
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask

@@ -9,8 +9,9 @@ import sys
 from dataclasses import dataclass
 
 from gmx.dialect.errors import GmxError
+from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
-from gmx.dialect.parsing import parse_text
+from gmx.dialect.parsing import bytecode_as_text, is_bytecode, parse_text
 
 SPLIT_MARKER = re.compile(r"^\s*//\s*-----\s*$")
 
@@ -26,8 +27,9 @@ class SourceError(GmxError):
 
 
 def read_source(path: str) -> tuple[str, str]:
-    """(text, name for locations) of a file, or of stdin for '-'; raises
-    SourceError when it cannot be read or is not UTF-8."""
+    """(text, name for locations) of a file, or of stdin for '-' (MLIR
+    bytecode as its text); raises SourceError when it cannot be read, is
+    not UTF-8 or is broken bytecode."""
     if path == "-":
         if sys.stdin is None:
             raise SourceError("could not read input file '<stdin>': it is closed")
@@ -38,6 +40,11 @@ def read_source(path: str) -> tuple[str, str]:
                 data, name = handle.read(), path
         except OSError as error:
             raise SourceError(f"could not open input file '{path}': {error.strerror or error}") from None
+    if is_bytecode(data):
+        try:
+            return bytecode_as_text(data), name
+        except ir.MLIRError as error:
+            raise SourceError(f"could not read input file '{name}' (MLIR bytecode): {error_text(error)}") from None
     return decode_utf8(data, name), name
 
 

@@ -57,12 +57,14 @@ func.func @test_gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> ten
 
 // Block gather (ONNX Gather): the unit indices dim is read at position 0,
 // no broadcast of the indices is materialised. Checked, a row reads one
-// index for many outputs: a branch-free scan of the indices (v + 4 <u 8),
-// then the gather without a check; the cold path reports each bad index,
-// in index order, and gathers with bad indices read as 0.
+// index for many outputs: a branch-free scan of the indices (v + 4 <u 8)
+// into a flag per row (parallel over the rows), their and; the cold path
+// reports each bad index; then the gather, which reads each index once and
+// makes the position it reads safe (a bad one, or one rewritten since the
+// scan, is read as 0).
 // CHECK-DAG: #[[$BCAST:.*]] = affine_map<(d0, d1) -> (d0, 0)>
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @test_block_gather
 // CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2x1xi32>)
 // CHECK-DAG: %[[TRUE:.*]] = arith.constant true
@@ -70,30 +72,28 @@ func.func @test_gather_elements(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>) -> ten
 // CHECK-DAG: %[[C4_I64:.*]] = arith.constant 4 : i64
 // CHECK-DAG: %[[C8_I64:.*]] = arith.constant 8 : i64
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<i1>)
-// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]]], iterator_types = ["reduction", "reduction"]}
-// CHECK-SAME: ins(%[[I]] : tensor<2x1xi32>) outs(%[[INIT]] : tensor<i1>)
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<2xi1>)
+// CHECK: %[[FLAGS:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[I]] : tensor<2x1xi32>) outs(%[[INIT]] : tensor<2xi1>)
 // CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[C4_I64]] : i64
 // CHECK: arith.cmpi ult, %[[SUM]], %[[C8_I64]] : i64
 // CHECK-NOT: scf.if
+// CHECK: iterator_types = ["reduction"]} ins(%[[FLAGS]] : tensor<2xi1>)
 // CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
-// CHECK: scf.if %[[OK]] -> (tensor<2x3xf32>) {
+// CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %[[TRUE]] : i1
+// CHECK: scf.if %[[BAD]] {
+// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK: scf.if
+// CHECK: func.call @gmx_index_error
 // CHECK: linalg.generic {indexing_maps = [#[[$BCAST]], #[[$ID]]]
 // CHECK-SAME: iterator_types = ["parallel", "parallel"]
 // CHECK-SAME: ins(%[[I]] : tensor<2x1xi32>) outs(%[[EMPTY]] : tensor<2x3xf32>)
 // CHECK: ^bb0(%[[V:.*]]: i32, %{{.*}}: f32):
 // CHECK-NOT: func.call
 // CHECK: arith.index_cast %[[V]] : i32 to index
-// CHECK: %[[COL:.*]] = linalg.index 1 : index
-// CHECK: tensor.extract %[[X]][%{{.*}}, %[[COL]]] : tensor<4x3xf32>
-// CHECK: } else {
-// CHECK: iterator_types = ["reduction", "reduction"]
-// CHECK-SAME: outs(%[[INIT]] : tensor<i1>)
-// CHECK: scf.if
-// CHECK: func.call @gmx_index_error
-// CHECK: linalg.generic
 // CHECK: %[[CLAMPED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[C0]] : index
-// CHECK: tensor.extract %[[X]][%[[CLAMPED]], %{{.*}}] : tensor<4x3xf32>
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: tensor.extract %[[X]][%[[CLAMPED]], %[[COL]]] : tensor<4x3xf32>
 func.func @test_block_gather(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>) -> tensor<2x3xf32> {
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
@@ -148,9 +148,10 @@ func.func @test_broadcast_input(%x: tensor<1x5xi1>, %i: tensor<3x2xi64>) -> tens
 // CHECK-DAG: %[[SAME:.*]] = arith.cmpi eq, %[[XD0]], %[[ID0]] : index
 // CHECK: func.call @gmx_shape_error
 // CHECK: %[[R:.*]] = scf.if %{{.*}} -> (tensor<?x?xf32>) {
-// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK: %[[FLAGS:.*]] = tensor.empty(%[[ID0]]) : tensor<?xi1>
+// CHECK: iterator_types = ["parallel", "reduction"]
 // CHECK-SAME: ins(%[[I]] : tensor<?x?xi64>)
-// CHECK: scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// CHECK: func.call @gmx_index_error
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<?x?xf32>)
 // CHECK: %[[ROW:.*]] = linalg.index 0 : index
@@ -192,24 +193,33 @@ func.func @test_no_gather(%x: tensor<4xf32>) -> tensor<4xf32> {
 // rows at a time (here 32 rows of 1024 indices, TILE_INDICES): the scan of a
 // tile's indices and its gather read them while they are still in cache.
 // The kept dim 0 of the input is read at the tile's first row plus the row
-// in the tile.
+// in the tile. The tiles are independent (gmx.parallel: gmx-parallel-loops
+// may run them on threads): each scans into its own flag, stored in its
+// entry of the flags; the report scan runs after them, only if one is false.
 // CHECK-LABEL: func.func @test_tiled
 // CHECK-SAME: (%[[X:.*]]: tensor<64x50x8xf32>, %[[I:.*]]: tensor<64x1024x1xi64>)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %[[C0]] to %[[C64]] step %[[C32]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x1024x8xf32>) {
+// CHECK: %[[R:.*]]:2 = scf.for %[[ROW:.*]] = %[[C0]] to %[[C64]] step %[[C32]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[FLAGS:.*]] = %{{.*}}) -> (tensor<64x1024x8xf32>, tensor<2xi1>) {
 // CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0, 0] [32, 1024, 8] [1, 1, 1]
 // CHECK: %[[IDX:.*]] = tensor.extract_slice %[[I]][%[[ROW]], 0, 0] [32, 1024, 1] [1, 1, 1]
-// CHECK: iterator_types = ["reduction", "reduction", "reduction"]
+// CHECK: %[[SCAN:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "reduction"]
 // CHECK-SAME: ins(%[[IDX]] : tensor<32x1024x1xi64>)
-// CHECK: scf.if
+// CHECK-NOT: scf.if
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%[[OUT]] : tensor<32x1024x8xf32>)
 // CHECK: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
 // CHECK: tensor.extract %[[X]][%[[FIRST]], %{{.*}}, %{{.*}}] : tensor<64x50x8xf32>
+// CHECK: %[[TILE:.*]] = arith.divui %[[ROW]], %[[C32]] : index
 // CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0, 0] [32, 1024, 8] [1, 1, 1]
-// CHECK: return %[[R]]
+// CHECK: %[[OK:.*]] = tensor.extract %[[SCAN]][] : tensor<i1>
+// CHECK: tensor.insert %[[OK]] into %[[FLAGS]][%[[TILE]]] : tensor<2xi1>
+// CHECK: } {gmx.parallel}
+// CHECK: iterator_types = ["reduction"]} ins(%[[R]]#1 : tensor<2xi1>)
+// CHECK: scf.if
+// CHECK: func.call @gmx_index_error
+// CHECK: return %[[R]]#0
 // UNCHECKED-LABEL: func.func @test_tiled
 // UNCHECKED-NOT: scf.for
 func.func @test_tiled(%x: tensor<64x50x8xf32>, %i: tensor<64x1024x1xi64>) -> tensor<64x1024x8xf32> {
@@ -224,10 +234,10 @@ func.func @test_tiled(%x: tensor<64x50x8xf32>, %i: tensor<64x1024x1xi64>) -> ten
 // 256): the indices are scanned whole, the gather runs in one piece.
 // CHECK-LABEL: func.func @test_one_tile
 // CHECK-NOT: scf.for
-// CHECK: iterator_types = ["reduction", "reduction", "reduction"]
+// CHECK: iterator_types = ["parallel", "reduction", "reduction"]
 // CHECK-SAME: tensor<32x1024x1xi64>
 // CHECK-NOT: scf.for
-// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK: iterator_types = ["parallel", "reduction"]
 // CHECK-SAME: tensor<16384x1xi64>
 // CHECK-NOT: scf.for
 // CHECK: return
@@ -267,8 +277,11 @@ func.func @test_scan_tuples(%x: tensor<2x3x4xf16>, %i: tensor<2x1x4xi8>) -> tens
 // sorted by the slab of x they read (a counting sort over 8 counters: count,
 // starts, place), then each slab is read once, in tiles of 16 entries of
 // dim 1 (a cache line of f32), copied to every row of its bucket in scalar
-// loops LLVM must not turn into gathers and scatters. Checked mode scans the
-// indices first; unchecked, a bad index is read as 0 where the rows are sorted.
+// loops LLVM must not turn into gathers and scatters. The slabs are
+// independent (gmx.parallel): each starts its bucket where the previous one
+// ends. Checked mode scans the indices first (a flag per row); checked or
+// not, a bad index is read as 0 where the rows are sorted (each index is read
+// once, there, so one rewritten since the scan never reads outside x).
 // CHECK: #[[$NOUNROLL:.*]] = #llvm.loop_unroll<disable = true>
 // CHECK: #[[$NOVECTOR:.*]] = #llvm.loop_vectorize<disable = true>
 // CHECK: #[[$SCALAR_LOOP:.*]] = #llvm.loop_annotation<vectorize = #[[$NOVECTOR]], unroll = #[[$NOUNROLL]]>
@@ -280,11 +293,12 @@ func.func @test_scan_tuples(%x: tensor<2x3x4xf16>, %i: tensor<2x1x4xi8>) -> tens
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: iterator_types = ["reduction", "reduction", "reduction", "reduction"]
+// CHECK: iterator_types = ["parallel", "reduction", "reduction", "reduction"]
 // CHECK: scf.if
 // CHECK: %[[READS:.*]]:2 = linalg.generic
 // CHECK-SAME: ins(%[[I]], %[[I]] : tensor<4x1x2xi64>, tensor<4x1x2xi64>) outs(%{{.*}}, %{{.*}} : tensor<4x1x1xindex>, tensor<4x1x1xindex>)
-// CHECK-NOT: arith.cmpi ult
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[WRAPPED:.*]], %[[C8]] : index
+// CHECK: arith.select %[[IN]], %[[WRAPPED]], %[[C0]] : index
 // CHECK: linalg.yield
 // CHECK: %[[SLAB:.*]] = tensor.collapse_shape %[[READS]]#0 {{\[\[}}0, 1, 2]] : tensor<4x1x1xindex> into tensor<4xindex>
 // CHECK: %[[COLUMN:.*]] = tensor.collapse_shape %[[READS]]#1 {{\[\[}}0, 1, 2]]
@@ -293,8 +307,13 @@ func.func @test_scan_tuples(%x: tensor<2x3x4xf16>, %i: tensor<2x1x4xi8>) -> tens
 // CHECK: %[[STARTS:.*]]:2 = scf.for %{{.*}} = %[[C0]] to %[[C8]] step %[[C1]] iter_args(%{{.*}} = %[[COUNTS]], %{{.*}} = %[[C0]])
 // CHECK: %[[SORTED:.*]]:2 = scf.for %{{.*}} = %[[C0]] to %[[C4]] step %[[C1]] iter_args(%{{.*}} = %[[STARTS]]#0, %{{.*}} = %{{.*}}) -> (tensor<8xindex>, tensor<4xindex>)
 // CHECK: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<4x64x1xf32> into tensor<4x64xf32>
-// CHECK: %[[R:.*]]:2 = scf.for %[[S:.*]] = %[[C0]] to %[[C8]] step %[[C1]] iter_args(%{{.*}} = %[[ROWS]], %[[START:.*]] = %[[C0]])
+// CHECK: %[[R:.*]] = scf.for %[[S:.*]] = %[[C0]] to %[[C8]] step %[[C1]] iter_args(%{{.*}} = %[[ROWS]])
 // CHECK: %[[END:.*]] = tensor.extract %[[SORTED]]#0[%[[S]]] : tensor<8xindex>
+// CHECK: %[[ATLEAST1:.*]] = arith.maxsi %[[S]], %[[C1]] : index
+// CHECK: %[[BEFORE:.*]] = arith.addi %[[ATLEAST1]], %{{.*}} : index
+// CHECK: %[[PREVIOUS:.*]] = tensor.extract %[[SORTED]]#0[%[[BEFORE]]] : tensor<8xindex>
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[S]], %[[C0]] : index
+// CHECK: %[[START:.*]] = arith.select %[[FIRST]], %[[C0]], %[[PREVIOUS]] : index
 // CHECK: scf.for %[[TILE:.*]] = %[[C0]] to %[[C64]] step %[[C16]]
 // CHECK: scf.for %[[Q:.*]] = %[[START]] to %[[END]] step %[[C1]]
 // CHECK: %[[ROW:.*]] = tensor.extract %[[SORTED]]#1[%[[Q]]] : tensor<4xindex>
@@ -305,8 +324,8 @@ func.func @test_scan_tuples(%x: tensor<2x3x4xf16>, %i: tensor<2x1x4xi8>) -> tens
 // CHECK: tensor.insert %[[V]] into %{{.*}}[%[[ROW]], %[[AT]]] : tensor<4x64xf32>
 // CHECK: } {loop_annotation = #[[$SCALAR_LOOP]]}
 // CHECK: } {loop_annotation = #[[$SCALAR_LOOP]]}
-// CHECK: scf.yield %{{.*}}, %[[END]]
-// CHECK: tensor.expand_shape %[[R]]#0 {{\[\[}}0], [1, 2]] output_shape [4, 64, 1] : tensor<4x64xf32> into tensor<4x64x1xf32>
+// CHECK: } {gmx.parallel}
+// CHECK: tensor.expand_shape %[[R]] {{\[\[}}0], [1, 2]] output_shape [4, 64, 1] : tensor<4x64xf32> into tensor<4x64x1xf32>
 // UNCHECKED-LABEL: func.func @test_column_tiles
 // UNCHECKED-NOT: scf.if
 // UNCHECKED: linalg.generic

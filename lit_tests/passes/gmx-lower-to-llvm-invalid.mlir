@@ -12,3 +12,4 @@ func.func @unraised(%v: tensor<2x5x3xf32>, %i: tensor<2x4xi32>) -> tensor<2x4x3x
   %0 = tosa.gather %v, %i : (tensor<2x5x3xf32>, tensor<2x4xi32>) -> tensor<2x4x3xf32>
   return %0 : tensor<2x4x3xf32>
 }
+

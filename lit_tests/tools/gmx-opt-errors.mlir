@@ -7,8 +7,6 @@
 // RUN: not gmx-opt %s --convert-gmx-to-linalg=bogus=true 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(gmx-stream-row-copies{x})' 2>&1 | FileCheck %s --check-prefix=NO-OPTIONS
 // RUN: not gmx-opt %s --convert-gmx-to-linalg=checked=maybe 2>&1 | FileCheck %s --check-prefix=VALUE
-// RUN: not gmx-opt %s --gmx-lower-to-llvm=row-ranges=true 2>&1 | FileCheck %s --check-prefix=ROW-RANGES
-// ROW-RANGES: gmx-opt: error: 'gmx-lower-to-llvm' option 'row-ranges' needs 'destinations'
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(convert-gmx-to-linalg{checked=false)' 2>&1 | FileCheck %s --check-prefix=BRACE
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(func.func(cse)' 2>&1 | FileCheck %s --check-prefix=PAREN
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(convert-gmx-to-linalg checked=false})' 2>&1 | FileCheck %s --check-prefix=CLOSE

@@ -18,10 +18,10 @@
 // CHECK-NOT: tosa.gather
 // CHECK: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<1x3x1xi32>) -> tensor<4x3x6xf32>
 
-// CHECK: === 3. linalg: after --convert-gmx-to-linalg
+// CHECK: === 3. linalg: --gmx-lower-to-llvm={{.*}} up to its linalg level
 // CHECK-NOT: gmx.gather_multiaxis
 // CHECK: linalg.generic
-// CHECK: === 4. loops: loop level
+// CHECK: === 4. loops: --gmx-lower-to-llvm={{.*}} up to its loops level
 // CHECK-NOT: linalg.generic
 // CHECK: scf.for
 

@@ -96,8 +96,9 @@ def _gather_ops(module) -> list:
     return ops
 
 
-def convert_gmx_to_linalg(module, checked: bool = True) -> None:
-    """Replace every gmx.gather_multiaxis in `module` by its linalg form.
+def convert_gmx_to_linalg(module, checked: bool = True, target: str = "llvm") -> None:
+    """Replace every gmx.gather_multiaxis in `module` by its linalg form
+    (planned for `target`, "llvm" or "iree": `gather_plan`).
 
     A plain walk rather than `rewrite.apply_partial_conversion`: in this
     bindings build the Python dialect-conversion driver crashes (SIGSEGV) on
@@ -113,7 +114,7 @@ def convert_gmx_to_linalg(module, checked: bool = True) -> None:
             entry = Constants.entry_block(op)
             pool = constants.setdefault(entry, Constants(entry))
             with ir.InsertionPoint(op), op.location:
-                value = build_gather(op, len(sites), checked, pool)
+                value = build_gather(op, len(sites), checked, pool, target)
             sites.append(location_text(op.location))
         op.output.replace_all_uses_with(value)
         op.erase()

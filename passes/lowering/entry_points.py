@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir
 
+from .gmx_parallel_bodies import NOALIAS_POINTERS_ATTR
 from .runtime_abi import SIGNATURE_ATTR, tensor_signature
 
 
@@ -85,8 +86,14 @@ def _tensors_only(function) -> bool:
 
 def mark_arguments_noalias(module) -> None:
     """Mark the pointer arguments of lowered entry functions `llvm.noalias`
-    (see the module docstring for why that holds)."""
+    (see the module docstring for why that holds), and those a function's
+    `gmx.noalias_pointers` lists (the bodies of parallel loops:
+    `gmx_parallel_bodies`)."""
     for op in _top_level_functions(module, "llvm.func"):
+        if NOALIAS_POINTERS_ATTR in op.attributes:
+            marked = set(ir.DenseI64ArrayAttr(op.attributes[NOALIAS_POINTERS_ATTR]))
+            _set_argument_attribute(op, marked, "llvm.noalias", ir.UnitAttr.get())
+            del op.attributes[NOALIAS_POINTERS_ATTR]
         if SIGNATURE_ATTR not in op.attributes or not _tensors_only(op):
             continue
         arguments = op.regions[0].blocks[0].arguments

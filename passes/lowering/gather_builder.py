@@ -17,6 +17,7 @@ from gmx.dialect.modes import FILL_VALUE_ATTR, Mode
 from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
 
 from .folding import Constants, Folded, Folder
+from .gmx_parallel_loops import PARALLEL_ATTR
 from .gather_plan import Access, ColumnTiles, Flagged, GatherPlan, RowTiles, plan_gather
 from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_FN, SHAPE_ERROR_NOT_DIVISIBLE
 from ..views import defining_op, emit_view, static_shape_of, strip_views
@@ -147,6 +148,32 @@ def and_reduction(values: ir.Value, init: ir.Value, step: Callable[[Folded, ir.V
     return generic.results[0]
 
 
+def row_flags(values: ir.Value, rows: Folded, step: Callable[[Folded, ir.Value], Folded], fold: Folder) -> ir.Value:
+    """A rank-1 i1 tensor of `rows` flags: per row (dim 0) of `values`,
+    `step(acc, value)` folded over the row's elements from true (one
+    linalg.generic, parallel over the rows: each row's flag is its own,
+    no flag is shared between threads)."""
+    rank = ir.RankedTensorType(values.type).rank
+    true = fold.value(True)
+    flags = linalg.fill(true, outs=[tensor.empty([rows], true.type)])
+    maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(0)])]
+    iterators = ir.ArrayAttr.get(
+        [ir.Attribute.parse(f"#linalg.iterator_type<{'parallel' if d == 0 else 'reduction'}>") for d in range(rank)]
+    )
+    generic = linalg.GenericOp_([values], [flags], _maps(maps), iterators)
+    block = generic.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        value, acc = block.arguments
+        linalg.YieldOp([fold.value(step(acc, value))])
+    return generic.results[0]
+
+
+def mark_parallel(loop: scf.ForOp) -> None:
+    """Tell gmx-parallel-loops that the iterations of `loop` are independent
+    (each writes its own part of what it carries)."""
+    loop.operation.attributes[PARALLEL_ATTR] = ir.UnitAttr.get()
+
+
 def _collapse_groups(rank: int, dim: int, keep_tail: bool = True) -> list[list[int]]:
     """Reassociation of a rank-`rank` shape into [dims before `dim`, `dim`,
     dims after it] (keep_tail, when there are any after it), or [dims
@@ -259,8 +286,8 @@ class GatherBuilder:
     def _strategy_gather(self) -> ir.Value:
         """The gather as its strategy builds it."""
         match self.plan.strategy:
-            case Flagged():
-                return self._flagged_gather()
+            case Flagged(rows=rows):
+                return self._flagged_gather(rows)
             case RowTiles(rows=rows):
                 return self._row_tiled_gather(rows)
         whole = Part(self._empty_output(), self.indices, self.input)
@@ -346,16 +373,32 @@ class GatherBuilder:
 
     # -- the strategies ----------------------------------------------------------
     def _scanned_gather(self, part: Part) -> ir.Value:
-        """Scan the part's indices; gather without a check when all are in
-        range, else report them and gather with bad indices read as 0."""
-        view, init = self._scan_view(part.indices), true_flag(self.fold)
-        valid = tensor.extract(self._scan_indices(view, init, self._in_range), [])
+        """Scan the whole gather's indices (flags per row, in parallel);
+        report them if one is out of range; gather, a bad index read as 0
+        (the value the gather reads is made safe where it is read, so an
+        index rewritten during the call never reads outside the input)."""
+        self._unless(self._scanned_flags(part.indices), self._report_all)
+        return self._checked_gather(part)
 
-        def report_and_gather() -> ir.Value:
-            self._scan_indices(view, init, self._report_out_of_range)
-            return self._gather_generic(part, clamp=True)
+    def _scanned_flags(self, indices: ir.Value) -> ir.Value:
+        """i1: every index of the gather's `indices` in range (a parallel scan into a
+        flag per row, then their and)."""
+        view = self._scan_view(indices)
+        rows = self.sizes.logical[0]  # the whole gather's: dim 0 of the view
+        flags = row_flags(view, rows, self._scan_step(view, self._in_range), self.fold)
+        return self._all_flags(flags)
 
-        return self._either(valid, lambda: self._unchecked_gather(part), report_and_gather, part.outs.type)
+    def _all_flags(self, flags: ir.Value) -> ir.Value:
+        """i1: every flag of a rank-1 i1 tensor is true."""
+        return tensor.extract(and_reduction(flags, true_flag(self.fold), self.fold.and_, self.fold), [])
+
+    def _checked_gather(self, part: Part) -> ir.Value:
+        """The gather of checked indices: in column tiles if planned, else
+        one generic; a bad index is read as 0."""
+        strategy = self.plan.strategy
+        if isinstance(strategy, ColumnTiles):
+            return self._column_tiled_gather(part.outs, strategy)
+        return self._gather_generic(part, clamp=True)
 
     def _unchecked_gather(self, part: Part) -> ir.Value:
         """The gather without a check: in column tiles if planned, else one generic."""
@@ -364,18 +407,37 @@ class GatherBuilder:
             return self._column_tiled_gather(part.outs, strategy)
         return self._gather_generic(part, clamp=False)
 
-    def _flagged_gather(self) -> ir.Value:
-        """One generic gathers with bad indices read as 0 and and-reduces
-        whether every index was in range; only when one was not, the report
-        scan runs."""
-        whole = Part(self._empty_output(), self.indices, self.input)
-        init = true_flag(self.fold)
-        gathered, valid = self._flagged_generic(whole, init)
+    def _report_all(self) -> None:
+        """The cold path: scan every index in row-major order on the
+        caller's thread, reporting each one out of range."""
+        self._scan_indices(self._scan_view(self.indices), true_flag(self.fold), self._report_out_of_range)
 
-        def report():
-            self._scan_indices(self._scan_view(self.indices), init, self._report_out_of_range)
-
-        self._unless(valid, report)
+    def _flagged_gather(self, rows: int) -> ir.Value:
+        """A loop over tiles of `rows` output rows, in parallel: in each,
+        one generic gathers with bad indices read as 0 and and-reduces
+        whether every index of the tile was in range (into a flag of the
+        tile's own, a stack slot), written to the tile's entry of the
+        flags; only when one is false, the report scan runs."""
+        fold, index = self.fold, self.fold.index
+        height = self.plan.output_shape[0]
+        if rows == height:  # one tile: no loop
+            gathered, valid = self._flagged_generic(Part(self._empty_output(), self.indices, self.input),
+                                                    true_flag(fold))
+            self._unless(tensor.extract(valid, []), self._report_all)
+            return gathered
+        slice_indices = self.plan.indices_access[0] is Access.ITER
+        flags = tensor.empty([height // rows], ir.IntegerType.get_signless(1))
+        loop = scf.ForOp(index(0), index(height), index(rows), [self._empty_output(), flags])
+        mark_parallel(loop)
+        with ir.InsertionPoint(loop.body):
+            start, acc, tile_flags = loop.induction_variable, *loop.inner_iter_args
+            indices = _slice(self.indices, start, rows) if slice_indices else self.indices
+            part = Part(_slice(acc, start, rows), indices, self.input, start)
+            tile, valid = self._flagged_generic(part, true_flag(fold))
+            k = index(fold.divui(start, rows))
+            scf.YieldOp([_insert(tile, acc, start, rows), tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
+        gathered, flags = loop.results
+        self._unless(self._all_flags(flags), self._report_all)
         return gathered
 
     def _column_tiled_gather(self, outs: ir.Value, tiles: ColumnTiles) -> ir.Value:
@@ -396,10 +458,16 @@ class GatherBuilder:
         source = _collapse(self.input, _collapse_groups(rank, dim))  # [slabs, C, T]
         rows = _collapse(outs, _collapse_groups(rank, dim, keep_tail=False))  # [R, C]
         size = self.plan.output_shape[dim]
-        per_slab = scf.ForOp(index(0), index(tiles.slabs), index(1), [rows, index(0)])
+        # Slabs write disjoint rows (each row is in one bucket): in parallel.
+        per_slab = scf.ForOp(index(0), index(tiles.slabs), index(1), [rows])
+        mark_parallel(per_slab)
         with ir.InsertionPoint(per_slab.body):
-            slab, acc, start = per_slab.induction_variable, *per_slab.inner_iter_args
+            slab, acc = per_slab.induction_variable, per_slab.inner_iter_args[0]
             end = tensor.extract(ends, [slab])
+            # The bucket starts where the previous slab's ends (ends[-1]
+            # is never read: slab 0 reads ends[0] and starts at 0).
+            previous = tensor.extract(ends, [fold.index(fold.add(fold.maxsi(slab, 1), -1))])
+            start = arith.select(fold.value(fold.cmp("eq", slab, 0)), index(0), previous)
             per_tile = scf.ForOp(index(0), index(size), index(width), [acc])
             with ir.InsertionPoint(per_tile.body):
                 column0, acc = per_tile.induction_variable, per_tile.inner_iter_args[0]
@@ -416,7 +484,7 @@ class GatherBuilder:
                     _scalar_loop(per_entry)
                 scf.YieldOp([per_row.results[0]])
                 _scalar_loop(per_row)
-            scf.YieldOp([per_tile.results[0], end])
+            scf.YieldOp([per_tile.results[0]])
         result_type = ir.RankedTensorType(outs.type)
         groups = _collapse_groups(rank, dim, keep_tail=False)
         return tensor.expand_shape(result_type, per_slab.results[0], groups, [], result_type.shape)
@@ -424,9 +492,9 @@ class GatherBuilder:
     def _row_reads(self, dim: int) -> tuple[ir.Value, ir.Value]:
         """(slab, column) per output row (dims before `dim`, rank-1 tensors
         of index): the linear position of the input dims before `dim` and
-        after it that the row reads (one generic over the indices). Checked,
-        every index is in range here; unchecked, a bad one is read as 0, so
-        that the sort never writes outside its counters; "wrap" and "clip"
+        after it that the row reads (one generic over the indices). A bad
+        index is read as 0 (each index is read once, here, checked or not),
+        so that the sort never writes outside its counters; "wrap" and "clip"
         map every index into its axis ("fill" is never column-tiled)."""
         rank, shape = self.plan.rank, self.plan.input_shape
         row_shape = [1 if d >= dim else n for d, n in enumerate(self.plan.output_shape)]
@@ -438,8 +506,9 @@ class GatherBuilder:
         with ir.InsertionPoint(block):
             loop_index = functools.cache(lambda d: linalg.IndexOp(d).result)
             raw = list(block.arguments)[: len(index_inputs)]
-            clamp = not self.plan.checks_indices
-            gathered = {a: self._axis_position(a, self._narrowed(v), clamp)[0] for a, v in zip(self.plan.axes, raw)}
+            # A bad index (or one rewritten since it was checked) is read
+            # as 0: the sort never writes outside its counters.
+            gathered = {a: self._axis_position(a, self._narrowed(v), True)[0] for a, v in zip(self.plan.axes, raw)}
 
             def position(d: int) -> Folded:
                 return gathered[d] if d in gathered else self._kept_position(d, loop_index, None)
@@ -453,17 +522,30 @@ class GatherBuilder:
         return tuple(_collapse(r, [list(range(rank))]) for r in generic.results)
 
     def _row_tiled_gather(self, rows: int) -> ir.Value:
-        """A loop over tiles of `rows` output rows, each scanned and
-        gathered. The indices run along dim 0 (ITER access), so their dim 0
-        is the output's and is sliced the same way."""
-        index = self.fold.index
-        loop = scf.ForOp(index(0), index(self.plan.output_shape[0]), index(rows), [self._empty_output()])
+        """A loop over tiles of `rows` output rows, in parallel, each
+        scanned into its own flag (a flag per tile: no flag is written by
+        two threads) and gathered with bad indices read as 0; then, only if
+        a tile's flag is false, the report scan over all the indices. The
+        indices run along dim 0 (ITER access), so their dim 0 is the
+        output's and is sliced the same way."""
+        fold, index = self.fold, self.fold.index
+        height = self.plan.output_shape[0]
+        flags = tensor.empty([height // rows], ir.IntegerType.get_signless(1))
+        loop = scf.ForOp(index(0), index(height), index(rows), [self._empty_output(), flags])
+        mark_parallel(loop)
         with ir.InsertionPoint(loop.body):
-            start, acc = loop.induction_variable, loop.inner_iter_args[0]
+            start, acc, tile_flags = loop.induction_variable, *loop.inner_iter_args
             part = Part(_slice(acc, start, rows), _slice(self.indices, start, rows), self.input, start)
-            tile = self._scanned_gather(part)
-            scf.YieldOp([_insert(tile, acc, start, rows)])
-        return loop.results[0]
+            # The tile's scan reduces into a flag of its own (a stack slot
+            # of the loop body, gmx-parallel-bodies' function), copied to the
+            # tile's entry (by value: a slice of the flags would alias them).
+            valid = self._scan_indices(self._scan_view(part.indices), true_flag(fold), self._in_range)
+            tile = self._checked_gather(part)
+            k = index(fold.divui(start, rows))
+            scf.YieldOp([_insert(tile, acc, start, rows), tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
+        gathered, flags = loop.results
+        self._unless(self._all_flags(flags), self._report_all)
+        return gathered
 
     # -- the scan of the indices ---------------------------------------------
     def _scan_view(self, indices: ir.Value) -> ir.Value:
@@ -486,13 +568,18 @@ class GatherBuilder:
         """An and-reduction over every index value of `view` (a _scan_view)
         into a rank-0 i1 tensor: `step(acc, value, position)` gives the new
         accumulator, `position` being that of the value in its tuple."""
+        return and_reduction(view, init, self._scan_step(view, step), self.fold)
+
+    def _scan_step(self, view: ir.Value, step) -> Callable[[Folded, ir.Value], Folded]:
+        """The body of a scan of `view`: `step(acc, value, position)` on the
+        value as the op reads it."""
         rank = ir.RankedTensorType(view.type).rank
 
         def body(acc: Folded, value: ir.Value) -> Folded:
             position = linalg.IndexOp(rank - 1).result if self.plan.coordinate_size > 1 else None
             return step(acc, self._narrowed(value), position)
 
-        return and_reduction(view, init, body, self.fold)
+        return body
 
     def _by_coordinate(self, position: ir.Value | None, *options: Sequence[Folded]) -> list[Folded]:
         """For each list of per-coordinate values, the one of the coordinate
@@ -536,16 +623,16 @@ class GatherBuilder:
         return generic.results[0]
 
     def _flagged_generic(self, part: Part, init: ir.Value) -> tuple[ir.Value, ir.Value]:
-        """(gathered, i1: every index in range): the gather generic over
-        `part`, a bad index read as 0, and-reducing the in-range flag into
-        `init` (so all its loops are reductions)."""
+        """(gathered, rank-0 i1: every index in range): the gather generic
+        over `part`, a bad index read as 0, and-reducing the in-range flag
+        into `init` (so all its loops are reductions)."""
         generic = self._generic_op(part, [init], "reduction")
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             value, in_range = self._gathered_value(block, part, clamp=True)
             valid = self.fold.and_(block.arguments[-1], self.fold.all_of(in_range))
             linalg.YieldOp([value, self.fold.value(valid)])
-        return generic.results[0], tensor.extract(generic.results[1], [])
+        return generic.results[0], generic.results[1]
 
     def _generic_op(self, part: Part, flags: list[ir.Value], iterator: str) -> linalg.GenericOp_:
         """The gather's generic over `part.outs` (and rank-0 `flags`), the
@@ -662,7 +749,7 @@ class GatherBuilder:
         return fold.select(in_range, wrapped, 0), in_range
 
 
-def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants) -> ir.Value:
+def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
     """Emit the linalg form of `op` at the current insertion point (its
     constants through `constants`); return the value that replaces it."""
     # Indices narrowed by a cast (torch-mlir's i64 -> i32 for tosa.gather)
@@ -677,6 +764,7 @@ def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Con
         element_bits=_element_bits(result_type.element_type),
         checked=checked,
         mode=mode,
+        target=target,
     )
     fold = Folder(constants)
     sizes = emit_sizes(fold, plan, op.input, indices)

@@ -29,7 +29,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gmx.dialect.modes import Mode
+from gmx.dialect.modes import Mode, mode_rule
 from gmx.dialect.shapes import coordinate_size, infer_output_shape, logical_indices_shape
 
 # Index values per row tile of a checked gather (256 KiB of i64): a tile's
@@ -39,6 +39,9 @@ TILE_INDICES = 1 << 15
 # A column tile (x[i, :, j]) writes one cache line of each output row, and
 # the kept dim is tiled only where its entries are read a line or more apart.
 CACHE_LINE_BYTES = 64
+# A Flagged tile of fewer outputs than this costs more in its loop than
+# its share of the work.
+MIN_TILE_OUTPUTS = 1024
 # Column tiles bucket the rows by the input slab they read: at most this
 # many buckets (a counter per slab).
 MAX_SLABS = 1 << 16
@@ -61,9 +64,13 @@ class Whole:
 
 @dataclass(frozen=True)
 class Flagged:
-    """Checked elementwise gathers: one generic gathers (a bad index read as
-    0) and and-reduces whether every index was in range; the reporting scan
-    runs only if one was not. The indices are read once instead of twice."""
+    """Checked elementwise gathers, in tiles of `rows` output rows (dim 0),
+    in parallel: each tile's generic gathers (a bad index read as 0) and
+    and-reduces whether every index of the tile was in range into the
+    tile's own flag; the reporting scan runs only if a flag is false. The
+    indices are read once instead of twice."""
+
+    rows: int
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,28 @@ class ColumnTiles:
 
 
 Strategy = Whole | Flagged | RowTiles | ColumnTiles
+
+
+def parallel_loop(strategy: Strategy) -> str:
+    """What the threads share out in a gather of `strategy` (the loop that
+    the builder emits parallel; `gmx-parallel-loops` keeps it parallel if it
+    is worth the threads):
+
+      Whole        output dim 0 (the gather generic's first parallel dim),
+                   after a scan of the indices into a flag per row of them
+      Flagged      tiles of output rows, a flag per tile
+      RowTiles     tiles of output rows, each scanned into its flag, then
+                   gathered
+      ColumnTiles  the input slabs (each writes the rows of its bucket)
+
+    A checked gather's report is never made by a thread: only when a flag
+    is false, the caller's thread scans every index in row-major order."""
+    match strategy:
+        case Flagged() | RowTiles():
+            return "row tiles"
+        case ColumnTiles():
+            return "slabs"
+    return "rows"
 
 
 # -- the plan ---------------------------------------------------------------------
@@ -125,17 +154,22 @@ class GatherPlan:
     checked: bool  # the option: report indices outside their axis
     mode: Mode = Mode.RAISE  # what an index outside its axis means
     fill_axes: tuple[int, ...] = ()  # fill mode: axes whose size may be 0 (all filled)
+    target: str = "llvm"  # "iree": one plain generic (IREE tiles it; no index tensor crosses its dispatches)
 
     @property
     def indices_by_map(self) -> bool:
-        """Indices can be read through affine indexing maps (no RUNTIME dim)."""
-        return Access.RUNTIME not in self.indices_access
+        """Indices can be read through affine indexing maps (no RUNTIME dim).
+        Not for IREE: its vectorizer takes a generic's inputs for values
+        that vary along every loop, so a row read at an index from a map
+        becomes an element-wise gather; read with tensor.extract, it is a
+        contiguous load."""
+        return Access.RUNTIME not in self.indices_access and self.target != "iree"
 
     @property
     def checks_indices(self) -> bool:
         """Index values are checked (without axes none is read, and only
         "raise" makes a value an error)."""
-        return self.checked and bool(self.axes) and self.mode is Mode.RAISE
+        return self.checked and bool(self.axes) and mode_rule(self.mode).reports_index_errors
 
     @property
     def empty_axis_needs_indices(self) -> bool:
@@ -143,7 +177,7 @@ class GatherPlan:
         values ("wrap", "clip": nothing maps into it). In "raise" mode it is
         a shape error where the output is not empty, and the scan reports
         the values of an empty output's indices."""
-        return self.mode in (Mode.WRAP, Mode.CLIP)
+        return mode_rule(self.mode).maps_into_range
 
     @functools.cached_property
     def strategy(self) -> Strategy:
@@ -158,6 +192,7 @@ def plan_gather(
     element_bits: int = 32,
     checked: bool = True,
     mode: Mode = Mode.RAISE,
+    target: str = "llvm",
 ) -> GatherPlan:
     """The plan of a verified gather (shapes with None for `?`)."""
     rank = len(input_shape)
@@ -177,6 +212,7 @@ def plan_gather(
     c = coordinate_size(axes)
     mode = Mode(mode)
     may_be_empty = tuple(ax for ax in axes if input_shape[ax] in (None, 0))
+    empty_axis_is_error = mode_rule(mode).empty_axis_is_error
     return GatherPlan(
         rank=rank,
         axes=tuple(axes),
@@ -189,11 +225,12 @@ def plan_gather(
         indices_access=tuple(indices_access),
         broadcast_checks=tuple(checks),
         divisibility_check=rank > 0 and c > 1 and indices_shape[-1] is None,
-        nonempty_axis_checks=() if mode is Mode.FILL else may_be_empty,
+        nonempty_axis_checks=may_be_empty if empty_axis_is_error else (),
         element_bits=element_bits,
         checked=checked,
         mode=mode,
-        fill_axes=may_be_empty if mode is Mode.FILL else (),
+        fill_axes=() if empty_axis_is_error else may_be_empty,
+        target=target,
     )
 
 
@@ -203,9 +240,12 @@ def plan_gather(
 def choose_strategy(plan: GatherPlan) -> Strategy:
     """Flagged for checked elementwise gathers, else column tiles where a
     kept dim is read far apart, else row tiles for checked gathers of many
-    indices, else Whole. Only static, non-empty gathers are ever tiled or flagged."""
+    indices, else Whole. Only static, non-empty gathers are ever tiled or flagged.
+    For IREE, always Whole: it tiles and distributes the generic itself."""
+    if plan.target == "iree":
+        return Whole()
     if plan.checks_indices and reads_an_index_per_output(plan):
-        return Flagged()
+        return Flagged(flagged_rows_per_tile(plan))
     if (columns := column_tiles(plan)) is not None:
         return columns
     if plan.checks_indices and (rows := rows_per_tile(plan)) is not None:
@@ -254,7 +294,7 @@ def column_tiles(plan: GatherPlan) -> ColumnTiles | None:
     every row reads its slab (not "fill", whose rows outside the input
     read nothing)."""
     dim = innermost_wide_dim(plan)
-    if not plan.axes or dim is None or plan.mode is Mode.FILL:
+    if not plan.axes or dim is None or not mode_rule(plan.mode).reads_every_row:
         return None
     shape = plan.output_shape
     kept = dim not in plan.axes and plan.input_access[dim] is Access.ITER
@@ -266,6 +306,25 @@ def column_tiles(plan: GatherPlan) -> ColumnTiles | None:
         return None
     width = max(w for w in range(1, min(line, shape[dim]) + 1) if shape[dim] % w == 0)
     return ColumnTiles(dim, width, slabs)
+
+
+def _tile_height(rows: int, per_row: int) -> int:
+    """The largest divisor of `rows` whose tile holds at most TILE_INDICES
+    of `per_row` per row (at least one row)."""
+    fitting = max(1, TILE_INDICES // max(per_row, 1))
+    return max(t for t in range(1, min(fitting, rows) + 1) if rows % t == 0)
+
+
+def flagged_rows_per_tile(plan: GatherPlan) -> int:
+    """Output rows (dim 0) per tile of a Flagged gather (static, non-empty):
+    tiles of at most TILE_INDICES outputs, so that each flag covers a
+    thread's share of work; all rows in one tile when the divisors of dim 0
+    give tiles of fewer than MIN_TILE_OUTPUTS (a prime dim 0 of a rank-1
+    gather)."""
+    shape = plan.output_shape
+    per_row = math.prod(shape[1:])
+    rows = _tile_height(shape[0], per_row)
+    return rows if rows * per_row >= MIN_TILE_OUTPUTS else shape[0]
 
 
 def rows_per_tile(plan: GatherPlan) -> int | None:
@@ -286,5 +345,4 @@ def rows_per_tile(plan: GatherPlan) -> int | None:
     per_row = math.prod(plan.logical_shape[1:]) * plan.coordinate_size  # index values per output row
     if shape[0] * per_row <= TILE_INDICES:
         return None
-    fitting = max(1, TILE_INDICES // per_row)
-    return max(t for t in range(1, min(fitting, shape[0]) + 1) if shape[0] % t == 0)
+    return _tile_height(shape[0], per_row)

@@ -96,18 +96,49 @@ def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
     static = shape[K_AXIS]
     size = tensor.dim(values, fold.index(K_AXIS)) if ir.ShapedType.is_dynamic_size(static) else static
     size = fold.to_i64(size)  # once, outside the scans
+    result_type = op.results[0].type
+    guard_behind_scan(
+        op, scanned,
+        in_range=lambda acc, v: fold.and_(acc, _in_range(fold, v, size)),
+        report=lambda acc, v: fold.and_(acc, _report(fold, site, v, size)),
+        unchanged=lambda: values if values.type == result_type else tensor.cast(result_type, values),
+        fold=fold,
+    )
+
+
+def guard_behind_scan(op: ir.Operation, scanned: ir.Value, *, in_range, report, unchanged, fold: Folder) -> None:
+    """Put `op` (one result) behind an and-reduction of `in_range` over the
+    values of `scanned`; on the other branch, the reporting scan (`report`,
+    calling back for each bad value) and `unchanged()` for the result (the
+    scatter writes nothing). Builds at the current insertion point, which
+    must be just before `op`; both scatter checks share it."""
     result = op.results[0]
     init = true_flag(fold)
-    flag = and_reduction(scanned, init, lambda acc, v: fold.and_(acc, _in_range(fold, v, size)), fold)
+    flag = and_reduction(scanned, init, in_range, fold)
     branch = scf.IfOp(tensor.extract(flag, []), [result.type], has_else=True)
     with ir.InsertionPoint(branch.else_block):
-        and_reduction(scanned, init, lambda acc, v: fold.and_(acc, _report(fold, site, v, size)), fold)
-        unchanged = values if values.type == result.type else tensor.cast(result.type, values)
-        scf.YieldOp([unchanged])
+        and_reduction(scanned, init, report, fold)
+        scf.YieldOp([unchanged()])
     result.replace_all_uses_with(branch.results[0])
     with ir.InsertionPoint(branch.then_block):
         yield_op = scf.YieldOp([result])
     op.move_before(yield_op.operation)
+
+
+def guard_each(module, ops: list[ir.Operation], guard) -> None:
+    """`guard(op, site, fold)` before each op of `ops`, each op's location a
+    new error site of `module` (runtime_abi), the error callbacks declared."""
+    sites = error_sites(module)
+    constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
+    for op in ops:
+        entry = Constants.entry_block(op)
+        fold = Folder(constants.setdefault(entry, Constants(entry)))
+        with ir.InsertionPoint(op), op.location:
+            guard(op, len(sites), fold)
+        sites.append(location_text(op.location))
+    if ops:
+        set_error_sites(module, sites)
+        declare_error_callbacks(module)
 
 
 def _is_ranked(op: ir.Operation) -> bool:
@@ -126,19 +157,9 @@ def require_ranked(scatters: list[ir.Operation]) -> None:
 
 def check_scatter_indices(module) -> None:
     """Guard every tosa.scatter in `module` (see the module docstring)."""
-    sites = error_sites(module)
-    constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
     scatters = _scatter_ops(module)
     require_ranked(scatters)
-    for op in scatters:
-        entry = Constants.entry_block(op)
-        fold = Folder(constants.setdefault(entry, Constants(entry)))
-        with ir.InsertionPoint(op), op.location:
-            guard_scatter(op, len(sites), fold)
-        sites.append(location_text(op.location))
-    if scatters:
-        set_error_sites(module, sites)
-        declare_error_callbacks(module)
+    guard_each(module, scatters, guard_scatter)
 
 
 PASS = PassInfo(

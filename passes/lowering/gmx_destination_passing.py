@@ -48,7 +48,7 @@ from gmx.dialect.mlir import bufferization, func, ir, memref
 from ..registry import PassInfo, add_python_pass
 from ..views import emit_view, static_shape_of, strip_views
 from .entry_points import is_entry_point
-from .runtime_abi import DESTINATIONS_ATTR, ROW_RANGES_ATTR
+from .runtime_abi import DESTINATIONS_ATTR
 
 
 def _static_tensor(t: ir.Type) -> bool:
@@ -133,20 +133,39 @@ def one_empty_per_use(module) -> None:
     reaches a destination by the destination, one use at a time. A checked
     gather starts both of its branches (all indices valid, or some not)
     from one empty output; split, both branches write the destination and
-    no copy is left on either path."""
-    empties = []
+    no copy is left on either path. A `linalg.fill` of an empty tensor is
+    split the same way first: after CSE, one fill (a checked gather's
+    all-valid flag) or one empty is the destination of every op of a
+    function that needs one of its type, and one-shot bufferization's
+    analysis of a value is quadratic in its uses."""
+    for name in ("linalg.fill", "tensor.empty"):
+        for op in _shared_fresh_tensors(module, name):
+            for use in list(op.results[0].uses)[1:]:
+                user = use.owner
+                copy = op.clone(ip=ir.InsertionPoint(user))
+                user.operands[use.operand_number] = copy.results[0]
+
+
+def _shared_fresh_tensors(module, name: str) -> list:
+    """The module's `name` ops (tensor.empty, or linalg.fill of one) whose
+    tensor result has several uses."""
+    found = []
 
     def collect(op):
-        if op.name == "tensor.empty" and len(list(op.results[0].uses)) > 1:
-            empties.append(op)
+        if op.name != name or len(op.results) != 1 or len(list(op.results[0].uses)) < 2:
+            return ir.WalkResult.ADVANCE
+        if name == "linalg.fill" and not _filled_empty(op):
+            return ir.WalkResult.ADVANCE
+        found.append(op)
         return ir.WalkResult.ADVANCE
 
     module.walk(collect)
-    for empty in empties:
-        for use in list(empty.results[0].uses)[1:]:
-            user = use.owner
-            copy = empty.clone(ip=ir.InsertionPoint(user))
-            user.operands[use.operand_number] = copy.results[0]
+    return found
+
+
+def _filled_empty(fill) -> bool:
+    init = fill.operands[len(fill.operands) - 1]
+    return isinstance(init, ir.OpResult) and init.owner.name == "tensor.empty"
 
 
 def forget_materializations(module) -> None:
@@ -187,8 +206,6 @@ def drop_destination_results(module) -> None:
         if not ftype.results:
             continue
         arguments = list(function.regions[0].blocks[0].arguments)
-        if ROW_RANGES_ATTR in function.attributes:
-            arguments = arguments[:-2]  # the range comes after the destination
         outs = arguments[len(arguments) - len(ftype.results):]
         for block in function.regions[0].blocks:
             terminator = list(block.operations)[-1]

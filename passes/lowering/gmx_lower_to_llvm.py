@@ -11,48 +11,239 @@ Every `tensor.gather`, which no upstream pass lowers, is raised in the same
 stage (raise-tensor-gather) and so lowered as gmx.
 
 Every tosa.scatter becomes upstream's tosa-to-scf loops; checked, behind
-gmx-check-scatter-indices, since those loops write unchecked indices.
+gmx-check-scatter-indices, since those loops write unchecked indices (and
+torch-mlir's tm_tensor.scatter behind gmx-check-tm-tensor-scatter).
 
-Every other stage but convert-gmx-to-linalg, gmx-stream-row-copies and gmx-prefetch-rows is upstream. Function
-boundaries bufferize to identity-layout memrefs and results are owned by the caller (the ownership-
-based deallocation pipeline clones what a function does not own), so a
-caller can free each returned buffer once. Nothing here emits calls into
-MLIR's runner-utils library, which this build's ExecutionEngine lacks.
-Public functions are prepared first and their arguments marked noalias
-last (`entry_points`); half-precision values that are only copied are
-copied as integers, bit for bit (`exact_moves`).
+Beyond gathers: StableHLO's sort and control flow (gmx-lower-stablehlo-sort,
+-control-flow), CHLO, torch-mlir's TMTensor ops (gmx-bufferize-tm-tensor,
+tm-tensor-to-loops), integer tosa.negate (gmx-lower-tosa-negate), arith and
+math on tensors, loops carrying tensors. An op of a frontend dialect left
+before bufferization is a located error naming it (gmx-require-tensor-level).
+Every cf.assert reports to the runtime instead of aborting
+(gmx-report-asserts); checked, the sizes ops require equal are asserted
+(gmx-check-shapes).
+
+Parallel loops run on OpenMP: the parallel dims of linalg ops and the
+loops the gather builder marks parallel, the outermost worth the threads
+(gmx-parallel-loops), through upstream's convert-scf-to-openmp.
+
+Function boundaries bufferize to identity-layout memrefs and results are
+owned by the caller (the ownership-based deallocation pipeline clones what
+a function does not own), so a caller can free each returned buffer once.
+Nothing here emits calls into MLIR's runner-utils library, which this
+build's ExecutionEngine lacks. Public functions are prepared first and
+their arguments marked noalias last (`entry_points`); half-precision
+values that are only copied are copied as integers, bit for bit
+(`exact_moves`).
+
+The pipeline is declared once, as data: `TO_LINALG`, `TO_LOOPS` and
+`TO_LLVM` list its stages in order, each an upstream pipeline element
+(`Upstream`), a registered gmx pass with options derived from the
+lowering's (`GmxPass`), or a named Python step that is no flag of its own
+(`Step`), each with the condition under which it runs. The pass
+(`add_lowering`), the runtime's pipeline and gmx-study's views of a level
+(`stages(options, until=...)`) are all built from it, and every stage shows
+under its own name in --mlir-print-ir-after-all.
 """
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import ir
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Union
+
+from gmx.dialect.mlir import ir, passmanager
 
 from . import (
     convert_gmx_to_linalg,
+    gmx_bufferize_tm_tensor,
     gmx_check_scatter_indices,
+    gmx_check_shapes,
+    gmx_check_tm_tensor_scatter,
     gmx_destination_passing,
+    gmx_lower_stablehlo_control_flow,
+    gmx_lower_stablehlo_sort,
+    gmx_lower_tosa_negate,
+    gmx_parallel_bodies,
+    gmx_parallel_loops,
     gmx_prefetch_rows,
-    gmx_row_ranges,
+    gmx_report_asserts,
     gmx_stream_row_copies,
 )
+from .block_pieces import split_long_blocks
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
-from ..elements import add_element
 from ..raising import gmx_canonicalize
-from ..registry import PassFailed, PassInfo, PassOption, PassOptionError, add_python_pass
+from ..registry import PassInfo, PassOption, Refused, add_python_pass
 
-# Its gmx stages; every other flag is upstream's.
-_GMX_STAGES = {
-    p.argument: p
-    for p in (
-        gmx_canonicalize.PASS,
-        convert_gmx_to_linalg.PASS,
-        gmx_check_scatter_indices.PASS,
-        gmx_stream_row_copies.PASS,
-        gmx_prefetch_rows.PASS,
+ARGUMENT = "gmx-lower-to-llvm"
+
+
+@dataclass(frozen=True)
+class LowerOptions:
+    """--gmx-lower-to-llvm's options, typed. The flag spells each field in
+    kebab case (a `some_option` is `some-option`); PASS.options derives from
+    these fields, so the two cannot disagree."""
+
+    checked: bool = field(default=True, metadata={"help": "bounds-check gathered indices at run time"})
+    destinations: bool = field(
+        default=False,
+        metadata={"help": "public functions write their results into buffers the caller passes (gmx-destination-passing)"},
     )
+
+    @classmethod
+    def from_flag(cls, values: Mapping[str, bool]) -> LowerOptions:
+        """The options of a parsed flag (`{"checked": False, ...}`)."""
+        return cls(**{name.replace("-", "_"): value for name, value in values.items()})
+
+    def flag_values(self) -> dict[str, bool]:
+        """These options as the flag names them."""
+        return {_flag_name(f.name): getattr(self, f.name) for f in fields(self)}
+
+    def flag(self) -> str:
+        """The command-line flag lowering with these options
+        (`--gmx-lower-to-llvm=checked=false`), defaults left out."""
+        spelled = PASS.spell(self.flag_values())
+        return f"--{ARGUMENT}" + (f"={spelled}" if spelled else "")
+
+
+def _flag_name(field_name: str) -> str:
+    return field_name.replace("_", "-")
+
+
+# --- the kinds of stage ---------------------------------------------------------
+
+Condition = Callable[[LowerOptions], bool]
+
+
+def always(options: LowerOptions) -> bool:
+    return True
+
+
+def checked(options: LowerOptions) -> bool:
+    return options.checked
+
+
+def with_destinations(options: LowerOptions) -> bool:
+    return options.destinations
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """An upstream pass or nested pipeline, as a textual pipeline element
+    under builtin.module (`cse`, `func.func(tosa-to-linalg)`)."""
+
+    element: str
+    when: Condition = always
+
+    @property
+    def name(self) -> str:
+        return self.element
+
+    def add_to(self, pm: passmanager.PassManager, options: LowerOptions) -> None:
+        pm.add(self.element)
+
+
+@dataclass(frozen=True)
+class GmxPass:
+    """A registered gmx pass; `options` gives its option values from the
+    lowering's (values, never text)."""
+
+    info: PassInfo
+    options: Callable[[LowerOptions], Mapping[str, bool]] = lambda _: {}
+    when: Condition = always
+
+    def values(self, options: LowerOptions) -> dict[str, bool]:
+        return self.info.option_values(self.options(options))
+
+    @property
+    def name(self) -> str:
+        return self.info.argument
+
+    def add_to(self, pm: passmanager.PassManager, options: LowerOptions) -> None:
+        self.info.build(pm, self.values(options))
+
+
+@dataclass(frozen=True)
+class Step:
+    """A step of this lowering that is no flag of its own: `run(module)`,
+    a Python pass named `argument` (as --mlir-print-ir-after-all shows it);
+    it fails the pipeline by raising PassFailed after emitting its errors."""
+
+    argument: str
+    description: str
+    run: Callable[[ir.Operation], None]
+    when: Condition = always
+
+    @property
+    def name(self) -> str:
+        return self.argument
+
+    def add_to(self, pm: passmanager.PassManager, options: LowerOptions) -> None:
+        add_python_pass(pm, self.run, self)
+
+
+Stage = Union[Upstream, GmxPass, Step]
+
+
+# Ops whose indices checked mode cannot check, and why.
+UNCHECKABLE = {
+    "tosa.gather": "tosa.gather was not raised into gmx.gather_multiaxis, so it cannot be bounds-checked",
 }
-RAISE_TOSA_GATHERS = "gmx-canonicalize{fuse=false}"
+
+
+def _refuse(module, reason: Callable[[ir.Operation], str | None]) -> None:
+    """A located error for each op of `module` that `reason` gives a
+    message for; Refused if there was any."""
+    refused = []
+
+    def collect(op):
+        message = reason(op.operation)
+        if message is None:
+            return ir.WalkResult.ADVANCE
+        refused.append((op.location, message))
+        return ir.WalkResult.SKIP  # its nested ops are refused with it
+
+    module.walk(collect)
+    for location, message in refused:
+        location.emit_error(message)
+    if refused:
+        raise Refused(f"{len(refused)} op(s) refused")
+
+
+def require_checkable_indices(module) -> None:
+    """Checked mode: an op of UNCHECKABLE would be lowered by upstream
+    without a bounds check. Each one is a located error (Refused)."""
+    _refuse(module, lambda op: f"{UNCHECKABLE[op.name]} (lower with checked=false to run it unchecked)"
+            if op.name in UNCHECKABLE else None)
+
+
+# Dialects none of whose ops may be left once the program is on tensors
+# alone (before bufferization), and why one that is has no lowering.
+NO_LOWERING = {
+    "stablehlo": "upstream's stablehlo-legalize-to-linalg, gmx-lower-stablehlo-sort and "
+    "gmx-lower-stablehlo-control-flow leave it",
+    "chlo": "upstream's chlo-legalize-to-stablehlo leaves it",
+    "tosa": "upstream's tosa-to-linalg, tosa-to-tensor, tosa-to-arith and tosa-to-scf leave it",
+    "torch": "gmx lowers no torch dialect op (export with output_type tosa, linalg-on-tensors or stablehlo)",
+    "torch_c": "gmx lowers no torch dialect op (export with output_type tosa, linalg-on-tensors or stablehlo)",
+    "gmx": "convert-gmx-to-linalg leaves it",
+}
+
+
+def require_tensor_level(module) -> None:
+    """Every op of a NO_LOWERING dialect still there has no lowering:
+    each is a located error naming it and why (Refused), instead of an
+    "op was not bufferized" later."""
+
+    def reason(op) -> str | None:
+        why = NO_LOWERING.get(op.name.split(".", 1)[0])
+        return None if why is None else f"'{op.name}' has no lowering: {why}"
+
+    _refuse(module, reason)
+
+
+# --- the pipeline, declared once ----------------------------------------------
 
 # Upstream's tosa-to-linalg-pipeline (`addTosaToLinalgPasses` in
 # mlir/lib/Conversion/TosaToLinalg/TosaToLinalgPass.cpp), pass for pass and
@@ -60,141 +251,173 @@ RAISE_TOSA_GATHERS = "gmx-canonicalize{fuse=false}"
 # validation checks TOSA's profiles, not what the lowering can compile, and
 # rejects what torch-mlir really emits (f64 constants in LayerNorm, casts
 # from i64, gathers and scatters on i64 data, dynamic dims beyond a level).
-TOSA_TO_LINALG = (
-    "func.func(tosa-optional-decompositions)",
-    "func.func(canonicalize)",
-    "func.func(tosa-infer-shapes)",
-    "func.func(tosa-make-broadcastable)",
-    "func.func(tosa-to-linalg-named)",
-    "func.func(canonicalize)",
-    "func.func(tosa-layerwise-constant-fold)",
-    "func.func(tosa-make-broadcastable)",
-    "func.func(tosa-to-linalg)",
+TOSA_TO_LINALG = tuple(
+    Upstream(element)
+    for element in (
+        "func.func(tosa-optional-decompositions)",
+        "func.func(canonicalize)",
+        "func.func(tosa-infer-shapes)",
+        "func.func(tosa-make-broadcastable)",
+        "func.func(tosa-to-linalg-named)",
+        "func.func(canonicalize)",
+        "func.func(tosa-layerwise-constant-fold)",
+        "func.func(tosa-make-broadcastable)",
+        "func.func(tosa-to-linalg)",
+    )
 )
 
-STAGES = (
+# Every gmx op becomes linalg; the frontends' other ops are as they were.
+TO_LINALG: tuple[Stage, ...] = (
+    Step("gmx-prepare-entry-points", "public functions: C interface, gmx.signature, read-only arguments",
+         prepare_entry_points),
+    GmxPass(gmx_destination_passing.PASS, when=with_destinations),
+    # Every tosa.gather and tensor.gather raised into gmx, nothing fused.
+    GmxPass(gmx_canonicalize.PASS, lambda o: {"fuse": False}),
+    Step("gmx-require-checkable-indices", "checked: an op whose indices cannot be checked is an error",
+         require_checkable_indices, when=checked),
+    GmxPass(convert_gmx_to_linalg.PASS, lambda o: {"checked": o.checked}),
+    GmxPass(gmx_check_scatter_indices.PASS, when=checked),
+    GmxPass(gmx_check_tm_tensor_scatter.PASS, when=checked),
+)
+
+# Everything on tensors becomes loops on memrefs (structured control flow).
+TO_LOOPS: tuple[Stage, ...] = (
+    # CHLO (JAX's top_k) as StableHLO; every stablehlo.sort and control
+    # flow op, which upstream does not lower, as torch-mlir's tm_tensor.sort
+    # (bufferized below) and scf.
+    Upstream("func.func(chlo-legalize-to-stablehlo)"),
+    GmxPass(gmx_lower_stablehlo_sort.PASS),
+    GmxPass(gmx_lower_stablehlo_control_flow.PASS),
     # What is left of StableHLO (everything but its raised gathers) becomes
     # linalg, tensor and arith on tensors; upstream's stablehlo.gather
     # lowering clamps, so one left unraised runs as StableHLO defines it.
-    "stablehlo-legalize-to-linalg",
+    Upstream("stablehlo-legalize-to-linalg"),
+    # Integer negates that upstream's tosa-to-linalg gets wrong (i64) or
+    # saturates (narrower), as subtractions from 0.
+    GmxPass(gmx_lower_tosa_negate.PASS),
     # Scatters (and tosa.cond_if, tosa.while_loop) become scf loops, before
     # tosa-to-linalg, which has no pattern for them.
-    "func.func(tosa-to-scf)",
+    Upstream("func.func(tosa-to-scf)"),
     *TOSA_TO_LINALG,
-    "func.func(tosa-to-tensor)",
-    "tosa-to-arith",
-    "canonicalize",
-    "cse",
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map "
-    "unknown-type-conversion=identity-layout-map}",
+    Upstream("func.func(tosa-to-tensor)"),
+    Upstream("tosa-to-arith"),
+    # Elementwise arith and math on tensors (written by hand, or what the
+    # frontends leave) as linalg.generic: bufferization has no other way.
+    Upstream("func.func(convert-elementwise-to-linalg)"),
+    Upstream("canonicalize"),
+    Upstream("cse"),
+    Step("gmx-require-tensor-level", "what no pass lowered is an error naming the op",
+         require_tensor_level),
+    # Checked: the sizes ops require equal, asserted; every cf.assert (those
+    # and the frontends' own) reported to the runtime, never an abort.
+    GmxPass(gmx_check_shapes.PASS, when=checked),
+    GmxPass(gmx_report_asserts.PASS),
+    # torch-mlir's tm_tensor ops (cumsum, sort, topk, scatter in its
+    # linalg-on-tensors export) on buffers; loops after bufferization.
+    GmxPass(gmx_bufferize_tm_tensor.PASS),
+    # With destinations, the tensor.empty each result starts from becomes
+    # the caller's buffer (upstream), just before bufferization (see
+    # gmx_destination_passing for the steps around it). The result then is
+    # the destination, through branches that all yield it and a copy of it
+    # onto itself: canonicalization folds both away right after.
+    # Every mode: after CSE one tensor.empty (or its linalg.fill) is the
+    # destination of every same-typed op of a function, and
+    # one-shot-bufferize's analysis of a value with N uses is quadratic in N
+    # (800 gathers of one function: 6 s, split 0.15 s).
+    Step("gmx-one-empty-per-use", "one tensor.empty per use (linear bufferization; destinations: each result's own)",
+         gmx_destination_passing.one_empty_per_use),
+    Upstream("eliminate-empty-tensors", when=with_destinations),
+    Step("gmx-forget-materializations", "destinations: drop the materializations the destinations made",
+         gmx_destination_passing.forget_materializations, when=with_destinations),
+    Upstream(
+        # Loops carrying tensors (scf.for/scf.while iter_args) may yield
+        # new buffers each iteration; the deallocation pipeline frees them.
+        "one-shot-bufferize{allow-return-allocs-from-loops bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map "
+        "unknown-type-conversion=identity-layout-map}"
+    ),
+    Upstream("canonicalize", when=with_destinations),  # folds the self-copies
+    Step("gmx-drop-destination-results", "destinations: entries return nothing, their results are the destinations",
+         gmx_destination_passing.drop_destination_results, when=with_destinations),
     # The i1 flag of each index scan: a stack slot, not a malloc per tile.
-    "func.func(promote-buffers-to-stack)",
-    "buffer-deallocation-pipeline",
-    "convert-bufferization-to-memref",
-    "convert-linalg-to-loops",
-    "gmx-stream-row-copies",
-    "gmx-prefetch-rows",
-    "convert-scf-to-cf",
+    Upstream("func.func(promote-buffers-to-stack)"),
+    Upstream("buffer-deallocation-pipeline"),
+    Upstream("convert-bufferization-to-memref"),
+    Upstream("func.func(tm-tensor-to-loops)"),
+    # Parallel dims of linalg ops become scf.parallel; gmx-parallel-loops
+    # keeps the outermost ones worth the threads (and the loops the gather
+    # builder marked parallel) as 1-D scf.parallel, the others scf.for.
+    Upstream("convert-linalg-to-parallel-loops"),
+    GmxPass(gmx_parallel_loops.PASS),
+    GmxPass(gmx_stream_row_copies.PASS),
+    GmxPass(gmx_prefetch_rows.PASS),
+    # Each parallel loop's body a function of its own whose buffers are
+    # noalias arguments (OpenMP's outlining would lose what the entry's
+    # noalias arguments say).
+    GmxPass(gmx_parallel_bodies.PASS),
+)
+
+# Loops on memrefs become the LLVM dialect.
+TO_LLVM: tuple[Stage, ...] = (
+    # Each scf.parallel left becomes an OpenMP region (libomp, loaded by
+    # gmx.runtime); canonicalize inlines the memref.alloca_scope each
+    # region's body is left in (with a loop nested in it, convert-scf-to-cf
+    # would fail on it; the body is a call, its stack slots the callee's).
+    Upstream("convert-scf-to-openmp"),
+    Upstream("canonicalize"),
+    # Linear, not quadratic, in a block's loops: scf-to-cf moves every op
+    # after a loop once per loop.
+    Step("gmx-split-long-blocks", "long blocks split after their loops (linear scf-to-cf)", split_long_blocks),
+    Upstream("convert-scf-to-cf"),
     # Slices of a tiled gather are subviews; their metadata expands to
     # affine.apply, lowered right after.
-    "expand-strided-metadata",
-    "lower-affine",
-    "finalize-memref-to-llvm{use-aligned-alloc}",
+    Upstream("expand-strided-metadata"),
+    Upstream("lower-affine"),
+    Upstream("finalize-memref-to-llvm{use-aligned-alloc}"),
     # Math ops with an LLVM intrinsic become it; the others (math.erf of
     # exact GELU, which LLVM has no intrinsic for) become calls to libm
     # (erff), as upstream's sparsifier pipeline orders these two passes.
-    "func.func(convert-math-to-llvm)",
-    "convert-math-to-libm",
-    "convert-to-llvm",
-    "reconcile-unrealized-casts",
+    Upstream("func.func(convert-math-to-llvm)"),
+    Upstream("convert-math-to-libm"),
+    Upstream("convert-openmp-to-llvm"),
+    Upstream("convert-to-llvm"),
+    Upstream("reconcile-unrealized-casts"),
+    Step("gmx-move-halves-as-integers", "half-precision values only copied are copied as integers",
+         move_halves_as_integers),
+    Step("gmx-mark-arguments-noalias", "entry points' pointer arguments are noalias", mark_arguments_noalias),
 )
 
-
-# With destinations, the tensor.empty each result starts from becomes the
-# caller's buffer (upstream), just before bufferization (see
-# gmx_destination_passing for the steps around it). The result then is
-# the destination, through branches that all yield it and a copy of it
-# onto itself: canonicalization folds both away right after.
-ELIMINATE_EMPTY_TENSORS = "eliminate-empty-tensors"
-FOLD_SELF_COPIES = "canonicalize"
+# The levels a program passes through, in order: the stages that take it
+# from the previous level to each.
+LEVELS: dict[str, tuple[Stage, ...]] = {"linalg": TO_LINALG, "loops": TO_LOOPS, "llvm": TO_LLVM}
 
 
-def loop_level_elements(checked: bool = True) -> list[str]:
-    """Pipeline elements (for `build_pass_manager`) taking a tensor module to
-    its loop level: what `--gmx-lower-to-llvm` has made of it just before
-    structured control flow is lowered to branches (scf loops on memrefs).
-    Tools that show the lowering stage by stage (gmx-study) use this."""
-    elements = _elements(checked)
-    stop = next(i for i, s in enumerate(elements) if s.startswith("convert-scf-to-cf"))
-    return elements[:stop]
+def stages(options: LowerOptions, until: str = "llvm") -> list[Stage]:
+    """The stages that run with `options`, in order, up to level `until`
+    (one of LEVELS): what --gmx-lower-to-llvm has made of a program there."""
+    if until not in LEVELS:
+        raise ValueError(f"no level '{until}' (levels: {', '.join(LEVELS)})")
+    found: list[Stage] = []
+    for level, declared in LEVELS.items():
+        found += [s for s in declared if s.when(options)]
+        if level == until:
+            return found
+    raise AssertionError("unreachable")
 
 
-def _elements(checked: bool, destinations: bool = False) -> list[str]:
-    """Raising tosa.gathers, convert-gmx-to-linalg, checked the scatters'
-    guards, then STAGES (gmx and upstream pass flags), with destinations
-    eliminate-empty-tensors before bufferization."""
-    scatter_checks = [gmx_check_scatter_indices.PASS.argument] if checked else []
-    stages = list(STAGES)
-    if destinations:
-        bufferize = next(i for i, s in enumerate(stages) if s.startswith("one-shot-bufferize"))
-        stages[bufferize:bufferize + 1] = [ELIMINATE_EMPTY_TENSORS, stages[bufferize], FOLD_SELF_COPIES]
-    return [RAISE_TOSA_GATHERS, f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}", *scatter_checks, *stages]
+def add_lowering(pm: passmanager.PassManager, options: LowerOptions, until: str = "llvm") -> None:
+    """Append the lowering with `options`, up to level `until`, to pm."""
+    for stage in stages(options, until):
+        stage.add_to(pm, options)
 
 
-def require_no_tosa_gather(module) -> None:
-    """Checked mode: a tosa.gather still there would be lowered by upstream
-    without a bounds check. Each one is a located error (PassFailed)."""
-    gathers = []
-
-    def collect(op):
-        if op.name == "tosa.gather":
-            gathers.append(op.location)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
-    for location in gathers:
-        location.emit_error(
-            "tosa.gather was not raised into gmx.gather_multiaxis, so it cannot be bounds-checked "
-            "(lower with checked=false to run it unchecked)"
-        )
-    if gathers:
-        raise PassFailed(f"{len(gathers)} unchecked tosa.gather")
-
-
-def _build(pm, options) -> None:
-    add_python_pass(pm, prepare_entry_points, PASS)
-    if options["destinations"]:
-        gmx_destination_passing.PASS.add_to(pm)
-    raising, *rest = _elements(options["checked"], options["destinations"])
-    add_element(pm, raising, _GMX_STAGES.get)
-    if options["checked"]:
-        add_python_pass(pm, require_no_tosa_gather, PASS)
-    if options["row-ranges"]:
-        if not options["destinations"]:
-            raise PassOptionError("'gmx-lower-to-llvm' option 'row-ranges' needs 'destinations'")
-        gmx_row_ranges.PASS.add_to(pm, f"checked={str(options['checked']).lower()}")
-    bufferized = False
-    for element in rest:
-        if element == ELIMINATE_EMPTY_TENSORS:
-            add_python_pass(pm, gmx_destination_passing.one_empty_per_use, PASS)
-        add_element(pm, element, _GMX_STAGES.get)
-        if element == ELIMINATE_EMPTY_TENSORS:
-            add_python_pass(pm, gmx_destination_passing.forget_materializations, PASS)
-        if bufferized and element == FOLD_SELF_COPIES and options["destinations"]:
-            add_python_pass(pm, gmx_destination_passing.drop_destination_results, PASS)
-        bufferized = element.startswith("one-shot-bufferize")
-    add_python_pass(pm, move_halves_as_integers, PASS)
-    add_python_pass(pm, mark_arguments_noalias, PASS)
+def _build(pm, values) -> None:
+    add_lowering(pm, LowerOptions.from_flag(values))
 
 
 PASS = PassInfo(
-    argument="gmx-lower-to-llvm",
+    argument=ARGUMENT,
     description="Lower gmx, TOSA, StableHLO, linalg, tensor and arith on tensors to the LLVM dialect",
     build=_build,
-    options=(
-        PassOption("checked", True, "bounds-check gathered indices at run time"),
-        PassOption("destinations", False, "public functions write their results into buffers the caller passes (gmx-destination-passing)"),
-        PassOption("row-ranges", False, "with destinations, an entry computes any range of its result's rows (gmx-row-ranges, for threads)"),
-    ),
+    options=tuple(PassOption(_flag_name(f.name), f.default, f.metadata["help"]) for f in fields(LowerOptions)),
 )

@@ -92,7 +92,7 @@ def _row_load(loop) -> tuple | None:
     """(vector.load, row loop, the slice of its leading indices) when
     `loop` copies a row chosen by data, else None."""
     outer = loop.parent
-    if outer is None or outer.name != "scf.for":
+    if outer is None or outer.name not in ("scf.for", "scf.parallel") or len(outer.operands) != 3:
         return None
     lower, upper, step = (_constant_index(v) for v in outer.operands[:3])
     if lower is None or upper is None or step != 1 or upper <= lower + 1:

@@ -13,6 +13,9 @@ four i64 and returning nothing:
         of the SHAPE_ERROR_* kinds, with its own two operands:
         SHAPE_ERROR_NOT_DIVISIBLE  (site, -1, indices last dim, coordinate size)
         SHAPE_ERROR_EMPTY_AXIS     (site, -2, axis, its size 0)
+        SHAPE_ERROR_ASSERT         (site, -3, message number, 0): a failed
+            `cf.assert`, its message `assert_messages(module)[number]`
+            (module attribute `gmx.assert_messages`, --gmx-report-asserts)
 
 `site` indexes the module attribute `gmx.error_sites` (`error_sites`
 reads it), which holds each lowered gather's `file:line:col`.
@@ -26,12 +29,6 @@ Destinations. A public function marked `gmx.destinations` (by
 signature after its arguments, writes the results there and returns
 nothing; the caller allocates those buffers (C-contiguous,
 DESTINATION_ALIGNMENT-byte aligned, aliasing no argument) and owns them.
-
-Row ranges. A function with destinations also marked `gmx.row_ranges =
-array<i64: R, T>` (by --gmx-row-ranges) takes two more index arguments,
-`first` and `last`, and writes rows [first, last) of dim 0 of its one
-result (R rows) only: first and last are multiples of T or R, and the
-caller may compute disjoint ranges on different threads at once.
 
 Helpers. Copies between non-identity memref layouts call `memrefCopy`
 (MLIR's runner utils, which this build's ExecutionEngine lacks); the
@@ -52,26 +49,44 @@ CALLBACK_ARITY = 4  # i64 arguments of each callback
 # Kinds of run-time shape errors, passed as `dim` < 0 to gmx_shape_error.
 SHAPE_ERROR_NOT_DIVISIBLE = -1
 SHAPE_ERROR_EMPTY_AXIS = -2
+SHAPE_ERROR_ASSERT = -3
 
 ERROR_SITES_ATTR = "gmx.error_sites"
 SIGNATURE_ATTR = "gmx.signature"
 DESTINATIONS_ATTR = "gmx.destinations"
-ROW_RANGES_ATTR = "gmx.row_ranges"
+ASSERT_MESSAGES_ATTR = "gmx.assert_messages"
 DESTINATION_ALIGNMENT = 64  # bytes
 MEMREF_COPY_FN = "memrefCopy"
 
 
+def _strings(module, name: str) -> list[str]:
+    """The module's string array attribute `name`, empty when absent."""
+    if name not in module.attributes:
+        return []
+    return [ir.StringAttr(s).value for s in ir.ArrayAttr(module.attributes[name])]
+
+
+def _set_strings(module, name: str, strings: Sequence[str]) -> None:
+    module.attributes[name] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in strings])
+
+
 def error_sites(module) -> list[str]:
     """The `file:line:col` of each lowered gather, by site number."""
-    attributes = module.attributes
-    if ERROR_SITES_ATTR not in attributes:
-        return []
-    return [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes[ERROR_SITES_ATTR])]
+    return _strings(module, ERROR_SITES_ATTR)
 
 
 def set_error_sites(module, sites: Sequence[str]) -> None:
     """Record the sites (`file:line:col` by site number) on the module."""
-    module.attributes[ERROR_SITES_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in sites])
+    _set_strings(module, ERROR_SITES_ATTR, sites)
+
+
+def assert_messages(module) -> list[str]:
+    """The messages of the reported asserts, by number."""
+    return _strings(module, ASSERT_MESSAGES_ATTR)
+
+
+def set_assert_messages(module, messages: Sequence[str]) -> None:
+    _set_strings(module, ASSERT_MESSAGES_ATTR, messages)
 
 
 def declare_error_callbacks(module) -> None:

@@ -30,7 +30,7 @@ import numpy as np
 
 from gmx.dialect.mlir import ir
 
-from .gather_spec import GatherSpec, Indexed, Iota, Zero, refine_output
+from .gather_spec import GatherSpec, Indexed, Iota, Zero, constant_coordinate, refine_output
 from ..patterns import NoMatch, require
 from .index_values import (
     constant_value,
@@ -215,7 +215,9 @@ def peel(work: Work, index: int, size: int):
         coord = work.pending[index]
         if coord.tuple_size != 1:
             return coord
-        array = constant_value(coord.value)
+        # a coordinate peeled before may carry its compacted values (`array`):
+        # its value is then the larger tensor they were read from
+        array = constant_value(coord.value) if coord.array is None else constant_coordinate(coord)
         if array is not None:
             return _classify_constant(work, index, array, size)
         absorbed = _absorb_value_map(coord, size)

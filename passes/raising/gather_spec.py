@@ -356,15 +356,20 @@ class Plan:
         """What the emitted gmx op looks like, to compare with an existing one."""
         if not self.indexed:
             return ("identity",)
+        k = len(self.indexed)
+        folded = self.logical[:-1] + [self.logical[-1] * k]
         constant = _folded_indices(self.indexed, self.layout, self.logical)
         if constant is not None:
             indices_root = _constant_form(constant, _index_element_type(self.indexed))
         elif len(self.indexed) == 1 and self.indexed[0].tuple_size == 1 and self.indexed[0].array is None or _shared_tuple(self.indexed):
             indices_root = strip_views(self.indexed[0].value)[0]
+            viewed = constant_value(indices_root)
+            if viewed is not None and viewed.size == math.prod(folded):
+                # emitted as views of it: named by value, as `current_form` names a constant
+                # (else a constant tuple tensor looks new to every rewrite, which then never stops)
+                indices_root = _constant_form(viewed.reshape(folded), _index_element_type(self.indexed))
         else:
             indices_root = ("a new tuple tensor",)  # always different (not None: a Value refuses `== None`)
-        k = len(self.indexed)
-        folded = self.logical[:-1] + [self.logical[-1] * k]
         return (strip_views(spec.input)[0], tuple(self.gmx_input), indices_root, tuple(folded),
                 tuple(self.axes), tuple(self.gmx_out))
 
@@ -454,14 +459,18 @@ def current_form(op) -> tuple:
             tuple(read_axes(op)), tuple(static_shape(op.results[0].type)))
 
 
+def dense_attribute(array: np.ndarray, element_type) -> ir.DenseElementsAttr:
+    """`array` (int values) as the elements attribute of a tensor of its shape and `element_type`."""
+    width = integer_width(element_type)
+    dtype = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width]
+    return ir.DenseElementsAttr.get(np.ascontiguousarray(array.astype(dtype)),
+                                    type=tensor_type(list(array.shape), element_type))
+
+
 def new_constant(array: np.ndarray, element_type, tosa_const: bool = False) -> ir.Value:
     """A constant tensor holding `array` (int values) in `element_type`
     (`arith.constant`, or `tosa.const` next to other TOSA ops)."""
-    width = integer_width(element_type)
-    dtype = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width]
-    attribute = ir.DenseElementsAttr.get(
-        np.ascontiguousarray(array.astype(dtype)), type=tensor_type(list(array.shape), element_type)
-    )
+    attribute = dense_attribute(array, element_type)
     if tosa_const:
         return tosa.const(attribute)
     return arith.constant(tensor_type(list(array.shape), element_type), attribute)

@@ -28,6 +28,8 @@ negative case for each, marked `positive: <name>` and `negative: <name>`):
   result_folds
     fold-value-casts          cast(gmx(cast(x)))     -> gmx(x) when the casts round-trip
     fold-result-reshape       reshape(gmx)           -> gmx with the reshaped output
+    view-shared-result        reshape(views(gmx)), the views shared -> one view of the gmx result
+                              per user (the gather computed once)
   index_folds
     simplify-indices          gmx(f(i))              -> gmx(i): views, broadcasting tiles, casts
                               and negative-index normalisation absorbed; iota
@@ -35,7 +37,10 @@ negative case for each, marked `positive: <name>` and `negative: <name>`):
                               gather becomes its input; a broadcast constant
                               index is folded
     absorb-floor-modulo       gmx(i mod size)        -> gmx(i) {mode = "wrap"}: the floor-modulo
-                              arithmetic of torch.take_along_dim / torch.remainder
+                              arithmetic of torch.take_along_dim / torch.remainder, and JAX's
+                              `remainder` in front of a clamping gather (jnp.take(mode="wrap"))
+    drop-inert-mode           gmx(const in range) {mode = m} -> gmx(const): no mode changes what
+                              it reads (StableHLO's clamp of an arange)
   linalg_gathers
     raise-linalg-gather       linalg.generic that is provably a gather -> gmx (TorchToLinalg,
                               tosa-to-linalg, stablehlo-legalize-to-linalg; mode clip
@@ -50,6 +55,7 @@ negative case for each, marked `positive: <name>` and `negative: <name>`):
     raise-stablehlo-gather    stablehlo.gather       -> gmx, mode = "clip"
     raise-jax-fill-gather     select(in_bounds(i), stablehlo.gather(x, wrap(i)), fill) -> gmx(x, i),
                               mode = "fill"
+    fold-stablehlo-constant-arithmetic  integer stablehlo ops on constants -> stablehlo.constant
 
 With `inline=true` (the default, with `fuse=true`), calls are inlined first
 (upstream's `inline`, without its nested canonicalization) and dead private

@@ -1,6 +1,7 @@
 """Folds of what computes a gmx op's indices: simplify-indices (views,
-broadcasts, casts and negative-index normalisation gmx does itself) and
-absorb-floor-modulo (floor-modulo arithmetic becomes wrap mode)."""
+broadcasts, casts and negative-index normalisation gmx does itself),
+absorb-floor-modulo (floor-modulo arithmetic becomes wrap mode) and
+drop-inert-mode (constant indices inside their axes need no mode)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from gmx.dialect.gmx import OP_NAME, read_axes, read_mode
 from gmx.dialect.mlir import ir
 from gmx.dialect.modes import Mode
 
+import numpy as np
+
 from .gather_spec import current_form, spec_of_gmx
-from .index_values import elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
+from .index_values import constant_value, elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
 from .raised_gather import RaisedGather, Viewed, emit_gather
 from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec
 from ..patterns import pattern, require
@@ -79,11 +82,23 @@ def absorb_floor_modulo(op, rewriter):
     of `t`'s type (`is_floor_modulo`: exhaustive near the axis, probes far
     from it), the size being that of every gathered axis. Left alone: a
     truncating remainder (`torch.fmod`), a modulo by another size, a gather
-    already in a mode other than "raise" or "wrap".
+    in mode "fill".
+
+    JAX spells `jnp.take(x, i, axis=1, mode="wrap")` (axis of 5) as its
+    `remainder` helper in front of a clamping gather, raised to mode "clip"
+    (StableHLO's constant arithmetic, the divisor guard, is evaluated):
+
+        %d = stablehlo.select (stablehlo.compare EQ, %c5, %c0), %c1, %c5      (5: the divisor guarded against 0)
+        %r = stablehlo.remainder %i, (broadcast %d) : tensor<1x3xi64>
+        %w = stablehlo.select ((%r < 0) != (%d < 0) and %r != 0), %r + %d, %r
+        %g = "gmx.gather_multiaxis"(%x, view(%w)) {axes = array<i64: 1>, mode = "clip"} : (tensor<4x5x1xf32>, tensor<1x1x3xi64>) -> tensor<4x1x3xf32>
+    becomes
+        %g = "gmx.gather_multiaxis"(%x, view(%i)) {axes = array<i64: 1>, mode = "wrap"}
+    (the floor modulo's result is in [0, size): clamping it changes nothing).
     """
     require(op.name == OP_NAME, "not a gmx op")
     mode, _ = read_mode(op)
-    require(mode in (Mode.RAISE, Mode.WRAP), f'mode "{mode}"')
+    require(mode in (Mode.RAISE, Mode.WRAP, Mode.CLIP), f'mode "{mode}"')
     x, indices = op.operands[0], op.operands[1]
     axes = read_axes(op)
     input_shape = static_shape_of(x)
@@ -103,7 +118,43 @@ def absorb_floor_modulo(op, rewriter):
 
 
 
+# --- drop-inert-mode ------------------------------------------------------------------------------------
+
+
+def drop_inert_mode(op, rewriter):
+    """A gmx op in mode clip, wrap or fill whose indices are constants inside
+    their axes reads what mode raise reads: the mode goes, and the other
+    folds (simplify-indices: a constant arange is a slice) apply again.
+
+    torch-mlir's StableHLO gathers an embedding at its position_ids buffer
+    (arange(T)) with StableHLO's clamp:
+
+        %g = "gmx.gather_multiaxis"(%w, %c) {axes = array<i64: 0>, mode = "clip"} : (tensor<32x1x16xf32>, tensor<8x1x1xi64>) -> tensor<8x1x16xf32>
+        (%c: dense<[0, 1, ..., 7]>)
+    becomes
+        %g = "gmx.gather_multiaxis"(%w, %c) {axes = array<i64: 0>} : ...
+    Left alone: an index that is not a constant, or a constant with a value
+    outside [0, size) (negative ones too: clip and raise read them differently).
+    """
+    mode, _ = read_mode(op)
+    require(mode is not Mode.RAISE, "mode raise")
+    x, indices = op.operands[0], op.operands[1]
+    axes = read_axes(op)
+    input_shape = static_shape_of(x)
+    require(bool(axes) and input_shape is not None, "no axes, or a dynamic input")
+    array = constant_value(indices)
+    require(array is not None, "indices that are not a constant")
+    coordinates = array.reshape(-1, len(axes))  # the last dim folds the coordinate tuples
+    sizes = np.array([input_shape[a] for a in axes])
+    require(bool(np.all((coordinates >= 0) & (coordinates < sizes))), "a constant index outside its axis")
+    with rewriter.ip, op.location:
+        value = emit_gather(RaisedGather(Viewed(x), Viewed(indices), axes))
+    rewriter.replace_op(op, [value])
+    return False
+
+
 PATTERNS = (
     pattern(simplify_indices, OP_NAME),
     pattern(absorb_floor_modulo, OP_NAME),
+    pattern(drop_inert_mode, OP_NAME),
 )

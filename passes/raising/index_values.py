@@ -64,6 +64,9 @@ _BINARY = {
     "stablehlo.subtract": np.subtract,
     "stablehlo.multiply": np.multiply,
     "stablehlo.and": np.logical_and,
+    "stablehlo.or": np.bitwise_or,
+    "stablehlo.maximum": np.maximum,
+    "stablehlo.minimum": np.minimum,
 }
 _UNARY = {
     "tosa.cast": lambda a: a,
@@ -73,10 +76,11 @@ _UNARY = {
     "arith.trunci": lambda a: a,
     "arith.index_cast": lambda a: a,
     "stablehlo.convert": lambda a: a,
+    "stablehlo.not": lambda a: np.logical_not(a) if a.dtype == bool else np.invert(a),
 }
 _UNSIGNED_CASTS = ("arith.index_castui", "arith.extui")
 _SELECTS = ("tosa.select", "arith.select", "stablehlo.select")
-_DIVISIONS = ("tosa.intdiv", "arith.divsi", "arith.remsi", "arith.floordivsi")
+_DIVISIONS = ("tosa.intdiv", "arith.divsi", "arith.remsi", "arith.floordivsi", "stablehlo.remainder")
 # arith.cmpi predicates (mlir::arith::CmpIPredicate)
 _CMPI = {0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater, 5: np.greater_equal}
 _UNSIGNED_CMPI = {6: np.less, 7: np.less_equal, 8: np.greater, 9: np.greater_equal}
@@ -92,7 +96,11 @@ ELEMENTWISE = frozenset({
     "tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.greater", "tosa.greater_equal",
     "tosa.equal", "tosa.logical_and", "tosa.logical_or", "arith.addi", "arith.subi", "arith.muli",
     "tosa.cast", "tosa.logical_not", "tosa.abs", "arith.extsi", "arith.trunci", "arith.index_cast",
-    "tosa.intdiv", "tosa.select", "arith.select"})
+    "tosa.intdiv", "tosa.select", "arith.select",
+    # JAX's index helpers (remainder, the sign fix-up, the divisor guard) and torch-mlir's aranges
+    "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.remainder", "stablehlo.maximum",
+    "stablehlo.minimum", "stablehlo.and", "stablehlo.or", "stablehlo.not", "stablehlo.select", "stablehlo.convert",
+    "stablehlo.compare"})
 
 
 def integer_width(element_type) -> int | None:
@@ -145,7 +153,7 @@ def _apply(name: str, args: list[np.ndarray], operand_width: int = 64, predicate
         divisor = np.where(args[1] == 0, 1, args[1])  # division by 0 is undefined: any value
         if name == "arith.floordivsi":
             return np.floor_divide(args[0], divisor)
-        if name == "arith.remsi":
+        if name in ("arith.remsi", "stablehlo.remainder"):  # the dividend's sign, as C's %
             return np.fmod(args[0], divisor)
         return truncating_divide(args[0], divisor)
     if name == "arith.cmpi":
@@ -178,9 +186,26 @@ def knows_op(name: str, predicate=None) -> bool:
     return name in _BINARY or name in _UNARY or name in _UNSIGNED_CASTS or name in _SELECTS or name in _DIVISIONS
 
 
+def compare_direction(op) -> str | None:
+    """A stablehlo.compare's direction (EQ, LT, ...), None for one that
+    compares integers wider than i1 unsigned (read as signed, they differ)."""
+    from gmx.dialect.mlir import stablehlo
+
+    kind = op.attributes["compare_type"] if "compare_type" in op.attributes else None
+    if kind is not None and stablehlo.ComparisonTypeAttr(kind).value == "UNSIGNED" and _element_width(op.operands[0]) != 1:
+        return None
+    return stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
+
+
+def _predicate(op):
+    return compare_direction(op) if op.name == "stablehlo.compare" else None
+
+
 def elementwise_operands(op) -> list[ir.Value] | None:
     """The operands `op` combines elementwise, or None if it isn't such an op."""
     if op is None or op.name not in ELEMENTWISE:
+        return None
+    if op.name == "stablehlo.compare" and compare_direction(op) is None:
         return None
     operands = list(op.operands)
     if op.name == "tosa.mul":
@@ -279,13 +304,48 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
         inner = constant_value(op.operands[0])
         added = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
         return None if inner is None else np.broadcast_to(np.expand_dims(inner, added), shape)
+    if op.name.startswith("stablehlo."):
+        stablehlo_value = _stablehlo_constant_value(op, shape, width)
+        if stablehlo_value is not None:
+            return stablehlo_value
     operands = elementwise_operands(op)
     if operands is None:
         return None
     args = [constant_value(v) for v in operands]
     if any(a is None for a in args):
         return None
-    return wrap_to_width(np.broadcast_to(_apply(op.name, args), shape), width)
+    return wrap_to_width(np.broadcast_to(_apply(op.name, args, predicate=_predicate(op)), shape), width)
+
+
+def _stablehlo_constant_value(op, shape: list[int], width: int) -> np.ndarray | None:
+    """The constant a StableHLO view, broadcast, slice, concatenation or iota
+    of constants takes (torch-mlir's aranges and position buffers, JAX's
+    broadcast scalars); None for any other op."""
+    if op.name == "stablehlo.reshape":
+        inner = constant_value(op.operands[0])
+        return None if inner is None else inner.reshape(shape)
+    if op.name == "stablehlo.broadcast_in_dim":
+        inner = constant_value(op.operands[0])
+        if inner is None:
+            return None
+        placed = [1] * len(shape)
+        for d, size in zip(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]), inner.shape):
+            placed[d] = size
+        return np.broadcast_to(inner.reshape(placed), shape)
+    if op.name == "stablehlo.slice":  # a position_ids buffer[:, :T], as tosa.slice
+        inner = constant_value(op.operands[0])
+        bounds = zip(*(ir.DenseI64ArrayAttr(op.attributes[n]) for n in ("start_indices", "limit_indices", "strides")))
+        return None if inner is None else inner[tuple(slice(*b) for b in bounds)]
+    if op.name == "stablehlo.concatenate":  # torch-mlir's coordinate tuples
+        pieces = [constant_value(v) for v in op.operands]
+        if any(p is None for p in pieces):
+            return None
+        return np.concatenate(pieces, axis=ir.IntegerAttr(op.attributes["dimension"]).value)
+    if op.name in ("stablehlo.iota", "stablehlo.dynamic_iota"):  # static: its shape is the iota's
+        dim = ir.IntegerAttr(op.attributes["iota_dimension"]).value
+        placed = [size if d == dim else 1 for d, size in enumerate(shape)]
+        return wrap_to_width(np.broadcast_to(np.arange(shape[dim], dtype=np.int64).reshape(placed), shape), width)
+    return None
 
 
 def _slice_value(op, shape: list[int]) -> np.ndarray | None:
@@ -349,8 +409,8 @@ def _index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np
     parts = [index_function(v, leaf) for v in operands]
     if any(p is None for p in parts):
         return None
-    name = op.name
-    return lambda t: wrap_to_width(_apply(name, [p(t) for p in parts]), width)
+    name, predicate = op.name, _predicate(op)
+    return lambda t: wrap_to_width(_apply(name, [p(t) for p in parts], predicate=predicate), width)
 
 
 def elementwise_inputs(root: ir.Value) -> list[ir.Value]:

@@ -201,7 +201,10 @@ def split_linearised_index(op, rewriter):
     shape, coords = without_unread_unit_dims(spec.input_shape[:d] + sizes + spec.input_shape[d + 1:], coords)
     x0 = strip_views(spec.input)[0]
     new = replace(work.spec, input=x0, coords=coords, view=None if shape == require_static_shape(x0) else shape)
-    return replace_by_spec(op, split_iota_dims(new), rewriter, current_form(op), 0)
+    # a constant index (Big Bird's zeros(...).expand(...) into a block view) peels to
+    # iotas and zeros; one stays the index where it alone produces an output dim
+    spec = keep_broadcast_index(split_iota_dims(new), op.operands[1])
+    return replace_by_spec(op, spec, rewriter, current_form(op), 0)
 
 
 

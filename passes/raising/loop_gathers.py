@@ -125,7 +125,6 @@ def _spec(gather: LoopGather) -> GatherSpec:
             coords.append(Indexed(coord.tensor, shape, component, tuple_size))
         else:
             coords.append(coord)
-    require(any(isinstance(c, Indexed) for c in coords), "no coordinate is read from an index (a copy, not a gather)")
     return GatherSpec(gather.source, out, coords, list(out), mode=Mode(gather.mode))
 
 
@@ -137,6 +136,10 @@ def replace_by_gmx(op, gather: LoopGather, rewriter, prepare=None) -> bool:
     spec = _spec(gather)
     static = None not in spec.out_shape and None not in shape_of(spec.input) and all(
         None not in shape_of(c.value) for c in spec.coords if isinstance(c, Indexed))
+    # every coordinate an iota (an index that is `arange`: XLNet's, CANINE's
+    # index_select at arange(n)) is a copy: the input or a slice of it, static only
+    require(static or any(isinstance(c, Indexed) for c in spec.coords),
+            "no coordinate is read from an index (a copy, not a gather) with a dynamic dim")
     with op.location:
         if static:
             plan_of(spec)

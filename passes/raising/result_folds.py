@@ -11,7 +11,7 @@ from gmx.dialect.mlir import ir
 from .gather_spec import current_form, refine_output, spec_of_gmx, require_static_shape
 from .spec_rewrites import replace_by_spec
 from ..patterns import pattern, require
-from ..views import VIEW_OPS, common_refinement, defining_op, op_name, static_shape_of, view_source
+from ..views import VIEW_OPS, common_refinement, defining_op, emit_view, op_name, static_shape_of, view_source, views_between
 
 
 # --- fold-value-casts ------------------------------------------------------------------------------
@@ -56,11 +56,14 @@ def _gather_under_views(value: ir.Value) -> tuple[object, int]:
     those views are."""
     count = 1
     while True:
-        if _single_use(value) and _is_gmx(value):
+        # every value on the way has this one user: a view that other ops read
+        # too would leave them the gather as it is, and a second gmx op (the
+        # gather computed twice) for this one
+        require(_single_use(value), "a view of a value with other uses")
+        if _is_gmx(value):
             return defining_op(value), count
         source = view_source(value)
         require(source is not None, "not a view of a gmx result")
-        require(_single_use(source), "a view of a value with other uses")
         value, count = source, count + 1
 
 
@@ -100,8 +103,39 @@ def fold_result_reshape(op, rewriter):
 
 
 
+# --- view-shared-result ----------------------------------------------------------------------------
+
+
+def view_shared_result(op, rewriter):
+    """A chain of views from a gmx result that other ops also read becomes one
+    view of the gmx result (the gather stays computed once; each user views it).
+
+        %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>} : (tensor<3x4xi64>, tensor<3x1xi32>) -> tensor<3x1xi64>
+        %e = tensor.expand_shape %g [[0, 1], [2]] output_shape [1, 3, 1] : tensor<3x1xi64> into tensor<1x3x1xi64>
+        %a = tosa.reshape %e, %s31 : (tensor<1x3x1xi64>, !tosa.shape<2>) -> tensor<3x1xi64>
+        %b = tosa.reshape %e, %s3 : (tensor<1x3x1xi64>, !tosa.shape<1>) -> tensor<3xi64>
+    becomes (`%a` is `%g`)
+        %b = tensor.collapse_shape %g [[0, 1]] : tensor<3x1xi64> into tensor<3xi64>
+    A view of a single-use chain is fold-result-reshape's (the gmx op takes its shape).
+    """
+    target = static_shape_of(op.results[0])
+    require(target is not None, "dynamic result")
+    chain = [op.operands[0]]
+    while not _is_gmx(chain[-1]):
+        source = view_source(chain[-1])
+        require(source is not None, "not a view of a gmx result")
+        chain.append(source)
+    require(len(chain) > 1 and not all(_single_use(v) for v in chain),
+            "no shared view in the chain (fold-result-reshape)")
+    require(views_between(static_shape_of(chain[-1]), target) < len(chain), "no fewer views")
+    with rewriter.ip, op.location:
+        viewed = emit_view(chain[-1], target)
+    rewriter.replace_op(op, [viewed])
+    return False
+
 
 PATTERNS = (
     pattern(fold_value_casts, "tosa.cast"),
     pattern(fold_result_reshape, *VIEW_OPS),
+    pattern(view_shared_result, *VIEW_OPS),
 )

@@ -2,6 +2,7 @@
 
     raise-stablehlo-gather   stablehlo.gather -> gmx, mode = "clip"
     raise-jax-fill-gather    select(in_bounds(i), stablehlo.gather(x, wrap(i)), fill) -> gmx(x, i), mode = "fill"
+    fold-stablehlo-constant-arithmetic  integer stablehlo ops on constants -> stablehlo.constant
 
 `stablehlo.gather` reads, for each batch position of its start indices, a
 slice of the operand starting at the index vector there, each start clamped
@@ -26,12 +27,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from gmx.dialect.gmx import infer_result_type, is_index_element_type, mlir_shape, static_shape
 from gmx.dialect.mlir import arith, ir, stablehlo, tensor
 from gmx.dialect.modes import Mode
 from gmx.dialect.shapes import GatherShapeError
 
-from .index_values import constant_value
+from .gather_spec import dense_attribute
+from .index_values import ELEMENTWISE, constant_value, elementwise_operands
 from .raised_gather import RaisedGather, Viewed, emit_gather
 from ..patterns import NoMatch, pattern, require
 from ..views import VIEW_OPS, can_view, defining_op, emit_view, op_name, shape_of, unit_view_groups, view_groups
@@ -583,7 +587,46 @@ def raise_jax_fill_gather(op, rewriter):
     return False
 
 
+# --- fold-stablehlo-constant-arithmetic ------------------------------------------------------------
+
+# A folded constant larger than this is kept as its arithmetic unless it is a splat.
+MAX_FOLDED_ELEMENTS = 64
+
+
+def fold_stablehlo_constant_arithmetic(op, rewriter):
+    """An integer (or i1) elementwise StableHLO op whose operands are all
+    constants becomes the constant it computes: JAX's index helpers guard a
+    divisor against 0 and test signs of constants.
+
+        %c5 = stablehlo.constant dense<5> : tensor<i64>
+        %c0 = stablehlo.constant dense<0> : tensor<i64>
+        %z = stablehlo.compare EQ, %c5, %c0, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    becomes
+        %z = stablehlo.constant dense<false> : tensor<i1>
+    Left alone: an op with a non-constant operand, float arithmetic, an
+    unsigned compare of integers, a result of more than MAX_FOLDED_ELEMENTS
+    elements that is not one value everywhere.
+    """
+    operands = elementwise_operands(op)
+    require(operands is not None and op.name.startswith("stablehlo."), "not an elementwise integer stablehlo op")
+    require(all(constant_value(v) is not None for v in operands), "an operand that is not a constant")
+    array = constant_value(op.results[0])
+    require(array is not None, "not an integer result")
+    splat = array.size > 0 and bool(np.all(array == array.reshape(-1)[0]))
+    require(splat or array.size <= MAX_FOLDED_ELEMENTS, f"a result of {array.size} different elements")
+    result_type = ir.RankedTensorType(op.results[0].type)
+    with rewriter.ip, op.location:
+        folded = ir.Operation.create("stablehlo.constant", results=[result_type],
+                                     attributes={"value": dense_attribute(array, result_type.element_type)})
+    rewriter.replace_op(op, [folded.result])
+    return False
+
+
+# the StableHLO ops `index_values` evaluates (a compare's key carries its direction)
+FOLDED_OPS = tuple(sorted(name for name in ELEMENTWISE if name.startswith("stablehlo.")))
+
 PATTERNS = (
     pattern(raise_stablehlo_gather, GATHER),
     pattern(raise_jax_fill_gather, "stablehlo.select"),
+    pattern(fold_stablehlo_constant_arithmetic, *FOLDED_OPS),
 )

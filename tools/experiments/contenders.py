@@ -15,7 +15,9 @@ it cost and facts for a report. The contenders:
     OnnxRuntime  the variant's ONNX graph (`Variant.onnx_graph`) in an ONNX
               Runtime session of `threads` intra-op threads (absent where
               the variant has no ONNX form)
-    Memcpy    a warm copy of as many bytes as the output: the floor a
+    Memcpy    a warm copy of as many bytes as the output, natively on
+              `threads` threads (a `linalg.copy` compiled by gmx.runtime:
+              its loop runs on OpenMP, as a gather's does): the floor a
               gather writing that output cannot beat; computes nothing, so
               it is not checked
 
@@ -30,7 +32,6 @@ copy).
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import functools
 import sys
@@ -177,9 +178,8 @@ class Unfused:
 
 
 def _thread_info(program: CompiledProgram) -> dict:
-    """How many threads a compiled contender's calls run on (1 unless its
-    entry computes row ranges and its output is large enough)."""
-    return {"threads": program.threads, "ranges": len(program._ranges) if program._ranges else 1}
+    """How many OpenMP threads a compiled contender's calls run on."""
+    return {"threads": program.threads}
 
 
 @dataclass(frozen=True)
@@ -253,30 +253,34 @@ class OnnxRuntime:
 
 @dataclass(frozen=True)
 class Memcpy:
-    """A warm copy of the output's bytes between two preallocated arrays,
-    on `threads` threads (equal slices, `np.copyto` each: it releases the
-    GIL; the caller copies the first, a pool the others). Its output, the
-    copy, is not compared with the reference."""
+    """A warm copy of the output's bytes into a new buffer, one native call
+    on `threads` OpenMP threads: a `linalg.copy` of that many bytes
+    compiled by gmx.runtime (so it costs what a call costs, allocation of
+    the result included). Its output, the copy, is not compared with the
+    reference."""
 
     name: str = "memcpy"
     threads: int = 1
 
     def prepare(self, case: Case) -> Prepared:
-        source = case.expected.copy().reshape(-1)
-        target = np.empty_like(source)
+        source = np.ascontiguousarray(case.expected).reshape(-1).view(np.int8)
+        start = time.perf_counter()
+        program = CompiledProgram(copy_program(source.size), "main", True, self.threads)
         info = {"threads": self.threads}
-        bounds = np.linspace(0, source.size, self.threads + 1).astype(int)
-        pieces = [(target[a:b], source[a:b]) for a, b in zip(bounds, bounds[1:])]
-        pool = concurrent.futures.ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
+        return Prepared(functools.partial(program, source), time.perf_counter() - start, info,
+                        checked=False, note="computes nothing")
 
-        def copy() -> np.ndarray:
-            futures = [pool.submit(np.copyto, *piece) for piece in pieces[1:]]
-            np.copyto(*pieces[0])
-            for future in futures:
-                future.result()
-            return target
 
-        return Prepared(copy, checked=False, note="computes nothing", info=info)
+def copy_program(size: int) -> str:
+    """A program returning a copy of its `size` bytes (i8)."""
+    bytes_type = f"tensor<{size}xi8>"
+    return (
+        f"func.func @main(%x: {bytes_type}) -> {bytes_type} {{\n"
+        f"  %e = tensor.empty() : {bytes_type}\n"
+        f"  %c = linalg.copy ins(%x : {bytes_type}) outs(%e : {bytes_type}) -> {bytes_type}\n"
+        f"  return %c : {bytes_type}\n"
+        "}\n"
+    )
 
 
 # --- checking and timing -----------------------------------------------------------

@@ -268,7 +268,8 @@ FRONTENDS = {
     Frontend.ONNX: "TOSA from torch-mlir's ONNX importer and " + TOSA_PIPELINE,
     Frontend.GMX: "the gmx program itself (no frontend)",
 }
-_OUTPUT_TYPES = {Frontend.TOSA: "tosa", Frontend.STABLEHLO: "stablehlo", Frontend.LINALG: "linalg-on-tensors"}
+# a form (Frontend or its spelling) -> torch-mlir's output_type
+OUTPUT_TYPES = {Frontend.TOSA: "tosa", Frontend.STABLEHLO: "stablehlo", Frontend.LINALG: "linalg-on-tensors"}
 
 
 def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[int, ...]) -> str:
@@ -277,8 +278,8 @@ def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[
     `output_shape` is the reference's (an ONNX model declares it). Raises
     FrontendError."""
     variant = study.variant
-    if study.frontend in _OUTPUT_TYPES:
-        return torch_export(variant.torch_fn(study), inputs, output_type=_OUTPUT_TYPES[study.frontend])
+    if study.frontend in OUTPUT_TYPES:
+        return torch_export(variant.torch_fn(study), inputs, output_type=OUTPUT_TYPES[study.frontend])
     types = variant.input_types(study)
     if study.frontend == Frontend.ONNX:
         op_type, attributes = variant.onnx_node(study)

@@ -11,7 +11,8 @@ A gather (`tosa.gather` or `gmx.gather_multiaxis`) has in front of it
   operand (argmax, topk, a cast of floats): those are where an index comes
   from, not how it is spelled;
 - the views of its data (`data_views`): the chain of reshapes and
-  transposes directly above its input operand (constants not counted).
+  transposes directly above its input operand (constants not counted);
+  `data_reshapes` of them change more than unit dims.
 
 The linearisation a frontend wraps around a gather (iota constants
 concatenated with the index, multiplied by the strides and summed, the
@@ -36,7 +37,7 @@ from gmx.dialect.mlir import ir
 from gmx.passes.views import VIEW_OPS, defining_op
 
 GATHER_OPS = (OP_NAME, "tosa.gather")
-CONSTANT_OPS = ("tosa.const", "tosa.const_shape", "arith.constant")
+CONSTANT_OPS = ("tosa.const", "tosa.const_shape", "arith.constant", "stablehlo.constant")
 DATA_VIEW_OPS = (*VIEW_OPS, "tosa.transpose")
 # What is left of a gather's linearisation when the pass missed it:
 # tensor.insert_slice is what tosa-to-tensor makes of tosa.concat.
@@ -63,6 +64,9 @@ class GatherSite:
     result_type: str
     index_ops: Counter  # op name -> how many, in its index computation
     data_views: int
+    # of data_views, those that reshape the data (not only add or drop unit
+    # dims, which is how gmx spells a gather that inserts unit dims)
+    data_reshapes: int = 0
 
     @property
     def ops_in_front(self) -> int:
@@ -126,10 +130,30 @@ def index_computation(gather: ir.Operation) -> list[ir.Operation]:
 
 def data_views(gather: ir.Operation) -> int:
     """Reshapes and transposes in a chain directly above `gather`'s input."""
-    count, op = 0, defining_op(gather.operands[0])
+    return len(_data_view_ops(gather))
+
+
+def data_reshapes(gather: ir.Operation) -> int:
+    """Of `data_views`, those other than a reshape that only adds or drops unit dims."""
+    return sum(not _unit_dims_only(op) for op in _data_view_ops(gather))
+
+
+def _data_view_ops(gather: ir.Operation) -> list:
+    ops, op = [], defining_op(gather.operands[0])
     while op is not None and op.name in DATA_VIEW_OPS:
-        count, op = count + 1, defining_op(op.operands[0])
-    return count
+        ops.append(op)
+        op = defining_op(op.operands[0])
+    return ops
+
+
+def _unit_dims_only(op) -> bool:
+    if op.name not in VIEW_OPS:
+        return False
+    shapes = [ir.ShapedType(v.type) for v in (op.operands[0], op.results[0])]
+    if not all(t.has_static_shape for t in shapes):
+        return False
+    source, result = ([d for d in t.shape if d != 1] for t in shapes)
+    return source == result
 
 
 def gather_sites(module: ir.Module) -> list[GatherSite]:
@@ -140,7 +164,7 @@ def gather_sites(module: ir.Module) -> list[GatherSite]:
         if op.name in GATHER_OPS:
             index_ops = Counter(o.name for o in index_computation(op))
             sites.append(GatherSite(op.name, source_line(op.location), str(op.results[0].type), index_ops,
-                                    data_views(op)))
+                                    data_views(op), data_reshapes(op)))
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)

@@ -15,7 +15,8 @@ there. Then each program's op count, compile time (the pipeline plus
 gmx.runtime's lowering and JIT), whether its results are right (against
 eager PyTorch or ONNX's reference evaluator within the model's tolerance;
 for a user's .mlir file, fused against unfused, bit for bit) and run time
-(medians of interleaved calls, one thread).
+(medians of interleaved calls: both on one thread, and fused on the
+usable cores, `fused Nt`, its parallel loops on OpenMP).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from gmx.dialect.errors import GmxError
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.runtime import CompiledProgram, CompileError
+from gmx.runtime.threads import usable_cores
 
 from ..experiments.gather_sites import GatherSite, gather_sites, linearisation_left
 from ..experiments.pipelines import run_pipeline
@@ -52,12 +54,15 @@ class ModelCase:
 
     name: str
     what: str
-    text: str  # TOSA with locations
+    text: str  # the program (TOSA, or the corpus model's form) with locations
     entry: str
     inputs: tuple[np.ndarray, ...]
     expected: tuple[np.ndarray, ...] | None  # None: fused is compared with unfused
     tolerance: float = 0.0
     kept: tuple = ()  # the program's own index arithmetic (models.RealProgram.kept)
+    # the gathers of the source as its form spells them (models.source_gathers);
+    # None: the tosa.gathers the unfused pipeline raises
+    source_gathers: int | None = None
 
 
 @dataclass
@@ -71,6 +76,7 @@ class Contender:
     compile_s: float | None = None
     status: str = ""  # equal, within tolerance, wrong: ..., does not compile: ...
     samples: list[float] = field(default_factory=list)
+    program: CompiledProgram | None = None  # on one thread
     call: object = None
     result: object = None
 
@@ -102,9 +108,11 @@ def _corpus_case(program) -> ModelCase:
     from ..experiments import models
 
     built = program.build()
-    text = models.export(built, locations=True)
+    text = models.export(built, form=program.form, locations=True)
+    with make_context():
+        sources = models.source_gathers(ir.Module.parse(text), program.form)
     return ModelCase(program.name, f"{program.family}: {program.what}", text, "main", built.inputs,
-                     models.reference(built), program.tolerance, program.kept)
+                     models.reference(built), program.tolerance, program.kept, sources)
 
 
 def _onnx_case(path: str, inputs: list[str]) -> ModelCase:
@@ -174,6 +182,9 @@ def study_model(case: ModelCase, checked: bool, timing: tuple[int, int] | None) 
     warmup)) timed in interleaved rounds."""
     contenders = {name: _prepare(name, elements, case, checked) for name, elements in PIPELINES.items()}
     _check(contenders, case)
+    fused, cores = contenders["fused"], usable_cores()
+    if fused.ok and cores > 1:
+        contenders[f"fused {cores}t"] = _on_threads(fused, case, cores)
     timed = {name: c.call for name, c in contenders.items() if c.ok}
     if timing is not None and timed:
         samples = measure(timed, (), *timing)
@@ -199,8 +210,17 @@ def _prepare(name: str, elements: list[str], case: ModelCase, checked: bool) -> 
         contender.status = f"does not compile: {str(error).splitlines()[0]}"
         return contender
     contender.compile_s = time.perf_counter() - start
-    contender.call = lambda: program(*case.inputs)
+    contender.program = program.with_threads(1)
+    contender.call = lambda: contender.program(*case.inputs)
     return contender
+
+
+def _on_threads(contender: Contender, case: ModelCase, threads: int) -> Contender:
+    """`contender`'s program (checked already) called on `threads` threads."""
+    program = contender.program.with_threads(threads)
+    return Contender(f"{contender.name} {threads}t", contender.sites, contender.ops, contender.pass_s,
+                     contender.compile_s, contender.status, program=program,
+                     call=lambda: program(*case.inputs))
 
 
 def _check(contenders: dict[str, Contender], case: ModelCase) -> None:
@@ -290,7 +310,8 @@ def render(case: ModelCase, contenders: dict[str, Contender], checked: bool, tim
         f"inputs {', '.join(f'{a.dtype}[{_dims(a.shape)}]' for a in case.inputs)}; "
         f"{'checked' if checked else 'unchecked'} indices",
         "",
-        f"=== gathers: {len(unfused.sites)} in the source, {gmx_ops} gmx ops fused ===",
+        f"=== gathers: {len(unfused.sites) if case.source_gathers is None else case.source_gathers} in the source, "
+        f"{gmx_ops} gmx ops fused ===",
         "ops in front of each gather (of which reshapes and transposes): its index computation and its data's views",
     ]
     rows = site_rows(fused.sites, unfused.sites, dict(case.kept))
@@ -304,8 +325,8 @@ def render(case: ModelCase, contenders: dict[str, Contender], checked: bool, tim
     lines += text_table(["program", "ops", "pass s", "compile s", "ms", "vs fused", "result"], rows, "lrrrrrl")
     if any(c.samples for c in contenders.values()):
         repeat, warmup = timing
-        lines.append(f"(ms: median of {repeat} interleaved runs after {warmup} warm-up, one thread; "
-                     "compile s: the pass, gmx.runtime's lowering and JIT)")
+        lines.append(f"(ms: median of {repeat} interleaved runs after {warmup} warm-up, on one thread "
+                     "but where a thread count is named; compile s: the pass, gmx.runtime's lowering and JIT)")
     return "\n".join(lines) + "\n"
 
 

@@ -2,9 +2,14 @@
 
     frontend       the program as the frontend emitted it
     fused          after --gmx-canonicalize
-    linalg         after --convert-gmx-to-linalg (everything else as it was)
-    loops          the fused program at loop level: loop_level_elements(checked)
-    unfused-loops  the frontend program through the same elements
+    linalg         the fused program at --gmx-lower-to-llvm's linalg level
+                   (every gmx op a linalg op, everything else as it was)
+    loops          the fused program at its loop level (scf loops on memrefs)
+    unfused-loops  the frontend program through the same stages
+
+The levels are --gmx-lower-to-llvm's own (`gmx_lower_to_llvm.stages`),
+with the options gmx.runtime compiles with (`lowering_options`): the loop
+level shown is the program that runs, destinations and parallel loops included.
 
 Each stage keeps its IR (large constants elided, for reading) and its op
 counts; a stage whose pipeline fails keeps the first line of the error
@@ -21,10 +26,11 @@ from dataclasses import dataclass, field
 
 from gmx.dialect import OP_NAME, make_context
 from gmx.dialect.locations import error_text
-from gmx.dialect.mlir import ir
-from gmx.passes.lowering.gmx_lower_to_llvm import loop_level_elements
-from gmx.passes.pipeline import build_pass_manager
+from gmx.dialect.mlir import ir, passmanager
+from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering, stages
+from gmx.passes.pipeline import add_element
 from gmx.passes.views import VIEW_OPS, defining_op
+from gmx.runtime.lowering import lowering_options
 
 from ..experiments.choices import Choice
 from ..experiments.pipelines import count_ops
@@ -92,13 +98,14 @@ def lower(frontend_text: str, arguments: Sequence[str], checked: bool) -> Loweri
     """Run every stage on `frontend_text`; `arguments` name the entry's
     arguments in `derive`'s descriptions."""
     result = Lowering(checked)
-    elements = {
-        StageKey.FUSED: ["gmx-canonicalize"],
-        StageKey.LINALG: [f"convert-gmx-to-linalg{{checked={str(checked).lower()}}}"],
-        StageKey.LOOPS: loop_level_elements(checked),
+    options = lowering_options(checked)
+    pipelines = {
+        StageKey.FUSED: lambda pm: add_element(pm, "gmx-canonicalize"),
+        StageKey.LINALG: lambda pm: add_lowering(pm, options, until="linalg"),
+        StageKey.LOOPS: lambda pm: add_lowering(pm, options, until="loops"),
     }
-    elements[StageKey.UNFUSED_LOOPS] = elements[StageKey.LOOPS]
-    titles = _titles(elements, checked)
+    pipelines[StageKey.UNFUSED_LOOPS] = pipelines[StageKey.LOOPS]
+    titles = _titles(options)
     with make_context():
         try:
             parsed = ir.Module.parse(frontend_text)  # owns the module: keep it while we work
@@ -108,25 +115,27 @@ def lower(frontend_text: str, arguments: Sequence[str], checked: bool) -> Loweri
             return result
         frontend = parsed.operation
         result.stages[StageKey.FRONTEND] = snapshot(titles[StageKey.FRONTEND], frontend)
-        fused = _stage(StageKey.FUSED, frontend, elements, titles, result)
+        fused = _stage(StageKey.FUSED, frontend, pipelines, titles, result)
         if fused is not None:
             result.fused_text = fused.get_asm()
             result.derived = derive(fused, arguments)
-            _stage(StageKey.LINALG, fused, elements, titles, result)
-            _stage(StageKey.LOOPS, fused, elements, titles, result)
+            _stage(StageKey.LINALG, fused, pipelines, titles, result)
+            _stage(StageKey.LOOPS, fused, pipelines, titles, result)
         else:
             for key in (StageKey.LINALG, StageKey.LOOPS):
                 result.stages[key] = Stage(key, titles[key], error="not run: --gmx-canonicalize failed")
-        _stage(StageKey.UNFUSED_LOOPS, frontend, elements, titles, result)
+        _stage(StageKey.UNFUSED_LOOPS, frontend, pipelines, titles, result)
     return result
 
 
-def _stage(key: StageKey, source, elements: dict, titles: dict, result: Lowering):
-    """Run stage `key`'s elements on a clone of `source` into result.stages;
+def _stage(key: StageKey, source, pipelines: dict, titles: dict, result: Lowering):
+    """Run stage `key`'s pipeline on a clone of `source` into result.stages;
     the module, or None when the pipeline failed (the stage says why)."""
     module = source.clone()
+    pm = passmanager.PassManager("builtin.module")
     try:
-        build_pass_manager(elements[key]).run(module)
+        pipelines[key](pm)
+        pm.run(module)
     except ir.MLIRError as error:
         result.stages[key] = Stage(key, titles[key], error=f"does not lower: {_first_line(error)}")
         return None
@@ -134,17 +143,21 @@ def _stage(key: StageKey, source, elements: dict, titles: dict, result: Lowering
     return module
 
 
-def _titles(elements: dict[StageKey, list[str]], checked: bool) -> dict[StageKey, str]:
+def _titles(options: LowerOptions) -> dict[StageKey, str]:
     """Stage titles that name the pipelines as they are (never a copy)."""
-    loops = elements[StageKey.LOOPS]
-    span = f"{len(loops)} elements, {loops[0]} ... {loops[-1]}"
     return {
         StageKey.FRONTEND: "the frontend program",
         StageKey.FUSED: "after --gmx-canonicalize",
-        StageKey.LINALG: f"after --convert-gmx-to-linalg=checked={str(checked).lower()} (the rest stays as it is)",
-        StageKey.LOOPS: f"loop level: gmx_lower_to_llvm.loop_level_elements ({span})",
-        StageKey.UNFUSED_LOOPS: "unfused loop level: the frontend program through the same elements",
+        StageKey.LINALG: f"{_level(options, 'linalg')}: gmx ops as linalg, the rest as it was",
+        StageKey.LOOPS: f"{_level(options, 'loops')}: scf loops on memrefs, as gmx.runtime compiles it",
+        StageKey.UNFUSED_LOOPS: "unfused loop level: the frontend program through the same stages",
     }
+
+
+def _level(options: LowerOptions, level: str) -> str:
+    """`--gmx-lower-to-llvm=... up to its loops level (N stages, first ... last)`."""
+    names = [s.name for s in stages(options, until=level)]
+    return f"{options.flag()} up to its {level} level ({len(names)} stages, {names[0]} ... {names[-1]})"
 
 
 def _first_line(error: ir.MLIRError) -> str:

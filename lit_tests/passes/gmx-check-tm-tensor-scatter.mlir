@@ -1,0 +1,38 @@
+// RUN: gmx-opt %s --split-input-file --gmx-check-tm-tensor-scatter | FileCheck %s
+
+// torch-mlir's scatter along two dims: each coordinate is checked against
+// the size of the dim its column indexes (3, then 5); the scatter runs
+// only when all are in range, else each bad one is reported with its dim.
+// CHECK-LABEL: module attributes {gmx.error_sites = ["{{.*}}gmx-check-tm-tensor-scatter.mlir:[[# @LINE + 17]]:8"]}
+// CHECK-LABEL: func.func @test_scatter
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
+// CHECK: %[[FLAG:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%arg1 : tensor<2x2xi64>)
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: %[[SIZE:.*]] = arith.select %{{.*}}, %[[C3]], %[[C5]] : i64
+// CHECK: arith.cmpi ult, %{{.*}}, %[[SIZE]] : i64
+// CHECK: %[[OK:.*]] = tensor.extract %[[FLAG]][] : tensor<i1>
+// CHECK: %[[R:.*]] = scf.if %[[OK]] -> (tensor<3x5xf32>) {
+// CHECK: %[[S:.*]] = tm_tensor.scatter
+// CHECK: scf.yield %[[S]] : tensor<3x5xf32>
+// CHECK: } else {
+// CHECK: func.call @gmx_index_error(
+// CHECK: scf.yield %arg0 : tensor<3x5xf32>
+// CHECK: return %[[R]]
+func.func @test_scatter(%x: tensor<3x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2xf32>) -> tensor<3x5xf32> {
+  %0 = tm_tensor.scatter {dimension_map = array<i64: 0, 1>} unique_indices(false) ins(%u, %i : tensor<2xf32>, tensor<2x2xi64>) outs(%x : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    tm_tensor.yield %a : f32
+  } -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+// Negative: no tm_tensor.scatter, nothing changes.
+// CHECK-LABEL: func.func @test_no_scatter
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: gmx_index_error
+func.func @test_no_scatter(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  return %x : tensor<3x5xf32>
+}

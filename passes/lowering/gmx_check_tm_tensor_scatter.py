@@ -1,0 +1,113 @@
+"""`--gmx-check-tm-tensor-scatter`: every torch-mlir `tm_tensor.scatter`
+(its linalg-on-tensors export of `scatter`, `index_put`, `index_add`)
+writes only when all its indices are in range, and reports each bad one
+to the runtime as a checked gather does (IndexError); what
+--gmx-check-scatter-indices does for tosa.scatter. tm-tensor-to-loops
+stores at the indices unchecked.
+
+Row `i` of the indices (`N x k`) holds the coordinates of update `i`:
+coordinate `j` indexes dim `dimension_map[j]` of the original, and must
+lie in `[0, size)` of that dim.
+
+Before:
+
+    %r = tm_tensor.scatter {dimension_map = array<i64: 0, 1>} unique_indices(false)
+           ins(%updates, %indices : tensor<6xf32>, tensor<6x2xi64>) outs(%x : tensor<3x5xf32>) {...}
+
+After (names shortened):
+
+    // 1. All in range? An and-reduction over the indices; the size a
+    //    coordinate is checked against is chosen by its column.
+    %flag = linalg.generic {iterator_types = ["reduction", "reduction"]}
+              ins(%indices : tensor<6x2xi64>) outs(%true : tensor<i1>) {...}
+    %ok = tensor.extract %flag[] : tensor<i1>
+    %r = scf.if %ok -> (tensor<3x5xf32>) {
+      %s = tm_tensor.scatter ...            // 2. as it was
+      scf.yield %s : tensor<3x5xf32>
+    } else {
+      // 3. @gmx_index_error(site, dim, value, size) for each bad index,
+      //    in index order; nothing is written (the original returned).
+      ...
+      scf.yield %x : tensor<3x5xf32>
+    }
+"""
+
+from __future__ import annotations
+
+from gmx.dialect.mlir import func, ir, linalg, scf, tensor
+
+from .folding import Folded, Folder
+from .gmx_check_scatter_indices import guard_behind_scan, guard_each
+from .runtime_abi import INDEX_ERROR_FN
+from ..registry import PassInfo, add_python_pass
+from ..walking import ops_named
+
+SCATTER = "tm_tensor.scatter"
+
+
+def _by_column(fold: Folder, column: ir.Value, values: list[Folded]) -> Folded:
+    """values[column] as i64, by a select chain (k is small)."""
+    i64 = ir.IntegerType.get_signless(64)
+    chosen = values[-1]
+    for j in range(len(values) - 2, -1, -1):
+        chosen = fold.select(fold.cmp("eq", column, j), values[j], chosen, i64)
+    return chosen
+
+
+class _Check:
+    """The scans of one scatter's indices (built inside linalg bodies)."""
+
+    def __init__(self, op, site: int, fold: Folder):
+        self.fold, self.site = fold, site
+        original = op.operands[2]
+        self.dims = list(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
+        shape = ir.RankedTensorType(original.type).shape
+        self.sizes = [
+            fold.to_i64(tensor.dim(original, fold.index(d)) if ir.ShapedType.is_dynamic_size(shape[d]) else shape[d])
+            for d in self.dims
+        ]
+
+    def _value_and_size(self, value: ir.Value) -> tuple[Folded, Folded, ir.Value]:
+        column = linalg.IndexOp(1).result
+        return self.fold.to_i64(value), _by_column(self.fold, column, self.sizes), column
+
+    def in_range(self, acc: Folded, value: ir.Value) -> Folded:
+        v, size, _ = self._value_and_size(value)
+        return self.fold.and_(acc, self.fold.cmp("ult", v, size))
+
+    def report(self, acc: Folded, value: ir.Value) -> Folded:
+        """`@gmx_index_error(site, dim, value, size)` when out of range."""
+        fold = self.fold
+        v, size, column = self._value_and_size(value)
+        ok = fold.cmp("ult", v, size)
+        if ok is not True:
+            i64 = ir.IntegerType.get_signless(64)
+            branch = scf.IfOp(fold.not_(ok))
+            with ir.InsertionPoint(branch.then_block):
+                dim = _by_column(fold, column, self.dims)
+                func.CallOp([], INDEX_ERROR_FN, [fold.value(a, i64) for a in (self.site, dim, v, size)])
+                scf.YieldOp([])
+        return fold.and_(acc, ok)
+
+
+def guard_scatter(op, site: int, fold: Folder) -> None:
+    """Put the tm_tensor.scatter `op` behind the scan of its indices, the
+    reporting scan on the other branch (module docstring). Builds at the
+    current insertion point, just before `op`."""
+    indices, original = op.operands[1], op.operands[2]
+    check = _Check(op, site, fold)
+    guard_behind_scan(op, indices, in_range=check.in_range, report=check.report, unchanged=lambda: original, fold=fold)
+
+
+def check_tm_tensor_scatters(module) -> None:
+    """Guard every tm_tensor.scatter of `module` (module docstring). Its
+    verifier makes it checkable: ranked tensors, indices `N x k`."""
+    guard_each(module, ops_named(module, SCATTER), guard_scatter)
+
+
+PASS = PassInfo(
+    argument="gmx-check-tm-tensor-scatter",
+    description="Put every tm_tensor.scatter behind a scan of its indices that reports each one outside its "
+    "dim to the runtime (the scatter then writes nothing)",
+    build=lambda pm, options: add_python_pass(pm, check_tm_tensor_scatters, PASS),
+)

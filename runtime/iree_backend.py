@@ -1,0 +1,278 @@
+"""gmx.runtime's `iree` backend: gmx's linalg compiled and run by IREE.
+
+    program = gmx.runtime.compile(asm, backend="iree", device="local-task")
+    out = program(x, idx)                      # numpy arrays, as the engine's
+
+The module is lowered for IREE (`iree_lowering`), compiled by
+`iree-base-compiler` for the device's target (`DEVICES`) into a VM flatbuffer
+and loaded into an `iree-base-runtime` context on the device. A call checks
+its arguments as the engine does, runs the entry and raises what its
+reports say (`gmx.runtime.reports`: the engine's exceptions and messages),
+so the same inputs give the same results and the same errors on both
+backends. Compiled programs are cached with the engine's
+(`gmx.runtime.compile`).
+
+Both IREE packages come with the `[iree]` extra; without them, or without
+the device, compiling is one BackendUnavailable naming what to install or
+which devices there are.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import gc
+import shlex
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from gmx.passes.lowering.iree_reports import INDEX_REPORT
+from gmx.passes.lowering.runtime_abi import SHAPE_ERROR_EMPTY_AXIS
+
+from .entry import TensorSignature, check_argument, wrong_arity
+from .errors import CompileError
+from .iree_lowering import IreeInput, lower_for_iree
+from .lowering import write_reproducer
+from .memref import AlignedBuffer
+from .reports import raise_reported
+
+INSTALL = "pip install -e '.[iree]'"
+DEFAULT_DEVICE = "local-task"
+# IREE 3.13 knows no sm_90 (iree-org/iree#22147); sm_80 code runs on an H100.
+CUDA_TARGET = "sm_80"
+# IREE reads a host array in place (DLPack) only at this alignment (bytes);
+# gmx.runtime's engine returns its results at it too.
+IMPORT_ALIGNMENT = 64
+
+
+@dataclass(frozen=True)
+class Device:
+    """An IREE device gmx compiles for: its compiler target and flags."""
+
+    target: str
+    flags: tuple[str, ...] = ()
+
+
+DEVICES = {
+    "local-task": Device("llvm-cpu", ("--iree-llvmcpu-target-cpu=host",)),  # the CPU's cores, IREE's task system
+    "local-sync": Device("llvm-cpu", ("--iree-llvmcpu-target-cpu=host",)),  # the calling thread only
+    "cuda": Device("cuda", (f"--iree-cuda-target={CUDA_TARGET}",)),
+}
+
+
+class BackendUnavailable(CompileError):
+    """The backend or the device asked for is not installed or not here."""
+
+
+def check_device(device) -> str:
+    """`device` (None: DEFAULT_DEVICE), a name of DEVICES."""
+    if device is None:
+        return DEFAULT_DEVICE
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a str such as 'local-task' or 'cuda', got {type(device).__name__}")
+    if device not in DEVICES:
+        raise BackendUnavailable(f"unknown IREE device '{device}'; the iree backend runs on: {', '.join(DEVICES)}")
+    return device
+
+
+def _iree():
+    """(iree.compiler, iree.runtime), or BackendUnavailable saying what to install."""
+    try:
+        import iree.compiler as compiler
+        import iree.runtime as runtime
+    except ImportError as error:
+        raise BackendUnavailable(
+            f"the iree backend needs iree-base-compiler and iree-base-runtime ({error}): {INSTALL}"
+        ) from None
+    return compiler, runtime
+
+
+_devices: dict = {}
+_programs: weakref.WeakSet = weakref.WeakSet()  # released at exit (`_release`)
+_devices_lock = threading.Lock()
+
+
+def hal_device(name: str):
+    """The IREE device `name`, created once per process; BackendUnavailable
+    naming the devices there are when it cannot be."""
+    _, runtime = _iree()
+    with _devices_lock:
+        if name not in _devices:
+            try:
+                _devices[name] = runtime.get_device(name)
+            except (RuntimeError, ValueError) as error:
+                reason = str(error).split("; ", 1)[-1].splitlines()[0]
+                if "libcuda.so" in reason:  # containers often have libcuda.so.1 only
+                    reason += "; where only libcuda.so.1 exists, link it as libcuda.so in a directory on LD_LIBRARY_PATH"
+                raise BackendUnavailable(
+                    f"IREE device '{name}' is not available here ({reason}); available: {', '.join(available_devices())}"
+                ) from None
+        return _devices[name]
+
+
+@functools.cache
+def available_devices() -> tuple[str, ...]:
+    """The devices of DEVICES that IREE's runtime can open on this machine."""
+    _, runtime = _iree()
+    found = []
+    for name in DEVICES:
+        try:
+            if runtime.get_driver(name).query_available_devices():
+                found.append(name)
+        except (RuntimeError, ValueError):
+            pass
+    return tuple(found)
+
+
+def compile_flags(device: str) -> list[str]:
+    """iree-compile's flags for a module from `lower_for_iree` on `device`."""
+    spec = DEVICES[device]
+    return ["--iree-input-type=none", f"--iree-hal-target-backends={spec.target}", *spec.flags]
+
+
+def compile_vmfb(lowered: IreeInput, device: str) -> bytes:
+    """The VM flatbuffer of a lowered module for `device`. A failure is a
+    CompileError with IREE's diagnostics and the iree-compile command that
+    reproduces it on a file holding the module."""
+    compiler, _ = _iree()
+    flags = compile_flags(device)
+    try:
+        return compiler.compile_str(lowered.text, extra_args=flags)
+    except compiler.CompilerToolError as error:
+        found = _diagnostics(str(error))
+        try:
+            path = write_reproducer(lowered.text)
+        except OSError as write_error:
+            raise CompileError(f"{found}\n(no reproducer: could not write one: {write_error})") from None
+        command = " ".join(["iree-compile", shlex.quote(path), *flags, "-o", "out.vmfb"])
+        raise CompileError(f"{found}\nreproduce with: {command}") from None
+
+
+def _diagnostics(message: str) -> str:
+    """The diagnostics part of an iree.compiler error (after 'Diagnostics:')."""
+    head, _, tail = message.partition("Diagnostics:")
+    return (tail or head).strip() or message
+
+
+class IreeProgram:
+    """An entry compiled by IREE for one device, callable on numpy arrays
+    like CompiledProgram (same checks, same results, same errors)."""
+
+    def __init__(self, asm: str, entry: str, checked: bool, device: str):
+        _, runtime = _iree()
+        self.entry, self.checked, self.device = entry, checked, device
+        hal = hal_device(device)  # before compiling: a missing device fails fast
+        on_cpu = DEVICES[device].target == "llvm-cpu"
+        lowered = lower_for_iree(asm, entry, checked, output_storage=on_cpu)
+        self._storage = lowered.output_storage
+        self.arguments: list[TensorSignature] = lowered.arguments
+        self.results: list[TensorSignature] = lowered.results
+        self.sites = lowered.sites
+        self._kinds, self._index_reports = lowered.report_kinds, lowered.index_reports
+        self.vmfb = compile_vmfb(lowered, device)
+        context = runtime.SystemContext(config=runtime.Config(device=hal))
+        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
+        self._function = context.modules.module[entry]
+        self._context = context
+        _programs.add(self)
+        self._staging = threading.local()  # per thread: argument -> (device array, its mapped memory)
+        self.threads = None  # IREE's own: its task system runs on the usable cores
+
+    def with_threads(self, threads) -> IreeProgram:
+        """Itself: IREE's task system, not the call, decides the threads."""
+        return self
+
+    def __call__(self, *arrays):
+        if len(arrays) != len(self.arguments):
+            raise wrong_arity(self.entry, self.arguments, len(arrays))
+        checked = [check_argument(self.entry, i, a, s) for i, (a, s) in enumerate(zip(arrays, self.arguments))]
+        storage = self._output_storage() if self._storage else []
+        views = [self._context.config.device.from_dlpack_capsule(a.__dlpack__()) for a in storage]
+        outputs = self._function(*[self._on_device(k, a) for k, a in enumerate(checked)], *views)
+        if not isinstance(outputs, (tuple, list)):
+            outputs = (outputs,)
+        own = len(self.results)
+        self._raise_reported([np.asarray(o.to_host()) for o in outputs[own:]])
+        results = storage or [np.asarray(o.to_host()) for o in outputs[:own]]
+        if len(results) == 1:
+            return results[0]
+        return tuple(results)
+
+    def _output_storage(self) -> list[np.ndarray]:
+        """An aligned array per result for IREE to write it into: on this
+        thread's buffer of the last call when the caller has let go of
+        every array on it (warm memory: no page faults), else on a new one."""
+        buffers = getattr(self._staging, "outputs", None)
+        if buffers is None:
+            buffers = self._staging.outputs = [None] * len(self.results)
+        arrays = []
+        for k, sig in enumerate(self.results):
+            if buffers[k] is None or not buffers[k].unused():
+                buffers[k] = AlignedBuffer(sig.shape, sig.dtype)
+            arrays.append(buffers[k].array())
+        return arrays
+
+    def _on_device(self, k: int, array: np.ndarray):
+        """Argument k as the device reads it. On the CPU devices: the
+        array itself where it is IMPORT_ALIGNMENT-aligned (imported through
+        DLPack, no copy), else copied into this thread's buffer for
+        argument k, allocated by IREE once and mapped (a warm memcpy: the
+        runtime's own conversion of a numpy argument allocates and fills a
+        new buffer per call, slower than the gather itself). On a GPU, a
+        copy in the device's memory."""
+        _, runtime = _iree()
+        hal = self._context.config.device
+        if DEVICES[self.device].target != "llvm-cpu" or array.size == 0:
+            return runtime.asdevicearray(hal, array)
+        if array.ctypes.data % IMPORT_ALIGNMENT == 0 and array.flags.writeable:
+            return runtime.DeviceArray(hal, hal.from_dlpack_capsule(array.__dlpack__()))
+        staged = getattr(self._staging, "buffers", None)
+        if staged is None:
+            staged = self._staging.buffers = {}
+        key = (k, array.shape)
+        if key not in staged:
+            memory = runtime.MemoryType.DEVICE_LOCAL | runtime.MemoryType.HOST_VISIBLE
+            usage = runtime.BufferUsage.DEFAULT | runtime.BufferUsage.MAPPING
+            buffer = hal.allocator.allocate_buffer(memory, usage, array.nbytes)
+            element_type = runtime.array_interop.map_dtype_to_element_type(array.dtype)
+            view = runtime.HalBufferView(buffer, array.shape, element_type)
+            staged[key] = (runtime.DeviceArray(hal, view), buffer.map().asarray(array.shape, array.dtype))
+        device_array, host = staged[key]
+        np.copyto(host, array)
+        return device_array
+
+    def _raise_reported(self, reports: list[np.ndarray]) -> None:
+        """Raise what the reports say (`iree_reports`) as the engine would."""
+        values = iter(reports)
+        index_reports = iter(self._index_reports)
+        shape_errors, index_errors, count = [], [], 0
+        for kind in self._kinds:
+            if kind == "shape":
+                failed, site, dim, a, b = (int(v) for v in next(values))
+                if failed:
+                    shape_errors.append((site, dim, a, b))
+                continue
+            report = next(index_reports)
+            bad, first, value, size, elements = (int(next(values)) for _ in INDEX_REPORT)
+            if not bad:
+                continue
+            axis = report.axes[first % len(report.axes)]
+            if size == 0 and elements > 0:  # "raise": an empty axis under a non-empty output
+                shape_errors.append((report.site, SHAPE_ERROR_EMPTY_AXIS, axis, size))
+                continue
+            index_errors = index_errors or [(report.site, axis, value, size)]
+            count += bad
+        raise_reported(self.sites, shape_errors, index_errors, index_count=count)
+
+
+@atexit.register
+def _release() -> None:
+    """Drop every IREE object before the interpreter goes: released at its
+    teardown, IREE's bindings report each one still alive as a leak."""
+    for program in list(_programs):
+        program._function = program._context = None
+    _devices.clear()
+    gc.collect()

@@ -1,0 +1,172 @@
+"""A tensor-level module to the IR handed to IREE.
+
+    lowered = lower_for_iree(text, entry="main", checked=True)
+    lowered.text        # generic form: what iree-compile parses (--iree-input-type=none)
+
+The steps are the engine's up to linalg, then only what IREE needs:
+
+1. the entry alone: every other function private, calls inlined, what is
+   left unused dropped (`inline`, `symbol-dce`);
+2. TOSA's and tensor's gathers raised into gmx (`gmx-canonicalize{fuse=false}`,
+   as --gmx-lower-to-llvm does; checked, one left unraised is an error) and
+   StableHLO to linalg (`stablehlo-legalize-to-linalg`);
+3. checked: each gather's index report (`iree_reports.add_index_reports`);
+4. `convert_gmx_to_linalg` planned for IREE (plain generics: no tensor of
+   `index` crosses a dispatch), then the run-time shape checks as reports
+   and every report appended to the entry's results.
+
+5. what is left of TOSA (reshapes and casts of indices, the program's own
+   arithmetic) to linalg, tensor and arith as --gmx-lower-to-llvm lowers it
+   (`TOSA_TO_IREE`: IREE's own TOSA input validates TOSA's profiles and
+   rejects what torch-mlir emits, such as casts from i64).
+
+Nothing is bufferized. The module is printed in generic form, which
+iree-compile parses whatever this MLIR's pretty forms are
+(`--iree-input-type=none`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gmx.dialect import make_context
+from gmx.dialect.locations import diagnostic_text, error_text
+from gmx.dialect.mlir import ir
+from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
+from gmx.passes.lowering.gmx_lower_to_llvm import TOSA_TO_LINALG, require_checkable_indices
+from gmx.passes.lowering.iree_reports import IndexReport, add_index_reports, return_reports, shape_reports
+from gmx.passes.lowering.runtime_abi import error_sites
+from gmx.passes.pipeline import build_pass_manager
+from gmx.passes.registry import PassFailed
+
+from .entry import TensorSignature, find_entry, numpy_signature
+from .errors import CompileError
+from .lowering import _parse
+
+ENTRY_ONLY = ("inline", "symbol-dce")
+# Every tosa.gather and tensor.gather raised into gmx, nothing fused, as
+# --gmx-lower-to-llvm's first stage raises them.
+RAISE_GATHERS = "gmx-canonicalize{fuse=false}"
+TO_GMX = (RAISE_GATHERS, "stablehlo-legalize-to-linalg")
+# What is left of TOSA, as --gmx-lower-to-llvm lowers it (without TOSA's
+# profile validation, which IREE's TOSA input would run and which rejects
+# what torch-mlir emits: casts from i64, f64 constants).
+# Integer negates first: upstream's tosa-to-linalg gets them wrong (gmx-lower-tosa-negate).
+TOSA_TO_IREE = (
+    "gmx-lower-tosa-negate", "func.func(tosa-to-scf)", *(stage.element for stage in TOSA_TO_LINALG),
+    "func.func(tosa-to-tensor)", "tosa-to-arith", "canonicalize",
+)
+
+
+# IREE's ABI: an argument of this type marked `iree.abi.output = N` is the
+# storage result N is written into.
+OUTPUT_STORAGE = "!hal.buffer_view"
+OUTPUT_ATTR = "iree.abi.output"
+
+
+@dataclass(frozen=True)
+class IreeInput:
+    """The module for IREE and what the runtime needs to call its entry."""
+
+    text: str
+    arguments: list[TensorSignature]
+    results: list[TensorSignature]  # the entry's own; the reports follow them
+    sites: list[str]
+    report_kinds: list[str]  # per report, in result order: "index" or "shape"
+    index_reports: list[IndexReport]  # the "index" ones, in order
+    output_storage: bool = False  # the entry takes its results' storage after its arguments
+
+
+def lower_for_iree(text: str, entry: str, checked: bool, output_storage: bool = False) -> IreeInput:
+    """Parse `text` and lower its `entry` for IREE (module docstring); with
+    `output_storage`, the entry also takes the storage of its own results
+    (`OUTPUT_STORAGE`). Raises CompileError with located diagnostics."""
+    context = make_context()
+    diagnostics: list[str] = []
+
+    def capture(diagnostic) -> bool:  # errors of the Python steps, located
+        if diagnostic.severity != ir.DiagnosticSeverity.ERROR:
+            return False
+        diagnostics.append(diagnostic_text(diagnostic))
+        return True
+
+    with context, ir.Location.unknown():
+        handler = context.attach_diagnostic_handler(capture)
+        try:
+            return _lower(text, entry, checked, output_storage, diagnostics)
+        finally:
+            handler.detach()
+
+
+def _lower(text: str, entry: str, checked: bool, output_storage: bool, diagnostics: list[str]) -> IreeInput:
+    module = _parse(text)
+    entry_op = find_entry(module, entry)
+    if entry_op.name != "func.func":
+        raise CompileError(f"'@{entry}' is already lowered to the LLVM dialect: the iree backend takes tensor-level modules")
+    arguments, results = numpy_signature(entry_op)
+    try:
+        _run(module, entry, checked)
+        entry_op = find_entry(module, entry)
+        index_reports = add_index_reports(module.operation, entry_op) if checked else []
+        convert_gmx_to_linalg(module.operation, checked=checked, target="iree")
+        shape_reports(module.operation, entry_op)
+        kinds = return_reports(entry_op)
+        build_pass_manager(list(TOSA_TO_IREE)).run(module.operation)
+        storage = output_storage and all(None not in r.shape and 0 not in r.shape for r in results)
+        if storage:
+            _add_output_storage(find_entry(module, entry), len(results))
+        module.operation.verify()
+    except ir.MLIRError as error:
+        raise CompileError(error_text(error)) from None
+    except PassFailed as error:
+        raise CompileError("\n".join(diagnostics) or str(error)) from None
+    iree_text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage)
+
+
+def _add_output_storage(entry, results: int) -> None:
+    """One more argument per result of the entry's own, after its
+    arguments: the buffer IREE writes that result into (OUTPUT_STORAGE), so
+    that the caller can hand it memory it reuses, as the engine's callers
+    pass destinations. A `!hal.buffer_view`, a type of IREE's, opaque here."""
+    entry.context.allow_unregistered_dialects = True
+    storage_type = ir.Type.parse(OUTPUT_STORAGE)
+    ftype = ir.FunctionType(ir.TypeAttr(entry.attributes["function_type"]).value)
+    block = entry.regions[0].blocks[0]
+    for _ in range(results):
+        block.add_argument(storage_type, ir.Location.unknown())
+    inputs = [*ftype.inputs, *[storage_type] * results]
+    entry.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, ftype.results))
+    index = ir.IndexType.get()
+    old = list(ir.ArrayAttr(entry.attributes["arg_attrs"])) if "arg_attrs" in entry.attributes else []
+    old += [ir.DictAttr.get({})] * (len(ftype.inputs) - len(old))
+    tied = [ir.DictAttr.get({OUTPUT_ATTR: ir.IntegerAttr.get(index, k)}) for k in range(results)]
+    entry.attributes["arg_attrs"] = ir.ArrayAttr.get(old + tied)
+
+
+def _run(module: ir.Module, entry: str, checked: bool) -> None:
+    """Steps 1 and 2 (module docstring)."""
+    for function in module.body.operations:
+        if function.operation.name == "func.func" and ir.StringAttr(function.attributes["sym_name"]).value != entry:
+            function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    build_pass_manager([*ENTRY_ONLY, *TO_GMX]).run(module.operation)
+    if checked:
+        _require_no_tosa_scatter(module)
+        require_checkable_indices(module.operation)
+
+
+def _require_no_tosa_scatter(module: ir.Module) -> None:
+    """The engine checks a tosa.scatter's indices through callbacks; IREE
+    cannot call back, and would write out of bounds unchecked."""
+    scatters = []
+
+    def collect(op):
+        if op.name == "tosa.scatter":
+            scatters.append(op.location)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    for location in scatters:
+        location.emit_error("tosa.scatter cannot be bounds-checked on the iree backend (compile with checked=False)")
+    if scatters:
+        raise PassFailed(f"{len(scatters)} unchecked tosa.scatter")

@@ -1,0 +1,221 @@
+"""gmx.runtime's `iree` backend against the engine: the same inputs give the
+same results and the same errors (IREE's local-task device, on the CPU),
+and the lowering still compiles for CUDA (no GPU needed).
+
+Programs are compiled once per module (gmx.runtime's cache and module-scoped
+fixtures): IREE takes about a second per program.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("iree.compiler")
+pytest.importorskip("iree.runtime")
+
+import gmx.runtime  # noqa: E402
+from gmx.benchmarks.suite import BENCHMARKS  # noqa: E402
+from gmx.passes.lowering.gather_plan import ColumnTiles, Whole, plan_gather  # noqa: E402
+from gmx.runtime import CompileError  # noqa: E402
+from gmx.runtime.iree_backend import INSTALL, BackendUnavailable, available_devices, compile_vmfb  # noqa: E402
+from gmx.runtime.iree_lowering import lower_for_iree  # noqa: E402
+from gmx.tools.experiments.contenders import make_case  # noqa: E402
+from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
+from gmx.tools.experiments.variants import make_study  # noqa: E402
+
+from gather_programs import gather_module  # noqa: E402
+
+IREE = {"backend": "iree", "device": "local-task"}
+
+
+def outcome(text, arrays, **options):
+    """(result, None) or (None, (exception type, message)) of one call."""
+    try:
+        return gmx.runtime.run(text, *arrays, **options), None
+    except (IndexError, ValueError) as error:
+        return None, (type(error), str(error))
+
+
+@pytest.fixture(scope="module", params=[b.name for b in BENCHMARKS])
+def benchmark_case(request):
+    """A gmx-bench gather at its quick size, fused, with its inputs."""
+    benchmark = next(b for b in BENCHMARKS if b.name == request.param)
+    case = benchmark.case("quick")
+    return run_pipeline(case.text, ["gmx-canonicalize"]).text, case
+
+
+def test_variants_equal_the_reference(benchmark_case):
+    text, case = benchmark_case
+    got = gmx.runtime.run(text, *case.inputs, **IREE)
+    np.testing.assert_array_equal(got, case.expected)
+    assert got.dtype == case.expected.dtype
+
+
+def test_out_of_range_index_raises_the_engines_error(benchmark_case):
+    text, case = benchmark_case
+    arrays = [a.copy() for a in case.inputs]
+    indices = next(a for a in arrays if a.dtype.kind == "i").reshape(-1)
+    indices[1], indices[-1] = 1000, -1000  # the first reported, and how many
+    engine, iree = outcome(text, arrays), outcome(text, arrays, **IREE)
+    assert iree[1] == engine[1]
+    if engine[1] is None:  # a variant whose frontend wraps every index (take_along_dim)
+        np.testing.assert_array_equal(iree[0], engine[0])
+    else:
+        assert "(2 indices out of bounds)" in engine[1][1]
+
+
+@pytest.mark.parametrize("mode", ["wrap", "clip", "fill"])
+def test_modes_equal_the_reference(mode):
+    case = make_case(make_study(f"take-{mode}"))
+    np.testing.assert_array_equal(gmx.runtime.run(case.text, *case.inputs, **IREE), case.expected)
+
+
+def test_unchecked_runs_when_asked(benchmark_case):
+    text, case = benchmark_case
+    if case.study.variant.name != "torch-gather":
+        pytest.skip("one unchecked program is enough")
+    got = gmx.runtime.run(text, *case.inputs, checked=False, **IREE)
+    np.testing.assert_array_equal(got, case.expected)
+
+
+def test_multiaxis_gather_and_its_errors():
+    """x[i, :, j] as one op on axes [2, 0]: values, then a bad coordinate of
+    the second axis (its axis and size in the message)."""
+    text = gather_module((4, 5, 6), (3, 1, 2), (2, 0))
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 5, 6)).astype(np.float32)
+    i = np.stack([rng.integers(-6, 6, (3, 1)), rng.integers(-4, 4, (3, 1))], axis=-1).reshape(3, 1, 2)
+    np.testing.assert_array_equal(gmx.runtime.run(text, x, i, **IREE), gmx.runtime.run(text, x, i))
+    i[1, 0, 1] = 9
+    engine, iree = outcome(text, (x, i)), outcome(text, (x, i), **IREE)
+    assert iree[1] == engine[1] and "for axis 0 with size 4" in engine[1][1]
+
+
+def test_dynamic_shape_error_is_the_engines():
+    """A non-axis dim that does not broadcast at run time: the engine's
+    ValueError, reported by the program's shape report."""
+    text = gather_module((4, 3), (2, 3), (0,), dyn_input=(1,), dyn_indices=(1,))
+    x, i = np.zeros((4, 3), np.float32), np.zeros((2, 2), np.int64)
+    engine, iree = outcome(text, (x, i)), outcome(text, (x, i), **IREE)
+    assert engine[1] is not None and engine[1][0] is ValueError
+    assert iree[1] == engine[1]
+    good = np.zeros((2, 3), np.int64)
+    np.testing.assert_array_equal(gmx.runtime.run(text, x, good, **IREE), gmx.runtime.run(text, x, good))
+
+
+def test_argument_errors_are_the_engines():
+    text = gather_module((5, 3), (4, 1), (0,))
+    x = np.zeros((5, 3), np.float32)
+    for arrays in [(x,), (x, np.zeros((4, 1), np.int32)), (x, np.zeros((2, 1), np.int64))]:
+        with pytest.raises((TypeError, ValueError)) as engine:
+            gmx.runtime.run(text, *arrays)
+        with pytest.raises(engine.type) as iree:
+            gmx.runtime.run(text, *arrays, **IREE)
+        assert str(iree.value) == str(engine.value)
+
+
+REAL_PROGRAMS = ("kv_cache_read", "onnx_gather_nd")
+
+
+@pytest.mark.parametrize("name", REAL_PROGRAMS)
+def test_real_programs_equal_their_reference(name):
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from gmx.tools.experiments import models
+
+    program = models.MODELS[name]
+    built = program.build()
+    fused = run_pipeline(models.export(built), ["gmx-canonicalize"]).text
+    got = gmx.runtime.run(fused, *built.inputs, **IREE)
+    assert models.matches(got, models.reference(built), program.tolerance) is None
+
+
+def test_plan_for_iree_is_one_generic():
+    """x[i, :, j]'s column tiles carry index tensors across IREE's dispatches:
+    for IREE the plan is the plain generic."""
+    shapes = ((64, 4096, 64), (1024, 1, 2), (2, 0))
+    assert isinstance(plan_gather(*shapes, checked=False).strategy, ColumnTiles)
+    assert isinstance(plan_gather(*shapes, checked=False, target="iree").strategy, Whole)
+
+
+@pytest.mark.parametrize("name", ["gather_elements", "advanced"])
+def test_compiles_for_cuda(name):
+    """The GPU path: lowered and compiled for CUDA (sm_80) without a GPU."""
+    benchmark = next(b for b in BENCHMARKS if b.name == name)
+    text = run_pipeline(benchmark.case("quick").text, ["gmx-canonicalize"]).text
+    assert compile_vmfb(lower_for_iree(text, "main", True), "cuda")[:16]
+
+
+def test_missing_device_names_the_devices_there_are():
+    if "cuda" in available_devices():
+        pytest.skip("this machine has a CUDA device")
+    with pytest.raises(BackendUnavailable, match=r"IREE device 'cuda' is not available here .*available: local-task"):
+        gmx.runtime.compile(gather_module((5, 3), (4, 1), (0,)), backend="iree", device="cuda")
+
+
+def test_missing_extra_names_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "iree.compiler", None)
+    with pytest.raises(BackendUnavailable) as error:
+        gmx.runtime.compile(gather_module((5, 4), (4, 1), (0,)), backend="iree")
+    assert INSTALL in str(error.value)
+
+
+def test_bad_backend_or_device():
+    text = gather_module((5, 3), (4, 1), (0,))
+    with pytest.raises(ValueError, match="backend must be one of 'engine', 'iree'"):
+        gmx.runtime.compile(text, backend="llvm")
+    with pytest.raises(ValueError, match="needs backend='iree'"):
+        gmx.runtime.compile(text, device="cuda")
+    with pytest.raises(CompileError, match="unknown IREE device 'tpu'"):
+        gmx.runtime.compile(text, backend="iree", device="tpu")
+
+
+def test_gather_in_a_loop_is_a_located_error():
+    """A checked gather IREE cannot report (not in the entry's body) is a
+    located CompileError, never run unchecked."""
+    text = """func.func @main(%x: tensor<5x3xf32>, %i: tensor<4x1xi64>) -> tensor<4x3xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 2 : index
+  %e = tensor.empty() : tensor<4x3xf32>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %e) -> tensor<4x3xf32> {
+    %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<5x3xf32>, tensor<4x1xi64>) -> tensor<4x3xf32>
+    scf.yield %g : tensor<4x3xf32>
+  }
+  return %r : tensor<4x3xf32>
+}
+"""
+    with pytest.raises(CompileError, match=r"-:7:10: error: this gather is inside 'scf.for'"):
+        lower_for_iree(text, "main", True)
+
+
+def test_gmx_run_backend_iree(tmp_path, capsys):
+    """gmx-run --backend iree prints what the engine prints; a bad index is
+    the engine's one-line error and exit 1."""
+    from gmx.tools import gmx_run
+
+    source = tmp_path / "g.mlir"
+    source.write_text(gather_module((5, 3), (4, 1), (0,)))
+    np.save(tmp_path / "x.npy", np.arange(15, dtype=np.float32).reshape(5, 3))
+    runs = {}
+    for name, values in [("good", [[0], [4], [-1], [2]]), ("bad", [[0], [7], [-9], [2]])]:
+        np.save(tmp_path / f"{name}.npy", np.array(values))
+        for backend in ("engine", "iree"):
+            argv = [str(source), "--input", str(tmp_path / "x.npy"), "--input", str(tmp_path / f"{name}.npy"), "--backend", backend]
+            code = gmx_run.main(gmx_run.parse_arguments(argv))
+            runs[name, backend] = (code, *capsys.readouterr())
+    assert runs["good", "iree"] == runs["good", "engine"] and runs["good", "iree"][0] == 0
+    assert runs["bad", "iree"] == runs["bad", "engine"] and runs["bad", "iree"][0] == 1
+    assert "index 7 is out of bounds for axis 0 with size 5 (2 indices out of bounds)" in runs["bad", "iree"][2]
+
+
+def test_gmx_study_shows_the_ir_handed_to_iree(capsys):
+    from study_cli import study
+
+    assert study("torch-gather", "--iree-ir") == 0
+    shown = capsys.readouterr().out
+    assert '"func.func"' in shown and "gmx.gather_multiaxis" not in shown and "tosa." not in shown
+    assert "!hal.buffer_view) -> (tensor<4x3x6xf32>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)" in shown
