@@ -660,9 +660,9 @@ def _add_forms(name, family, what, builder, tolerance=0.0, **forms: Form):
             tuple(sorted(expected.kept.items())), dict(expected.blocked), expected.data_view, form, expected.suite))
 
 
-# Why a check fails today: what the lowering does not do yet (the first three
-# are being added on another branch; the registry flips when they land), or
-# what torch-mlir itself cannot export.
+# Why a check fails today (a `blocked` reason, defined beside the entries it
+# blocks): what the lowering does not do yet, or what torch-mlir itself
+# cannot export.
 
 SMALL = dict(vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=1, num_attention_heads=HEADS,
              intermediate_size=32)
@@ -862,7 +862,7 @@ ALL = ("tosa", "linalg", "stablehlo")
 SLICE = "the position_ids buffer[:, :T] is arange(T): a slice"
 IDENTITY = "an index_select at arange(n) is the identity: the input"
 NO_STABLEHLO = "torch-mlir cannot lower it to StableHLO (Torch Backend IR -> StableHLO Backend IR fails)"
-SCATTER = "stablehlo.scatter does not lower (op was not bufferized), as stablehlo.sort"
+SCATTER = "stablehlo.scatter does not lower (op was not bufferized)"
 OUT_OF_MEMORY = "torch-mlir's Torch Backend IR -> StableHLO Backend IR runs out of memory (std::bad_alloc after 16 GB)"
 _add_forms("deberta_v2", "DeBERTa-v2", "DebertaV2Model hidden states (relative positions, c2p and p2c attention)",
            _hf("DebertaV2Model", "DebertaV2Config", _hidden, relative_attention=True, position_buckets=4,
@@ -891,7 +891,7 @@ _add_forms("gptj_lm", "GPT-J", "GPTJForCausalLM logits (sin/cos rows gathered at
            _hf("GPTJForCausalLM", "GPTJConfig", _logits, vocab_size=VOCAB, n_positions=32, n_embd=HIDDEN, n_layer=1,
                n_head=HEADS, rotary_dim=4, attn_implementation="eager"), T,
            tosa=F(10, 5, f"{MASK}; the positions arange(T) read the sin/cos table as a slice", suite=False),
-           linalg=F(6, 2, "measured with tm_tensor parsed (a merge with main): 4 of the 6 become copies or "
+           linalg=F(6, 2, "4 of the 6 become copies or "
                      "slices at arange positions, not inspected one by one",
                      suite=False),
            stablehlo=F(6, 5, "the positions arange(T) read the sin/cos table as a slice", suite=False))
