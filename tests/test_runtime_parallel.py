@@ -21,6 +21,7 @@ import pytest
 from gmx.dialect import make_context
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.gather_plan import (
+    FLAGGED_TILES,
     MIN_TILE_OUTPUTS,
     TILE_INDICES,
     ColumnTiles,
@@ -55,7 +56,9 @@ def test_each_strategy_names_its_parallel_loop():
 
 
 def test_flagged_tiles_divide_the_rows_and_hold_a_tile_of_indices():
-    assert plan_gather([256, 256, 64], [256, 256, 64], [1]).strategy == Flagged(TILE_INDICES // (256 * 64))
+    # 4M outputs: FLAGGED_TILES tiles of 8 rows, larger than TILE_INDICES
+    assert plan_gather([256, 256, 64], [256, 256, 64], [1]).strategy == Flagged(256 // FLAGGED_TILES)
+    assert plan_gather([64, 64, 32], [64, 64, 32], [1]).strategy == Flagged(TILE_INDICES // (64 * 32))
     assert plan_gather([1009 * 4], [1009 * 4], [0]).strategy == Flagged(4036)  # rank 1: 4 outputs per tile is too few
     rows = plan_gather([4 * TILE_INDICES], [4 * TILE_INDICES], [0]).strategy.rows
     assert rows == TILE_INDICES and rows >= MIN_TILE_OUTPUTS
