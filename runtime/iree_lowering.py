@@ -31,9 +31,15 @@ from dataclasses import dataclass
 
 from gmx.dialect import make_context
 from gmx.dialect.locations import diagnostic_text, error_text
-from gmx.dialect.mlir import ir
+from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
-from gmx.passes.lowering.gmx_lower_to_llvm import TOSA_TO_LINALG, require_checkable_indices
+from gmx.passes.lowering.gmx_lower_to_llvm import (
+    TOSA_LOWERING,
+    LowerOptions,
+    Upstream,
+    add_stages,
+    require_checkable_indices,
+)
 from gmx.passes.lowering.iree_reports import IndexReport, add_index_reports, return_reports, shape_reports
 from gmx.passes.lowering.runtime_abi import error_sites
 from gmx.passes.pipeline import build_pass_manager
@@ -48,14 +54,10 @@ ENTRY_ONLY = ("inline", "symbol-dce")
 # --gmx-lower-to-llvm's first stage raises them.
 RAISE_GATHERS = "gmx-canonicalize{fuse=false}"
 TO_GMX = (RAISE_GATHERS, "stablehlo-legalize-to-linalg")
-# What is left of TOSA, as --gmx-lower-to-llvm lowers it (without TOSA's
-# profile validation, which IREE's TOSA input would run and which rejects
-# what torch-mlir emits: casts from i64, f64 constants).
-# Integer negates first: upstream's tosa-to-linalg gets them wrong (gmx-lower-tosa-negate).
-TOSA_TO_IREE = (
-    "gmx-lower-tosa-negate", "func.func(tosa-to-scf)", *(stage.element for stage in TOSA_TO_LINALG),
-    "func.func(tosa-to-tensor)", "tosa-to-arith", "canonicalize",
-)
+# What is left of TOSA, with --gmx-lower-to-llvm's own stages (without
+# TOSA's profile validation, which IREE's TOSA input would run and which
+# rejects what torch-mlir emits: casts from i64, f64 constants).
+TOSA_TO_IREE = (*TOSA_LOWERING, Upstream("canonicalize"))
 
 
 # IREE's ABI: an argument of this type marked `iree.abi.output = N` is the
@@ -111,7 +113,9 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, diagnosti
         convert_gmx_to_linalg(module.operation, checked=checked, target="iree")
         shape_reports(module.operation, entry_op)
         kinds = return_reports(entry_op)
-        build_pass_manager(list(TOSA_TO_IREE)).run(module.operation)
+        lower_tosa = passmanager.PassManager("builtin.module")
+        add_stages(lower_tosa, TOSA_TO_IREE, LowerOptions(checked=checked))
+        lower_tosa.run(module.operation)
         storage = output_storage and all(None not in r.shape and 0 not in r.shape for r in results)
         if storage:
             _add_output_storage(find_entry(module, entry), len(results))

@@ -48,7 +48,7 @@ under its own name in --mlir-print-ir-after-all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Union
 
@@ -266,6 +266,21 @@ TOSA_TO_LINALG = tuple(
     )
 )
 
+# Every TOSA op but its gathers (raised into gmx before) becomes linalg,
+# tensor, arith or scf on tensors; gmx.runtime's iree backend lowers TOSA
+# with the same stages.
+TOSA_LOWERING: tuple[Stage, ...] = (
+    # Integer negates that upstream's tosa-to-linalg gets wrong (i64) or
+    # saturates (narrower), as subtractions from 0.
+    GmxPass(gmx_lower_tosa_negate.PASS),
+    # Scatters (and tosa.cond_if, tosa.while_loop) become scf loops, before
+    # tosa-to-linalg, which has no pattern for them.
+    Upstream("func.func(tosa-to-scf)"),
+    *TOSA_TO_LINALG,
+    Upstream("func.func(tosa-to-tensor)"),
+    Upstream("tosa-to-arith"),
+)
+
 # Every gmx op becomes linalg; the frontends' other ops are as they were.
 TO_LINALG: tuple[Stage, ...] = (
     Step("gmx-prepare-entry-points", "public functions: C interface, gmx.signature, read-only arguments",
@@ -292,15 +307,7 @@ TO_LOOPS: tuple[Stage, ...] = (
     # linalg, tensor and arith on tensors; upstream's stablehlo.gather
     # lowering clamps, so one left unraised runs as StableHLO defines it.
     Upstream("stablehlo-legalize-to-linalg"),
-    # Integer negates that upstream's tosa-to-linalg gets wrong (i64) or
-    # saturates (narrower), as subtractions from 0.
-    GmxPass(gmx_lower_tosa_negate.PASS),
-    # Scatters (and tosa.cond_if, tosa.while_loop) become scf loops, before
-    # tosa-to-linalg, which has no pattern for them.
-    Upstream("func.func(tosa-to-scf)"),
-    *TOSA_TO_LINALG,
-    Upstream("func.func(tosa-to-tensor)"),
-    Upstream("tosa-to-arith"),
+    *TOSA_LOWERING,
     # Elementwise arith and math on tensors (written by hand, or what the
     # frontends leave) as linalg.generic: bufferization has no other way.
     Upstream("func.func(convert-elementwise-to-linalg)"),
@@ -407,7 +414,12 @@ def stages(options: LowerOptions, until: str = "llvm") -> list[Stage]:
 
 def add_lowering(pm: passmanager.PassManager, options: LowerOptions, until: str = "llvm") -> None:
     """Append the lowering with `options`, up to level `until`, to pm."""
-    for stage in stages(options, until):
+    add_stages(pm, stages(options, until), options)
+
+
+def add_stages(pm: passmanager.PassManager, chosen: Sequence[Stage], options: LowerOptions) -> None:
+    """Append `chosen` stages, each as `options` set it, to pm."""
+    for stage in chosen:
         stage.add_to(pm, options)
 
 
