@@ -11,6 +11,8 @@ The steps are the engine's up to linalg, then only what IREE needs:
    as --gmx-lower-to-llvm does; checked, one left unraised is an error) and
    StableHLO to linalg (`stablehlo-legalize-to-linalg`);
 3. checked: each gather's index report (`iree_reports.add_index_reports`);
+   unchecked: each gather reads nothing outside its input
+   (`iree_reports.read_nothing_outside`);
 4. `convert_gmx_to_linalg` planned for IREE (plain generics: no tensor of
    `index` crosses a dispatch), then the run-time shape checks as reports
    and every report appended to the entry's results.
@@ -40,7 +42,13 @@ from gmx.passes.lowering.gmx_lower_to_llvm import (
     add_stages,
     require_checkable_indices,
 )
-from gmx.passes.lowering.iree_reports import IndexReport, add_index_reports, return_reports, shape_reports
+from gmx.passes.lowering.iree_reports import (
+    IndexReport,
+    add_index_reports,
+    read_nothing_outside,
+    return_reports,
+    shape_reports,
+)
 from gmx.passes.lowering.runtime_abi import error_sites
 from gmx.passes.pipeline import build_pass_manager
 from gmx.passes.registry import PassFailed
@@ -110,6 +118,8 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, diagnosti
         _run(module, entry, checked)
         entry_op = find_entry(module, entry)
         index_reports = add_index_reports(module.operation, entry_op) if checked else []
+        if not checked:
+            read_nothing_outside(module.operation)
         convert_gmx_to_linalg(module.operation, checked=checked, target="iree")
         shape_reports(module.operation, entry_op)
         kinds = return_reports(entry_op)

@@ -16,9 +16,11 @@ import pytest
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
+import gmx.reference  # noqa: E402
 import gmx.runtime  # noqa: E402
 from gmx.benchmarks.suite import BENCHMARKS  # noqa: E402
 from gmx.passes.lowering.gather_plan import ColumnTiles, Whole, plan_gather  # noqa: E402
+from gmx.passes.lowering.iree_reports import REPORT_TILE_MIN, REPORT_TILES, report_tiles  # noqa: E402
 from gmx.runtime import CompileError  # noqa: E402
 from gmx.runtime.iree_backend import INSTALL, BackendUnavailable, available_devices, compile_vmfb  # noqa: E402
 from gmx.runtime.iree_lowering import lower_for_iree  # noqa: E402
@@ -73,6 +75,33 @@ def test_modes_equal_the_reference(mode):
     np.testing.assert_array_equal(gmx.runtime.run(case.text, *case.inputs, **IREE), case.expected)
 
 
+EXTREMES = [np.iinfo(np.int64).min, np.iinfo(np.int64).min + 1, -(1 << 40), -13, -9, -8, -1, 0, 7, 8, 9,
+            1 << 40, np.iinfo(np.int64).max]
+
+
+@pytest.mark.parametrize("size", [8, 9])  # a power of two (masked) and not (remainder)
+@pytest.mark.parametrize("mode", ["wrap", "clip"])
+def test_wrap_and_clip_of_extreme_values_equal_the_reference(mode, size):
+    """The IREE form of "wrap" and "clip" (a negative value wrapped once or
+    made 0 first, `_selected_for_iree`) maps every i64 as the mode does."""
+    indices = np.array(EXTREMES, np.int64).reshape(-1, 1)
+    text = gather_module((size, 4), indices.shape, (0,), mode=mode)
+    x = np.arange(size * 4, dtype=np.float32).reshape(size, 4)
+    want = gmx.reference.gather_multiaxis(x, indices, [0], mode=mode)
+    np.testing.assert_array_equal(gmx.runtime.run(text, x, indices, **IREE), want)
+
+
+def test_wrap_and_clip_keep_their_dims_on_iree():
+    """The value a "wrap" gather reads feeds a select in the IR handed to
+    IREE, which then keeps the generic's dims (`_selected_for_iree`)."""
+    text = gather_module((8, 4), (5, 1), (0,), mode="wrap")
+    lowered = lower_for_iree(text, "main", checked=True)
+    assert '"tensor.extract"' in lowered.text
+    extracted = [line.split(" = ")[0].strip() for line in lowered.text.splitlines() if '"tensor.extract"' in line]
+    selects = [line for line in lowered.text.splitlines() if '"arith.select"' in line]
+    assert any(f"({name}" in line or f", {name})" in line for name in extracted for line in selects)
+
+
 def test_unchecked_runs_when_asked(benchmark_case):
     text, case = benchmark_case
     if case.study.variant.name != "torch-gather":
@@ -92,6 +121,69 @@ def test_multiaxis_gather_and_its_errors():
     i[1, 0, 1] = 9
     engine, iree = outcome(text, (x, i)), outcome(text, (x, i), **IREE)
     assert iree[1] == engine[1] and "for axis 0 with size 4" in engine[1][1]
+
+
+def test_report_tiles():
+    """The report scan is cut into tiles of REPORT_TILE_MIN values or more,
+    at most REPORT_TILES of them, where the count divides evenly."""
+    assert report_tiles(1 << 22) == (1 << 22) // REPORT_TILE_MIN
+    assert report_tiles(4 * REPORT_TILES * REPORT_TILE_MIN) == REPORT_TILES
+    assert report_tiles(8 * REPORT_TILE_MIN) == 8
+    assert report_tiles(3 * REPORT_TILE_MIN) == 3
+    assert report_tiles(2 * REPORT_TILE_MIN - 1) is None
+    assert report_tiles(1_000_003) is None  # prime: one scan
+    assert report_tiles(None) is None  # dynamic
+    assert report_tiles(0) is None
+
+
+def test_tiled_report_is_the_engines():
+    """A report scanned in 3 tiles (x[i, :, j] on 3 REPORT_TILE_MIN index values, axes 2 and 0 in turn): bad
+    values in the second and third tiles only, the third's earlier in its
+    tile; the first in row-major order is reported, with the count."""
+    rows = 3 * REPORT_TILE_MIN // 128
+    text = gather_module((8, 3, 5), (rows, 1, 128), (2, 0))
+    assert report_tiles(rows * 128) == 3
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((8, 3, 5)).astype(np.float32)
+    i = np.stack([rng.integers(-5, 5, (rows, 1, 64)), rng.integers(-8, 8, (rows, 1, 64))], axis=-1).reshape(rows, 1, 128)
+    np.testing.assert_array_equal(gmx.runtime.run(text, x, i, **IREE), gmx.runtime.run(text, x, i))
+    flat = i.reshape(-1)
+    flat[REPORT_TILE_MIN + 901] = 8  # tile 1, axis 0 (size 8): the first
+    flat[2 * REPORT_TILE_MIN + 6] = -6  # tile 2, axis 2 (size 5)
+    flat[2 * REPORT_TILE_MIN + 3000] = 40
+    engine, iree = outcome(text, (x, i)), outcome(text, (x, i), **IREE)
+    assert iree[1] == engine[1]
+    assert "index 8 is out of bounds for axis 0 with size 8 (3 indices out of bounds)" in engine[1][1]
+
+
+NARROWED = """func.func @main(%x: tensor<6x3xf32>, %i: tensor<4x1xi64>) -> tensor<4x3xf32> {
+  %n = tosa.cast %i : (tensor<4x1xi64>) -> tensor<4x1xi32>
+  %r = "gmx.gather_multiaxis"(%x, %n) {axes = array<i64: 0>} : (tensor<6x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+"""
+
+
+def test_report_reads_narrowed_indices_as_the_gather_does():
+    """Indices cast to i32 are checked as i32, as the gather reads them:
+    2^32 + 1 is 1, 2^32 + 9 is 9 (out of range), on both backends."""
+    x = np.arange(18, dtype=np.float32).reshape(6, 3)
+    i = np.array([[0], [(1 << 32) + 1], [-1], [2]])
+    np.testing.assert_array_equal(gmx.runtime.run(NARROWED, x, i, **IREE), x[[0, 1, 5, 2]])
+    i[3, 0] = (1 << 32) + 9
+    engine, iree = outcome(NARROWED, (x, i)), outcome(NARROWED, (x, i), **IREE)
+    assert iree[1] == engine[1] and "index 9 is out of bounds" in engine[1][1]
+
+
+def test_unchecked_reads_nothing_outside_the_input():
+    """Unchecked, an index outside its axis is undefined; on IREE it reads
+    nothing outside the input (a "fill" gather, 0), with no report."""
+    lowered = lower_for_iree(NARROWED, "main", checked=False)
+    assert 'mode = "fill"' not in lowered.text  # lowered to linalg: the gather is gone
+    assert len(lowered.results) == 1 and not lowered.report_kinds
+    x = np.arange(18, dtype=np.float32).reshape(6, 3)
+    got = gmx.runtime.run(NARROWED, x, np.array([[0], [(1 << 40) + 100], [-7], [5]]), checked=False, **IREE)
+    np.testing.assert_array_equal(got, [x[0], [0, 0, 0], [0, 0, 0], x[5]])
 
 
 def test_dynamic_shape_error_is_the_engines():

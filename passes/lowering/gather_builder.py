@@ -734,6 +734,8 @@ class GatherBuilder:
                  the element and the fill value.
         """
         fold, size = self.fold, self.sizes.input[axis]
+        if self.plan.target == "iree" and self.plan.mode in (Mode.WRAP, Mode.CLIP):
+            raw = self._selected_for_iree(raw, size)
         value = arith.index_cast(ir.IndexType.get(), raw)
         if self.plan.mode is Mode.WRAP:
             if isinstance(size, int) and size & (size - 1) == 0:
@@ -747,6 +749,25 @@ class GatherBuilder:
             return wrapped, None
         in_range = fold.cmp("ult", wrapped, size)
         return fold.select(in_range, wrapped, 0), in_range
+
+
+    def _selected_for_iree(self, raw: ir.Value, size: Folded) -> ir.Value:
+        """A "wrap" or "clip" index value with a negative one wrapped once
+        ("wrap") or made 0 ("clip"), which the mode then maps as it would
+        have: a select on the value read. IREE 3.13's CollapseDimensions
+        leaves the dims of a generic with no inputs that selects on a value
+        it extracts (its rule for bounds-checked gathers, as "fill" and
+        "raise" read); folded into one dim, a gathered row is read element
+        by element (take_along_dim_bcast, 2 cores: 4.0 ms folded, about the
+        engine's time kept)."""
+        fold = self.fold
+        replacement = 0 if self.plan.mode is Mode.CLIP else fold.add(raw, _as_type(fold, size, raw.type))
+        return fold.value(fold.select(fold.cmp("slt", raw, 0), replacement, raw, raw.type), raw.type)
+
+
+def _as_type(fold: Folder, size: Folded, integer_type: ir.Type) -> Folded:
+    """An index-typed size as `integer_type` (an int stays an int)."""
+    return size if isinstance(size, int) else arith.index_cast(integer_type, size)
 
 
 def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
