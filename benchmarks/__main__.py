@@ -33,12 +33,22 @@ import sys
 
 from gmx.runtime.threads import usable_cores
 from gmx.tools.experiments.contenders import check, time_run
+from gmx.tools.experiments.iree_contenders import DEVICE_CALLS, DISPATCH_REPEAT
 from gmx.tools.gmx_run import positive_int
 from gmx.tools.experiments.machine import machine_line, machine_summary
 from gmx.tools.output import OutputError
 
 from . import compile_layouts, compile_time, memory, overhead
-from .report import VariantResult, compile_columns, table, timing_columns, variant_entries, write_json
+from .report import (
+    VariantResult,
+    compile_columns,
+    device_columns,
+    device_contenders,
+    table,
+    timing_columns,
+    variant_entries,
+    write_json,
+)
 from .suite import Benchmark, benchmark_names, default_contenders, scaling_contenders, select, thread_counts
 
 # numerator/denominator: > 1 means the denominator is faster. gmx/gmx
@@ -119,6 +129,7 @@ def run_benchmark(benchmark: Benchmark, size: str, contenders: list, repeat: int
         name, case.study.expression(), benchmark.linearised,
         [list(a.shape) for a in case.inputs], list(case.expected.shape),
         case.output_elements, case.output_bytes, benchmark.kind, case.export_s, len(case.text), run.results,
+        index_bytes=sum(a.nbytes for a in case.inputs if a.dtype.kind in "iu"),
     )
 
 
@@ -184,6 +195,11 @@ def timing_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
     print(table(results, timing_columns(names, [r for r in RATIOS if set(r) <= set(names)])))
     print()
     print(table(results, compile_columns(names)))
+    if on_device := device_contenders(results):
+        print(f"\nOn the GPU: device time per call (torch: CUDA events over {DEVICE_CALLS} calls; gmx iree: each "
+              f"dispatch repeated {DISPATCH_REPEAT}x minus a plain call, over {DISPATCH_REPEAT - 1}); "
+              "GB/s = least traffic (indices once, outputs read and written once) / device time:\n")
+        print(table(results, device_columns(on_device, RATIOS)))
     return results
 
 

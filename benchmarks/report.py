@@ -33,6 +33,13 @@ class VariantResult:
     export_s: float
     program_chars: int
     contenders: dict[str, Result] = field(default_factory=dict)
+    index_bytes: int = 0  # of the integer inputs
+
+    @property
+    def least_traffic_bytes(self) -> int:
+        """The bytes a gather must move at least: its indices read once,
+        each output element read once from the input and written once."""
+        return self.index_bytes + 2 * self.output_bytes
 
     @property
     def ok(self) -> bool:
@@ -86,6 +93,69 @@ def timing_columns(contenders: list[str], ratios: list[tuple[str, str]]) -> list
     columns += [(f"{n} ms", lambda r, n=n: _time_cell(r, n)) for n in contenders]
     columns += [(f"{a}/{b}", lambda r, a=a, b=b: fmt_ratio(ratio(r.contenders, a, b))) for a, b in ratios]
     columns += [(f"{FUSED} GB/s", lambda r: gigabytes_per_second(r, FUSED))]
+    return columns
+
+
+# Peak memory bandwidth of GPUs by torch.cuda.get_device_name(), GB/s
+# (vendors' data sheets): the GPU table's "% of peak".
+GPU_PEAK_GB_S = {
+    "NVIDIA H100 80GB HBM3": 3350,
+    "NVIDIA H100 PCIe": 2039,
+    "NVIDIA H200": 4800,
+    "NVIDIA A100-SXM4-80GB": 2039,
+    "NVIDIA A100-SXM4-40GB": 1555,
+    "NVIDIA A100 80GB PCIe": 1935,
+    "NVIDIA A100-PCIE-40GB": 1555,
+    "NVIDIA L40S": 864,
+    "NVIDIA L4": 300,
+}
+
+
+def device_us(result: VariantResult, name: str) -> float | None:
+    """Contender `name`'s measured device time (µs), if it has one."""
+    c = result.contenders.get(name)
+    return c.info.get("device_us") if c is not None and c.ok else None
+
+
+def device_contenders(results: list[VariantResult]) -> list[str]:
+    """The contenders with a device time, in table order."""
+    names: list[str] = []
+    for r in results:
+        names += [n for n, c in r.contenders.items() if "device_us" in c.info and n not in names]
+    return names
+
+
+def gpu_name(result: VariantResult) -> str | None:
+    for c in result.contenders.values():
+        name = c.info.get("device")
+        if name in GPU_PEAK_GB_S or (isinstance(name, str) and name.startswith("NVIDIA")):
+            return name
+    return None
+
+
+def device_columns(names: list[str], ratios: list[tuple[str, str]]) -> list[Column]:
+    """The GPU table: device time and bandwidth (least traffic over
+    device time) per contender, % of the GPU's peak, device time ratios."""
+    def bandwidth(r: VariantResult, n: str) -> float | None:
+        us = device_us(r, n)
+        return r.least_traffic_bytes / (us * 1e-6) / 1e9 if us else None
+
+    def peak_share(r: VariantResult, n: str) -> str:
+        peak, gb_s = GPU_PEAK_GB_S.get(gpu_name(r) or ""), bandwidth(r, n)
+        return f"{100 * gb_s / peak:.0f}%" if peak and gb_s else "–"
+
+    def device_ratio(r: VariantResult, a: str, b: str) -> str:
+        ua, ub = device_us(r, a), device_us(r, b)
+        return fmt_ratio(ua / ub if ua and ub else None)
+
+    columns: list[Column] = [("variant", lambda r: r.name), ("least traffic MB", lambda r: f"{r.least_traffic_bytes / 1e6:.1f}")]
+    for n in names:
+        columns += [
+            (f"{n} µs", lambda r, n=n: fmt_fixed(device_us(r, n), 1)),
+            (f"{n} GB/s", lambda r, n=n: fmt_fixed(bandwidth(r, n), 0)),
+            (f"{n} % of peak", lambda r, n=n: peak_share(r, n)),
+        ]
+    columns += [(f"{a}/{b}", lambda r, a=a, b=b: device_ratio(r, a, b)) for a, b in ratios if {a, b} <= set(names)]
     return columns
 
 

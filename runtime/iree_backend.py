@@ -133,12 +133,13 @@ def compile_flags(device: str) -> list[str]:
     return ["--iree-input-type=none", f"--iree-hal-target-backends={spec.target}", *spec.flags]
 
 
-def compile_vmfb(lowered: IreeInput, device: str) -> bytes:
-    """The VM flatbuffer of a lowered module for `device`. A failure is a
-    CompileError with IREE's diagnostics and the iree-compile command that
-    reproduces it on a file holding the module."""
+def compile_vmfb(lowered: IreeInput, device: str, extra_flags: tuple[str, ...] = ()) -> bytes:
+    """The VM flatbuffer of a lowered module for `device` (iree-compile's
+    `extra_flags` added). A failure is a CompileError with IREE's
+    diagnostics and the iree-compile command that reproduces it on a file
+    holding the module."""
     compiler, _ = _iree()
-    flags = compile_flags(device)
+    flags = [*compile_flags(device), *extra_flags]
     try:
         return compiler.compile_str(lowered.text, extra_args=flags)
     except compiler.CompilerToolError as error:
@@ -161,9 +162,10 @@ class IreeProgram:
     """An entry compiled by IREE for one device, callable on numpy arrays
     like CompiledProgram (same checks, same results, same errors)."""
 
-    def __init__(self, asm: str, entry: str, checked: bool, device: str):
+    def __init__(self, asm: str, entry: str, checked: bool, device: str, extra_flags: tuple[str, ...] = ()):
         _, runtime = _iree()
         self.entry, self.checked, self.device = entry, checked, device
+        self.extra_flags = extra_flags  # iree-compile's, beside the device's (gmx-bench: DISPATCH_REPEAT)
         hal_device(device)  # before compiling: a missing device fails fast
         self._asm = asm
         self._load(output_storage=DEVICES[device].target == "llvm-cpu")
@@ -181,7 +183,7 @@ class IreeProgram:
         self.results: list[TensorSignature] = lowered.results
         self.sites = lowered.sites
         self._kinds, self._index_reports = lowered.report_kinds, lowered.index_reports
-        self.vmfb = compile_vmfb(lowered, self.device)
+        self.vmfb = compile_vmfb(lowered, self.device, self.extra_flags)
         context = runtime.SystemContext(config=runtime.Config(device=hal_device(self.device)))
         context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
         self._function = context.modules.module[self.entry]

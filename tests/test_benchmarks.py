@@ -121,3 +121,46 @@ def test_the_suite_is_the_variants_benchmarks():
         for size in ("quick", "full"):
             study = b.study(size)
             assert (study.shape, study.indices_shape) == getattr(b.shapes, size)
+
+
+def test_gpu_table_from_device_times():
+    """The GPU table (printed when contenders measured a device time): µs,
+    GB/s of the least traffic, % of the GPU's peak, device-time ratios.
+    Built from measurements as a GPU run would give them (no GPU needed)."""
+    from gmx.benchmarks.report import GPU_PEAK_GB_S, VariantResult, device_columns, device_contenders, table
+    from gmx.tools.experiments.contenders import Result
+
+    def measured(name, us, device):
+        result = Result(name)
+        result.status, result.info = "equal", {"device": device, "device_us": us}
+        return result
+
+    gpu = "NVIDIA H100 80GB HBM3"
+    contenders = {"gmx iree cuda": measured("gmx iree cuda", 40.0, "cuda"), "torch cuda": measured("torch cuda", 50.0, gpu)}
+    result = VariantResult("embedding", "x[i]", False, [[50000, 128], [256, 128]], [256, 128, 128],
+                           1 << 22, 1 << 24, "block", 0.1, 100, contenders, index_bytes=1 << 18)
+    assert result.least_traffic_bytes == (1 << 18) + (1 << 25)
+    names = device_contenders([result])
+    assert names == ["gmx iree cuda", "torch cuda"]
+    text = table([result], device_columns(names, RATIOS))
+    gb_s = result.least_traffic_bytes / 40e-6 / 1e9
+    assert f"| {gb_s:.0f} |" in text and f"{100 * gb_s / GPU_PEAK_GB_S[gpu]:.0f}%" in text
+    assert "| 1.25x |" in text  # torch cuda / gmx iree cuda
+
+
+def test_dispatch_time_of_a_repeated_program():
+    """gmx iree's device time: a program with every dispatch repeated, less
+    a plain call, per repeat (here on IREE's CPU device)."""
+    pytest.importorskip("iree.runtime")
+    from gather_programs import gather_module
+    from gmx.runtime.iree_backend import IreeProgram
+    from gmx.tools.experiments.iree_contenders import dispatch_time_us, repeat_flags
+
+    text = gather_module((512, 256), (4096, 1), (0,))
+    x = np.ones((512, 256), np.float32)
+    i = np.random.default_rng(0).integers(0, 512, (4096, 1))
+    plain = IreeProgram(text, "main", True, "local-sync")
+    repeated = IreeProgram(text, "main", True, "local-sync", repeat_flags(9))
+    np.testing.assert_array_equal(repeated(x, i), plain(x, i))
+    us = dispatch_time_us(lambda: plain(x, i), lambda: repeated(x, i), 9, calls=15)
+    assert 0 < us < 1e5

@@ -252,10 +252,15 @@ def test_plan_for_iree_is_one_generic():
 
 @pytest.mark.parametrize("name", ["gather_elements", "advanced"])
 def test_compiles_for_cuda(name):
-    """The GPU path: lowered and compiled for CUDA (sm_80) without a GPU."""
+    """The GPU path: lowered and compiled for CUDA (sm_80) without a GPU,
+    plainly and with every dispatch repeated (gmx-bench's device time)."""
+    from gmx.tools.experiments.iree_contenders import DISPATCH_REPEAT, repeat_flags
+
     benchmark = next(b for b in BENCHMARKS if b.name == name)
     text = run_pipeline(benchmark.case("quick").text, ["gmx-canonicalize"]).text
-    assert compile_vmfb(lower_for_iree(text, "main", True), "cuda")[:16]
+    lowered = lower_for_iree(text, "main", True)
+    assert compile_vmfb(lowered, "cuda")[:16]
+    assert compile_vmfb(lowered, "cuda", repeat_flags(DISPATCH_REPEAT))[:16]
 
 
 def test_missing_device_names_the_devices_there_are():

@@ -14,14 +14,27 @@ checked ("raise") gather in the entry's body:
 
 becomes the same gather in "fill" mode with fill value 0 (an index outside
 its axis reads nothing, as the engine's cold path reads nothing outside the
-input; every result is the engine's whenever no error is raised), then one
-reduction over the indices (`INDEX_REPORT`: how many are out of range, the
+input; every result is the engine's whenever no error is raised), then its
+report over the indices (`INDEX_REPORT`: how many are out of range, the
 row-major position, value and axis size of the first, and how many elements
-the output has):
+the output has), five rank-0 i64 tensors:
 
     %r = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, fill_value = 0.0 : f32, mode = "fill"} ...
     %count, %first, %value, %size, %elements = linalg.generic
            {iterator_types = ["reduction", "reduction"]} ins(%i) outs(...)
+
+That is one reduction for up to 2 REPORT_TILE_MIN indices; more are scanned
+in tiles (`report_tiles`), a count and a first position per tile in
+parallel, then the tiles combined and the first bad value read again:
+
+    %t = tensor.expand_shape (tensor.collapse_shape %i) -> tensor<64x65536xi64>
+    %counts, %firsts = linalg.generic {iterator_types = ["parallel", "reduction"]} ins(%t) ...
+    %count, %first = linalg.generic {iterator_types = ["reduction"]} ins(%counts, %firsts) ...
+    %count, %first, %value, %size, %elements = linalg.generic {iterator_types = []} ins(%count, %first) ...
+
+Indices narrowed by a cast are read wide and truncated where read, as the
+gather reads them. Unchecked, `read_nothing_outside` makes each "raise"
+gather a "fill" one with no report.
 
 `shape_reports` (after convert-gmx-to-linalg): each run-time shape check's
 `scf.if %failed { func.call @gmx_shape_error(%site, %dim, %a, %b) }`

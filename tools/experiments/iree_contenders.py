@@ -11,12 +11,20 @@
                a call's time is the expression and a synchronize
 
 The GPU ones are there only when a GPU is (IREE's cuda device, and torch's).
+On a GPU each also measures its device time once, in `prepare`
+(`info["device_us"]`: gmx-bench's GPU table): torch with CUDA events over
+DEVICE_CALLS calls; gmx through IREE as the difference between a call of
+the program compiled with every dispatch repeated DISPATCH_REPEAT times and
+a plain call, over DISPATCH_REPEAT - 1 (`dispatch_time_us`), which leaves
+out the transfers and the host's work.
 """
 
 from __future__ import annotations
 
 import functools
+import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +37,33 @@ from .dtypes import from_torch, to_torch
 from .pipelines import run_pipeline
 
 
+DEVICE_CALLS = 200  # calls a device time is the mean or median of
+DISPATCH_REPEAT = 101  # each dispatch this many times in the repeated program
+
+
+def repeat_flags(repeat: int) -> tuple[str, ...]:
+    """iree-compile's flags that run every dispatch `repeat` times."""
+    return (f"--iree-hal-benchmark-dispatch-repeat-count={repeat}",)
+
+
+def dispatch_time_us(plain: Callable[[], object], repeated: Callable[[], object], repeat: int,
+                     calls: int = DEVICE_CALLS) -> float:
+    """Microseconds the dispatches of one call take on the device: median
+    call times of `repeated` (each dispatch `repeat` times) and `plain`,
+    their difference over repeat - 1 (the transfers and the host's work
+    cancel out)."""
+    def median_s(call) -> float:
+        call()
+        samples = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            call()
+            samples.append(time.perf_counter() - start)
+        return statistics.median(samples)
+
+    return max(0.0, (median_s(repeated) - median_s(plain)) / (repeat - 1) * 1e6)
+
+
 @dataclass(frozen=True)
 class Iree:
     """The fused program on an IREE device (gmx.runtime, backend="iree")."""
@@ -36,6 +71,7 @@ class Iree:
     name: str = "gmx iree cpu"
     device: str = "local-task"
     checked: bool = True
+    device_time: bool = False  # also measure the dispatches' device time (`dispatch_time_us`)
 
     def prepare(self, case: Case) -> Prepared:
         from gmx.runtime.iree_backend import IreeProgram
@@ -48,7 +84,11 @@ class Iree:
         # Aligned once, outside the timing, so that IREE reads them in place
         # (as the engine reads any array in place; iree_backend.IMPORT_ALIGNMENT).
         inputs = [_aligned(a) for a in case.inputs]
-        return Prepared(functools.partial(program, *inputs), time.perf_counter() - start, info)
+        call = functools.partial(program, *inputs)
+        if self.device_time:
+            repeated = IreeProgram(fused.text, "main", self.checked, self.device, repeat_flags(DISPATCH_REPEAT))
+            info["device_us"] = dispatch_time_us(call, functools.partial(repeated, *inputs), DISPATCH_REPEAT)
+        return Prepared(call, time.perf_counter() - start, info)
 
 
 def _aligned(array: np.ndarray) -> np.ndarray:
@@ -75,7 +115,24 @@ class TorchCuda:
             torch.cuda.synchronize()
             return out
 
-        return Prepared(call, info={"device": torch.cuda.get_device_name()}, convert=lambda t: from_torch(t.cpu()))
+        info = {"device": torch.cuda.get_device_name(), "device_us": cuda_event_time_us(forward, tensors)}
+        return Prepared(call, info=info, convert=lambda t: from_torch(t.cpu()))
+
+
+def cuda_event_time_us(forward: Callable, tensors: list, calls: int = DEVICE_CALLS) -> float:
+    """Mean microseconds of `forward(*tensors)` on the GPU: CUDA events
+    around `calls` calls queued back to back, after a warm-up call."""
+    import torch
+
+    forward(*tensors)
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    begin.record()
+    for _ in range(calls):
+        forward(*tensors)
+    end.record()
+    torch.cuda.synchronize()
+    return begin.elapsed_time(end) * 1e3 / calls
 
 
 def iree_contenders() -> list:
@@ -91,7 +148,7 @@ def iree_contenders() -> list:
         return []
     contenders = [Iree("gmx iree cpu", "local-task")]
     if "cuda" in devices:
-        contenders.append(Iree("gmx iree cuda", "cuda"))
+        contenders.append(Iree("gmx iree cuda", "cuda", device_time=True))
         try:
             import torch
 
