@@ -177,7 +177,8 @@ class IreeProgram:
         """Lower, compile and load the entry; with `output_storage`, the
         caller hands IREE the memory of each result (CPU devices)."""
         _, runtime = _iree()
-        lowered = lower_for_iree(self._asm, self.entry, self.checked, output_storage=output_storage)
+        cpu = DEVICES[self.device].target == "llvm-cpu"
+        lowered = lower_for_iree(self._asm, self.entry, self.checked, output_storage=output_storage, cpu=cpu)
         self._storage = lowered.output_storage
         self.arguments: list[TensorSignature] = lowered.arguments
         self.results: list[TensorSignature] = lowered.results

@@ -20,7 +20,8 @@ The steps are the engine's up to linalg, then only what IREE needs:
 5. what is left of TOSA (reshapes and casts of indices, the program's own
    arithmetic) to linalg, tensor and arith as --gmx-lower-to-llvm lowers it
    (`TOSA_TO_IREE`: IREE's own TOSA input validates TOSA's profiles and
-   rejects what torch-mlir emits, such as casts from i64).
+   rejects what torch-mlir emits, such as casts from i64);
+6. for a CPU device, each gather's IREE CPU tiles (`iree_cpu_config`).
 
 Nothing is bufferized. The module is printed in generic form, which
 iree-compile parses whatever this MLIR's pretty forms are
@@ -35,6 +36,7 @@ from gmx.dialect import make_context
 from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
+from gmx.passes.lowering.iree_cpu_config import configure_gathers
 from gmx.passes.lowering.gmx_lower_to_llvm import (
     TOSA_LOWERING,
     LowerOptions,
@@ -87,10 +89,11 @@ class IreeInput:
     output_storage: bool = False  # the entry takes its results' storage after its arguments
 
 
-def lower_for_iree(text: str, entry: str, checked: bool, output_storage: bool = False) -> IreeInput:
+def lower_for_iree(text: str, entry: str, checked: bool, output_storage: bool = False, cpu: bool = True) -> IreeInput:
     """Parse `text` and lower its `entry` for IREE (module docstring); with
     `output_storage`, the entry also takes the storage of its own results
-    (`OUTPUT_STORAGE`). Raises CompileError with located diagnostics."""
+    (`OUTPUT_STORAGE`); for a `cpu` device, gathers get IREE CPU tiles
+    (`iree_cpu_config`). Raises CompileError with located diagnostics."""
     context = make_context()
     diagnostics: list[str] = []
 
@@ -103,12 +106,12 @@ def lower_for_iree(text: str, entry: str, checked: bool, output_storage: bool = 
     with context, ir.Location.unknown():
         handler = context.attach_diagnostic_handler(capture)
         try:
-            return _lower(text, entry, checked, output_storage, diagnostics)
+            return _lower(text, entry, checked, output_storage, cpu, diagnostics)
         finally:
             handler.detach()
 
 
-def _lower(text: str, entry: str, checked: bool, output_storage: bool, diagnostics: list[str]) -> IreeInput:
+def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool, diagnostics: list[str]) -> IreeInput:
     module = _parse(text)
     entry_op = find_entry(module, entry)
     if entry_op.name != "func.func":
@@ -126,6 +129,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, diagnosti
         lower_tosa = passmanager.PassManager("builtin.module")
         add_stages(lower_tosa, TOSA_TO_IREE, LowerOptions(checked=checked))
         lower_tosa.run(module.operation)
+        configure_gathers(module.operation, cpu)
         storage = output_storage and all(None not in r.shape and 0 not in r.shape for r in results)
         if storage:
             _add_output_storage(find_entry(module, entry), len(results))

@@ -168,3 +168,21 @@ def test_empty_axis_rules_per_mode():
     fill = plan_gather([None, 5], [3, 1], [0], mode="fill")
     assert fill.nonempty_axis_checks == () and fill.fill_axes == (0,)
     assert plan_gather([4, 5], [3, 1], [0], mode="fill").fill_axes == ()
+
+
+def test_iree_cpu_tiles_hold_whole_rows():
+    """IREE's CPU workgroups: whole output rows, then outer entries up to
+    IREE_WORKGROUP_BYTES, innermost first; one cache line of vector."""
+    from gmx.passes.lowering.gather_plan import IREE_WORKGROUP_BYTES, iree_cpu_tiles
+
+    per_workgroup = IREE_WORKGROUP_BYTES // 4  # f32 outputs
+    embedding = iree_cpu_tiles((256, 128, 128), 32)
+    assert embedding.distribution == (per_workgroup // (128 * 128), 128, 128)
+    assert embedding.vector == (1, 1, 16)
+    assert iree_cpu_tiles((16384, 256), 32).distribution == (per_workgroup // 256, 256)
+    assert iree_cpu_tiles((64, 1024, 64), 32).distribution == (1, per_workgroup // 64, 64)  # a dim cut: outer ones 1
+    assert iree_cpu_tiles((1 << 20,), 32).distribution == (per_workgroup,)  # a row over the budget is cut
+    assert iree_cpu_tiles((4, 100), 8).vector == (1, 64)  # i8: 64 per line
+    assert iree_cpu_tiles((3, 5), 32).vector == (1, 4)  # a power of two within the row
+    for shape in [(), (None, 4), (0, 4)]:
+        assert iree_cpu_tiles(shape, 32) is None

@@ -258,7 +258,7 @@ def test_compiles_for_cuda(name):
 
     benchmark = next(b for b in BENCHMARKS if b.name == name)
     text = run_pipeline(benchmark.case("quick").text, ["gmx-canonicalize"]).text
-    lowered = lower_for_iree(text, "main", True)
+    lowered = lower_for_iree(text, "main", True, cpu=False)
     assert compile_vmfb(lowered, "cuda")[:16]
     assert compile_vmfb(lowered, "cuda", repeat_flags(DISPATCH_REPEAT))[:16]
 
@@ -333,3 +333,13 @@ def test_gmx_study_shows_the_ir_handed_to_iree(capsys):
     shown = capsys.readouterr().out
     assert '"func.func"' in shown and "gmx.gather_multiaxis" not in shown and "tosa." not in shown
     assert "!hal.buffer_view) -> (tensor<4x3x6xf32>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)" in shown
+
+
+def test_gathers_get_iree_cpu_tiles_on_the_cpu_only():
+    """For a CPU device each gather generic carries IREE's user
+    configuration (`iree_cpu_config`); for CUDA none does."""
+    text = gather_module((50, 16), (64, 1), (0,))
+    cpu, gpu = lower_for_iree(text, "main", True), lower_for_iree(text, "main", True, cpu=False)
+    assert cpu.text.count("compilation_info = #iree_codegen.compilation_info") == 1
+    assert "distribution = [64, 16], vector_common_parallel = [1, 16]" in cpu.text
+    assert "compilation_info" not in gpu.text and "gmx.iree_gather" not in cpu.text + gpu.text

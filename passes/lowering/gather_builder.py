@@ -23,6 +23,8 @@ from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_FN,
 from ..views import defining_op, emit_view, static_shape_of, strip_views
 
 _NARROWING = ("tosa.cast", "arith.trunci")
+# Marks the gather generics built for IREE (`iree_cpu_config` configures them).
+IREE_GATHER_MARK = "gmx.iree_gather"
 
 
 # -- reading the operands ----------------------------------------------------------
@@ -46,7 +48,7 @@ def read_through_narrowing(indices: ir.Value) -> tuple[ir.Value, ir.Type | None]
     return (emit_view(wide, static_shape_of(indices)) if views else wide), narrow
 
 
-def _element_bits(element_type: ir.Type) -> int:
+def element_bits_of(element_type: ir.Type) -> int:
     """Bit width of an int or float element type (32 if it has none)."""
     if isinstance(element_type, (ir.IntegerType, ir.FloatType)):
         return element_type.width
@@ -616,6 +618,8 @@ class GatherBuilder:
         """The gather generic over `part` (parallel loops); with `clamp`, a
         bad index is read as 0."""
         generic = self._generic_op(part, [], "parallel")
+        if self.plan.target == "iree":
+            generic.operation.attributes[IREE_GATHER_MARK] = ir.UnitAttr.get()  # for `iree_cpu_config`
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             value, _ = self._gathered_value(block, part, clamp)
@@ -782,7 +786,7 @@ def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Con
         static_shape(op.input.type),
         static_shape(indices.type),
         op.axes_list,
-        element_bits=_element_bits(result_type.element_type),
+        element_bits=element_bits_of(result_type.element_type),
         checked=checked,
         mode=mode,
         target=target,

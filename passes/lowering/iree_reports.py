@@ -193,11 +193,11 @@ def _build_index_report(op, fold: Folder) -> None:
     read = functools.partial(_index_value, fold, narrow_type)
     elements = _output_elements(fold, op)
     if tiles is None:
-        report = _whole_report(fold, indices, read, sizes, elements)
+        count, first = _scan(fold, indices, read, sizes, []).results
     else:
         per_tile = _scan(fold, _tiled_view(indices, tiles), read, sizes, [tiles]).results
         count, first = _combine(fold, per_tile).results
-        report = _first_bad(fold, indices, read, sizes, count, first, elements)
+    report = _first_bad(fold, indices, read, sizes, count, first, elements)
     report.operation.attributes[_REPORT_MARK] = ir.UnitAttr.get()
 
 
