@@ -8,8 +8,9 @@ The steps are the engine's up to linalg, then only what IREE needs:
 1. the entry alone: every other function private, calls inlined, what is
    left unused dropped (`inline`, `symbol-dce`);
 2. TOSA's and tensor's gathers raised into gmx (`gmx-canonicalize{fuse=false}`,
-   as --gmx-lower-to-llvm does; checked, one left unraised is an error) and
-   StableHLO to linalg (`stablehlo-legalize-to-linalg`);
+   as --gmx-lower-to-llvm does; checked, one left unraised, or a scatter,
+   is an error) and StableHLO to linalg with --gmx-lower-to-llvm's own
+   stages (`STABLEHLO_LOWERING`);
 3. checked: each gather's index report (`iree_reports.add_index_reports`);
    unchecked: each gather reads nothing outside its input
    (`iree_reports.read_nothing_outside`);
@@ -21,7 +22,10 @@ The steps are the engine's up to linalg, then only what IREE needs:
    arithmetic) to linalg, tensor and arith as --gmx-lower-to-llvm lowers it
    (`TOSA_TO_IREE`: IREE's own TOSA input validates TOSA's profiles and
    rejects what torch-mlir emits, such as casts from i64);
-6. for a CPU device, each gather's IREE CPU tiles (`iree_cpu_config`).
+6. torch-mlir's tm_tensor scan, sort and scatter (its linalg-on-tensors
+   export; StableHLO's sorts, by `gmx-lower-stablehlo-sort`) as IREE's
+   iree_linalg_ext ops (`iree_linalg_ext`);
+7. for a CPU device, each gather's IREE CPU tiles (`iree_cpu_config`).
 
 Nothing is bufferized. The module is printed in generic form, which
 iree-compile parses whatever this MLIR's pretty forms are
@@ -37,7 +41,9 @@ from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
 from gmx.passes.lowering.iree_cpu_config import configure_gathers
+from gmx.passes.lowering.iree_linalg_ext import to_iree_linalg_ext
 from gmx.passes.lowering.gmx_lower_to_llvm import (
+    STABLEHLO_LOWERING,
     TOSA_LOWERING,
     LowerOptions,
     Upstream,
@@ -63,7 +69,6 @@ ENTRY_ONLY = ("inline", "symbol-dce")
 # Every tosa.gather and tensor.gather raised into gmx, nothing fused, as
 # --gmx-lower-to-llvm's first stage raises them.
 RAISE_GATHERS = "gmx-canonicalize{fuse=false}"
-TO_GMX = (RAISE_GATHERS, "stablehlo-legalize-to-linalg")
 # What is left of TOSA, with --gmx-lower-to-llvm's own stages (without
 # TOSA's profile validation, which IREE's TOSA input would run and which
 # rejects what torch-mlir emits: casts from i64, f64 constants).
@@ -129,6 +134,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
         lower_tosa = passmanager.PassManager("builtin.module")
         add_stages(lower_tosa, TOSA_TO_IREE, LowerOptions(checked=checked))
         lower_tosa.run(module.operation)
+        to_iree_linalg_ext(module.operation)
         configure_gathers(module.operation, cpu)
         storage = output_storage and all(None not in r.shape and 0 not in r.shape for r in results)
         if storage:
@@ -167,24 +173,31 @@ def _run(module: ir.Module, entry: str, checked: bool) -> None:
     for function in module.body.operations:
         if function.operation.name == "func.func" and ir.StringAttr(function.attributes["sym_name"]).value != entry:
             function.attributes["sym_visibility"] = ir.StringAttr.get("private")
-    build_pass_manager([*ENTRY_ONLY, *TO_GMX]).run(module.operation)
+    build_pass_manager([*ENTRY_ONLY, RAISE_GATHERS]).run(module.operation)
+    lower_stablehlo = passmanager.PassManager("builtin.module")
+    add_stages(lower_stablehlo, STABLEHLO_LOWERING, LowerOptions(checked=checked))
+    lower_stablehlo.run(module.operation)
     if checked:
-        _require_no_tosa_scatter(module)
+        _require_no_scatter(module)
         require_checkable_indices(module.operation)
 
 
-def _require_no_tosa_scatter(module: ir.Module) -> None:
-    """The engine checks a tosa.scatter's indices through callbacks; IREE
-    cannot call back, and would write out of bounds unchecked."""
+# Scatters the engine checks through callbacks (gmx-check-scatter-indices,
+# gmx-check-tm-tensor-scatter); IREE cannot call back, and would write out
+# of bounds unchecked.
+SCATTERS = ("tosa.scatter", "tm_tensor.scatter")
+
+
+def _require_no_scatter(module: ir.Module) -> None:
     scatters = []
 
     def collect(op):
-        if op.name == "tosa.scatter":
-            scatters.append(op.location)
+        if op.name in SCATTERS:
+            scatters.append((op.name, op.location))
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(collect)
-    for location in scatters:
-        location.emit_error("tosa.scatter cannot be bounds-checked on the iree backend (compile with checked=False)")
+    for name, location in scatters:
+        location.emit_error(f"{name} cannot be bounds-checked on the iree backend (compile with checked=False)")
     if scatters:
-        raise PassFailed(f"{len(scatters)} unchecked tosa.scatter")
+        raise PassFailed(f"{len(scatters)} unchecked scatters")

@@ -91,10 +91,11 @@ def test_wrap_and_clip_of_extreme_values_equal_the_reference(mode, size):
     np.testing.assert_array_equal(gmx.runtime.run(text, x, indices, **IREE), want)
 
 
-def test_wrap_and_clip_keep_their_dims_on_iree():
-    """The value a "wrap" gather reads feeds a select in the IR handed to
-    IREE, which then keeps the generic's dims (`_selected_for_iree`)."""
-    text = gather_module((8, 4), (5, 1), (0,), mode="wrap")
+@pytest.mark.parametrize("mode", ["wrap", "clip"])
+def test_wrap_and_clip_keep_their_dims_on_iree(mode):
+    """The value a "wrap" or "clip" gather reads feeds a select in the IR
+    handed to IREE, which then keeps the generic's dims (`_selected_for_iree`)."""
+    text = gather_module((8, 4), (5, 1), (0,), mode=mode)
     lowered = lower_for_iree(text, "main", checked=True)
     assert '"tensor.extract"' in lowered.text
     extracted = [line.split(" = ")[0].strip() for line in lowered.text.splitlines() if '"tensor.extract"' in line]
@@ -209,7 +210,9 @@ def test_argument_errors_are_the_engines():
         assert str(iree.value) == str(engine.value)
 
 
-REAL_PROGRAMS = ("kv_cache_read", "onnx_gather_nd")
+REAL_PROGRAMS = ("kv_cache_read", "onnx_gather_nd",
+                 "knn_graph_feature@linalg",  # tm_tensor.sort (torch.topk), as iree_linalg_ext.sort
+                 "knn_graph_feature@stablehlo")  # stablehlo.sort, through gmx-lower-stablehlo-sort
 
 
 @pytest.mark.parametrize("name", REAL_PROGRAMS)
@@ -220,9 +223,40 @@ def test_real_programs_equal_their_reference(name):
 
     program = models.MODELS[name]
     built = program.build()
-    fused = run_pipeline(models.export(built), ["gmx-canonicalize"]).text
+    fused = run_pipeline(models.export(built, form=program.form), ["gmx-canonicalize"]).text
     got = gmx.runtime.run(fused, *built.inputs, **IREE)
     assert models.matches(got, models.reference(built), program.tolerance) is None
+
+
+def test_scatter_runs_unchecked_and_is_refused_checked():
+    """torch-mlir's tm_tensor.scatter (index_add in linalg-on-tensors) runs
+    as iree_linalg_ext.scatter unchecked; checked, IREE cannot check its
+    indices: a located error, as for tosa.scatter."""
+    pytest.importorskip("torch")
+    from gmx.tools.experiments import models
+
+    program = models.MODELS["segment_means@linalg"]
+    built = program.build()
+    fused = run_pipeline(models.export(built, form=program.form), ["gmx-canonicalize"]).text
+    got = gmx.runtime.run(fused, *built.inputs, checked=False, **IREE)
+    assert models.matches(got, models.reference(built), program.tolerance) is None
+    with pytest.raises(CompileError, match=r"-:\d+:\d+: error: tm_tensor.scatter cannot be bounds-checked on the iree backend"):
+        gmx.runtime.run(fused, *built.inputs, **IREE)
+
+
+def test_cumsum_runs_as_an_iree_scan():
+    """torch.cumsum in linalg-on-tensors is a tm_tensor.scan: handed to IREE
+    as iree_linalg_ext.scan, its sums equal eager torch's."""
+    torch = pytest.importorskip("torch")
+    from gmx.passes.lowering.iree_linalg_ext import to_iree_linalg_ext  # noqa: F401  (what runs)
+    from gmx.tools.experiments.frontends import torch_export
+
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    text = torch_export(lambda t: torch.cumsum(t, 1), [x], output_type="linalg-on-tensors")
+    assert "tm_tensor.scan" in text
+    lowered = lower_for_iree(text, "main", True)
+    assert '"iree_linalg_ext.scan"' in lowered.text and "tm_tensor" not in lowered.text
+    np.testing.assert_array_equal(gmx.runtime.run(text, x, **IREE), np.cumsum(x, 1))
 
 
 RESULTS_NO_DISPATCH_WRITES = """func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {

@@ -757,7 +757,7 @@ class GatherBuilder:
 
     def _selected_for_iree(self, raw: ir.Value, size: Folded) -> ir.Value:
         """A "wrap" or "clip" index value with a negative one wrapped once
-        ("wrap") or made 0 ("clip"), which the mode then maps as it would
+        ("wrap") or made -1 ("clip"), which the mode then maps as it would
         have: a select on the value read. IREE 3.13's CollapseDimensions
         leaves the dims of a generic with no inputs that selects on a value
         it extracts (its rule for bounds-checked gathers, as "fill" and
@@ -765,7 +765,9 @@ class GatherBuilder:
         by element (take_along_dim_bcast, 2 cores: 4.0 ms folded, about the
         engine's time kept)."""
         fold = self.fold
-        replacement = 0 if self.plan.mode is Mode.CLIP else fold.add(raw, _as_type(fold, size, raw.type))
+        # "clip": -1, which it clips to 0 as it would the value (0 here would
+        # be canonicalized into an arith.maxsi, and the select lost).
+        replacement = -1 if self.plan.mode is Mode.CLIP else fold.add(raw, _as_type(fold, size, raw.type))
         return fold.value(fold.select(fold.cmp("slt", raw, 0), replacement, raw, raw.type), raw.type)
 
 

@@ -281,6 +281,22 @@ TOSA_LOWERING: tuple[Stage, ...] = (
     Upstream("tosa-to-arith"),
 )
 
+# Every StableHLO op but its gathers (raised into gmx before) becomes
+# linalg, tensor, arith, tm_tensor.sort or scf on tensors; gmx.runtime's
+# iree backend lowers StableHLO with the same stages.
+STABLEHLO_LOWERING: tuple[Stage, ...] = (
+    # CHLO (JAX's top_k) as StableHLO; every stablehlo.sort and control
+    # flow op, which upstream does not lower, as torch-mlir's tm_tensor.sort
+    # (bufferized below) and scf.
+    Upstream("func.func(chlo-legalize-to-stablehlo)"),
+    GmxPass(gmx_lower_stablehlo_sort.PASS),
+    GmxPass(gmx_lower_stablehlo_control_flow.PASS),
+    # What is left of StableHLO (everything but its raised gathers) becomes
+    # linalg, tensor and arith on tensors; upstream's stablehlo.gather
+    # lowering clamps, so one left unraised runs as StableHLO defines it.
+    Upstream("stablehlo-legalize-to-linalg"),
+)
+
 # Every gmx op becomes linalg; the frontends' other ops are as they were.
 TO_LINALG: tuple[Stage, ...] = (
     Step("gmx-prepare-entry-points", "public functions: C interface, gmx.signature, read-only arguments",
@@ -297,16 +313,7 @@ TO_LINALG: tuple[Stage, ...] = (
 
 # Everything on tensors becomes loops on memrefs (structured control flow).
 TO_LOOPS: tuple[Stage, ...] = (
-    # CHLO (JAX's top_k) as StableHLO; every stablehlo.sort and control
-    # flow op, which upstream does not lower, as torch-mlir's tm_tensor.sort
-    # (bufferized below) and scf.
-    Upstream("func.func(chlo-legalize-to-stablehlo)"),
-    GmxPass(gmx_lower_stablehlo_sort.PASS),
-    GmxPass(gmx_lower_stablehlo_control_flow.PASS),
-    # What is left of StableHLO (everything but its raised gathers) becomes
-    # linalg, tensor and arith on tensors; upstream's stablehlo.gather
-    # lowering clamps, so one left unraised runs as StableHLO defines it.
-    Upstream("stablehlo-legalize-to-linalg"),
+    *STABLEHLO_LOWERING,
     *TOSA_LOWERING,
     # Elementwise arith and math on tensors (written by hand, or what the
     # frontends leave) as linalg.generic: bufferization has no other way.
