@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gmx.passes.lowering.iree_reports import INDEX_REPORT
+from gmx.passes.lowering.iree_reports import INDEX_COUNTS, INDEX_REPORT, SHAPE_KIND, IndexReport
 from gmx.passes.lowering.runtime_abi import SHAPE_ERROR_EMPTY_AXIS
 
 from .entry import TensorSignature, check_argument, wrong_arity
@@ -37,7 +37,7 @@ from .errors import CompileError
 from .iree_lowering import IreeInput, lower_for_iree
 from .lowering import write_reproducer
 from .memref import AlignedBuffer
-from .reports import raise_reported
+from .reports import raise_reported, site_text
 
 INSTALL = "pip install -e '.[iree]'"
 DEFAULT_DEVICE = "local-task"
@@ -162,10 +162,16 @@ class IreeProgram:
     """An entry compiled by IREE for one device, callable on numpy arrays
     like CompiledProgram (same checks, same results, same errors)."""
 
-    def __init__(self, asm: str, entry: str, checked: bool, device: str, extra_flags: tuple[str, ...] = ()):
+    def __init__(self, asm: str, entry: str, checked: bool, device: str, extra_flags: tuple[str, ...] = (),
+                 details: bool = False):
         _, runtime = _iree()
         self.entry, self.checked, self.device = entry, checked, device
         self.extra_flags = extra_flags  # iree-compile's, beside the device's (gmx-bench: DISPATCH_REPEAT)
+        # Index reports in full (details), or their counts and first
+        # positions alone: the fast path, which runs the program with full
+        # reports (`_detailed`, compiled on the first error) to say an error.
+        self.details = details
+        self._detailed_program: IreeProgram | None = None
         hal_device(device)  # before compiling: a missing device fails fast
         self._asm = asm
         self._load(output_storage=DEVICES[device].target == "llvm-cpu")
@@ -178,7 +184,8 @@ class IreeProgram:
         caller hands IREE the memory of each result (CPU devices)."""
         _, runtime = _iree()
         cpu = DEVICES[self.device].target == "llvm-cpu"
-        lowered = lower_for_iree(self._asm, self.entry, self.checked, output_storage=output_storage, cpu=cpu)
+        lowered = lower_for_iree(self._asm, self.entry, self.checked, output_storage=output_storage, cpu=cpu,
+                                 details=self.details)
         self._storage = lowered.output_storage
         self.arguments: list[TensorSignature] = lowered.arguments
         self.results: list[TensorSignature] = lowered.results
@@ -215,7 +222,7 @@ class IreeProgram:
         if not isinstance(outputs, (tuple, list)):
             outputs = (outputs,)
         own = len(self.results)
-        self._raise_reported([np.asarray(o.to_host()) for o in outputs[own:]])
+        self._raise_reported([np.asarray(o.to_host()) for o in outputs[own:]], arrays)
         results = storage or [np.asarray(o.to_host()) for o in outputs[:own]]
         if len(results) == 1:
             return results[0]
@@ -264,18 +271,25 @@ class IreeProgram:
         np.copyto(host, array)
         return device_array
 
-    def _raise_reported(self, reports: list[np.ndarray]) -> None:
-        """Raise what the reports say (`iree_reports`) as the engine would."""
+    def _raise_reported(self, reports: list[np.ndarray], arrays: tuple) -> None:
+        """Raise what the reports say (`iree_reports`) as the engine would.
+        Reports without details that count a bad index run the program
+        again with full reports (a pure function of `arrays`) to say which."""
         values = iter(reports)
         index_reports = iter(self._index_reports)
         shape_errors, index_errors, count = [], [], 0
         for kind in self._kinds:
-            if kind == "shape":
+            if kind == SHAPE_KIND:
                 failed, site, dim, a, b = (int(v) for v in next(values))
                 if failed:
                     shape_errors.append((site, dim, a, b))
                 continue
             report = next(index_reports)
+            if not self.details:
+                bad, _ = (int(next(values)) for _ in INDEX_COUNTS)
+                if bad:
+                    self._raise_detailed(arrays, report, bad)
+                continue
             bad, first, value, size, elements = (int(next(values)) for _ in INDEX_REPORT)
             if not bad:
                 continue
@@ -286,6 +300,20 @@ class IreeProgram:
             index_errors = index_errors or [(report.site, axis, value, size)]
             count += bad
         raise_reported(self.sites, shape_errors, index_errors, index_count=count)
+
+    def _raise_detailed(self, arrays: tuple, report: IndexReport, bad: int) -> None:
+        """Run `arrays` through the program with full reports (compiled the
+        first time), which raises the engine's error. Only when it does not
+        (the arguments changed in between, by another thread), an
+        IndexError saying so."""
+        if self._detailed_program is None:
+            self._detailed_program = IreeProgram(self._asm, self.entry, self.checked, self.device,
+                                                 self.extra_flags, details=True)
+        self._detailed_program(*arrays)
+        raise IndexError(
+            f"{site_text(self.sites, report.site)}: {bad} indices were out of bounds, and none when read again: "
+            "the arguments changed during the call"
+        )
 
 
 @atexit.register

@@ -11,7 +11,9 @@ The steps are the engine's up to linalg, then only what IREE needs:
    as --gmx-lower-to-llvm does; checked, one left unraised, or a scatter,
    is an error) and StableHLO to linalg with --gmx-lower-to-llvm's own
    stages (`STABLEHLO_LOWERING`);
-3. checked: each gather's index report (`iree_reports.add_index_reports`);
+3. checked: each gather's index report (`iree_reports.add_index_reports`:
+   the count of bad indices and the first's position, or, with `details`,
+   its value and axis size too);
    unchecked: each gather reads nothing outside its input
    (`iree_reports.read_nothing_outside`);
 4. `convert_gmx_to_linalg` planned for IREE (plain generics: no tensor of
@@ -92,13 +94,17 @@ class IreeInput:
     report_kinds: list[str]  # per report, in result order: "index" or "shape"
     index_reports: list[IndexReport]  # the "index" ones, in order
     output_storage: bool = False  # the entry takes its results' storage after its arguments
+    details: bool = False  # index reports in full (INDEX_REPORT), else INDEX_COUNTS
 
 
-def lower_for_iree(text: str, entry: str, checked: bool, output_storage: bool = False, cpu: bool = True) -> IreeInput:
+def lower_for_iree(text: str, entry: str, checked: bool, output_storage: bool = False, cpu: bool = True,
+                   details: bool = False) -> IreeInput:
     """Parse `text` and lower its `entry` for IREE (module docstring); with
     `output_storage`, the entry also takes the storage of its own results
     (`OUTPUT_STORAGE`); for a `cpu` device, gathers get IREE CPU tiles
-    (`iree_cpu_config`). Raises CompileError with located diagnostics."""
+    (`iree_cpu_config`); with `details`, each index report says the first
+    bad value and its axis size too (`iree_reports.INDEX_REPORT`, else
+    `INDEX_COUNTS`). Raises CompileError with located diagnostics."""
     context = make_context()
     diagnostics: list[str] = []
 
@@ -111,12 +117,13 @@ def lower_for_iree(text: str, entry: str, checked: bool, output_storage: bool = 
     with context, ir.Location.unknown():
         handler = context.attach_diagnostic_handler(capture)
         try:
-            return _lower(text, entry, checked, output_storage, cpu, diagnostics)
+            return _lower(text, entry, checked, output_storage, cpu, details, diagnostics)
         finally:
             handler.detach()
 
 
-def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool, diagnostics: list[str]) -> IreeInput:
+def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool, details: bool,
+           diagnostics: list[str]) -> IreeInput:
     module = _parse(text)
     entry_op = find_entry(module, entry)
     if entry_op.name != "func.func":
@@ -125,7 +132,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
     try:
         _run(module, entry, checked)
         entry_op = find_entry(module, entry)
-        index_reports = add_index_reports(module.operation, entry_op) if checked else []
+        index_reports = add_index_reports(module.operation, entry_op, details) if checked else []
         if not checked:
             read_nothing_outside(module.operation)
         convert_gmx_to_linalg(module.operation, checked=checked, target="iree")
@@ -145,7 +152,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
     except PassFailed as error:
         raise CompileError("\n".join(diagnostics) or str(error)) from None
     iree_text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
-    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage)
+    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage, details)
 
 
 def _add_output_storage(entry, results: int) -> None:

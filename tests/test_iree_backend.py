@@ -366,7 +366,29 @@ def test_gmx_study_shows_the_ir_handed_to_iree(capsys):
     assert study("torch-gather", "--iree-ir") == 0
     shown = capsys.readouterr().out
     assert '"func.func"' in shown and "gmx.gather_multiaxis" not in shown and "tosa." not in shown
-    assert "!hal.buffer_view) -> (tensor<4x3x6xf32>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)" in shown
+    # The form a call runs: its report is the count of bad indices and the first's position.
+    assert "!hal.buffer_view) -> (tensor<4x3x6xf32>, tensor<i64>, tensor<i64>)" in shown
+
+
+def test_reports_count_then_a_second_run_says_which():
+    """A call's reports are counts and first positions (INDEX_COUNTS); a
+    count above 0 runs the program with full reports (INDEX_REPORT), which
+    raises the engine's error. Should that run find nothing (the arguments
+    changed in between), an IndexError says so."""
+    from gmx.passes.lowering.iree_reports import INDEX_COUNTS, INDEX_REPORT
+    from gmx.runtime.iree_backend import IreeProgram
+
+    text = gather_module((5, 3), (4, 1), (0,))
+    fast, full = lower_for_iree(text, "main", True), lower_for_iree(text, "main", True, details=True)
+    reports = "-> (tensor<4x3xf32>{})".format
+    assert reports(", tensor<i64>" * len(INDEX_COUNTS)) in fast.text
+    assert reports(", tensor<i64>" * len(INDEX_REPORT)) in full.text
+    program = IreeProgram(text, "main", True, "local-task")
+    x, good = np.zeros((5, 3), np.float32), np.array([[0], [4], [-1], [2]])
+    with pytest.raises(IndexError, match=r"-:2:8: index 9 is out of bounds for axis 0 with size 5$"):
+        program(x, np.array([[0], [9], [-1], [2]]))
+    with pytest.raises(IndexError, match=r"-:2:8: 1 indices were out of bounds, and none when read again"):
+        program._raise_reported([np.array(1), np.array(1)], (x, good))
 
 
 def test_gathers_get_iree_cpu_tiles_on_the_cpu_only():

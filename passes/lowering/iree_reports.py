@@ -60,8 +60,12 @@ from .gather_builder import read_through_narrowing
 from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_FN, error_sites
 from ..registry import PassFailed
 
-# The values of one gather's index report, in result order (rank-0 i64 each).
+# The values of one gather's index report, in result order (rank-0 i64 each):
+# in full (`details`), or its count and first position alone, the rest read
+# again when the count is not 0 (the runtime's fast path).
 INDEX_REPORT = ("count", "first", "value", "size", "elements")
+INDEX_COUNTS = INDEX_REPORT[:2]
+INDEX_KIND, SHAPE_KIND = "index", "shape"  # the kinds of report (`return_reports`)
 # The values of one shape check's report (one tensor<5xi64>).
 SHAPE_REPORT = ("failed", "site", "dim", "input_size", "indices_size")
 _NO_POSITION = (1 << 63) - 1
@@ -100,7 +104,7 @@ def _dim(fold: Folder, value: ir.Value, d: int) -> Folded:
     return tensor.dim(value, fold.index(d))
 
 
-def add_index_reports(module, entry) -> list[IndexReport]:
+def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
     """Give each checked gather of `entry` (a func.func of `module`) its
     report and make it read nothing out of range (module docstring); site
     numbers are those convert-gmx-to-linalg will give (its walk order, after
@@ -124,7 +128,7 @@ def add_index_reports(module, entry) -> list[IndexReport]:
             continue
         _read_as_fill(op, zero)
         with ir.InsertionPoint.after(op), op.location:
-            _build_index_report(op, Folder(constants))
+            _build_index_report(op, Folder(constants), details)
         reports.append(IndexReport(this, tuple(op.axes_list)))
     if failed:
         raise PassFailed(f"{failed} gathers cannot be checked on iree")
@@ -177,11 +181,12 @@ def report_tiles(elements: int | None) -> int | None:
     return max((t for t in range(2, most + 1) if elements % t == 0), default=None)
 
 
-def _build_index_report(op, fold: Folder) -> None:
-    """`op`'s report (INDEX_REPORT), after `op`: a scan of its indices for
-    the count of bad values and the row-major position of the first (in
-    tiles, then combined, where `report_tiles` says so), then one read of
-    that value and its axis size. The last op is marked for
+def _build_index_report(op, fold: Folder, details: bool) -> None:
+    """`op`'s report after `op`: a scan of its indices for the count of bad
+    values and the row-major position of the first (in tiles, then
+    combined, where `report_tiles` says so); with `details`, then one read
+    of that value and its axis size (INDEX_REPORT), else the count and
+    position alone (INDEX_COUNTS). The last op is marked for
     `return_reports`."""
     # Read wide where the gather reads them wide (`read_through_narrowing`):
     # no pass writes the truncated indices first.
@@ -197,8 +202,8 @@ def _build_index_report(op, fold: Folder) -> None:
     else:
         per_tile = _scan(fold, _tiled_view(indices, tiles), read, sizes, [tiles]).results
         count, first = _combine(fold, per_tile).results
-    report = _first_bad(fold, indices, read, sizes, count, first, elements)
-    report.operation.attributes[_REPORT_MARK] = ir.UnitAttr.get()
+    report = _first_bad(fold, indices, read, sizes, count, first, elements) if details else first.owner
+    report.operation.attributes[_REPORT_MARK] = ir.StringAttr.get(INDEX_KIND)
 
 
 def _output_elements(fold: Folder, op) -> ir.Value:
@@ -388,7 +393,7 @@ def shape_reports(module, entry) -> int:
             i64 = _i64()
             flag = arith.ConstantOp(i64, 1).result if static else arith.extui(i64, guard.operands[0])
             report = tensor.from_elements(ir.RankedTensorType.get([len(SHAPE_REPORT)], i64), [flag, *call.operands])
-            report.owner.attributes[_REPORT_MARK] = ir.UnitAttr.get()
+            report.owner.attributes[_REPORT_MARK] = ir.StringAttr.get(SHAPE_KIND)
         anchor.erase()
     if failed:
         raise PassFailed(f"{failed} run-time checks cannot be reported on iree")
@@ -405,15 +410,15 @@ def _drop_callback_declarations(module) -> None:
 
 def return_reports(entry) -> list[str]:
     """Append every marked report of `entry` (in program order) to its
-    results; return their kinds in that order: "index" (INDEX_REPORT's
-    values, one result each) or "shape" (one result)."""
+    results; return their kinds in that order: INDEX_KIND (INDEX_REPORT's
+    or INDEX_COUNTS' values, one result each) or SHAPE_KIND (one result)."""
     block = entry.regions[0].blocks[0]
     values, kinds = [], []
     for op in block.operations:
         if _REPORT_MARK in op.attributes:
+            kinds.append(ir.StringAttr(op.attributes[_REPORT_MARK]).value)
             del op.attributes[_REPORT_MARK]
             values.extend(op.results)
-            kinds.append("index" if len(op.results) == len(INDEX_REPORT) else "shape")
     ftype = ir.FunctionType(ir.TypeAttr(entry.attributes["function_type"]).value)
     types = [v.type for v in values]
     entry.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ftype.inputs, [*ftype.results, *types]))
