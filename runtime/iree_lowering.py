@@ -8,8 +8,7 @@ The steps are the engine's up to linalg, then only what IREE needs:
 1. the entry alone: every other function private, calls inlined, what is
    left unused dropped (`inline`, `symbol-dce`);
 2. TOSA's and tensor's gathers raised into gmx (`gmx-canonicalize{fuse=false}`,
-   as --gmx-lower-to-llvm does; checked, one left unraised, or a scatter,
-   is an error) and StableHLO to linalg with --gmx-lower-to-llvm's own
+   as --gmx-lower-to-llvm does; checked, one left unraised is an error) and StableHLO to linalg with --gmx-lower-to-llvm's own
    stages (`STABLEHLO_LOWERING`);
 3. checked: each gather's index report (`iree_reports.add_index_reports`:
    the count of bad indices and the first's position, or, with `details`,
@@ -17,8 +16,9 @@ The steps are the engine's up to linalg, then only what IREE needs:
    unchecked: each gather reads nothing outside its input
    (`iree_reports.read_nothing_outside`);
 4. `convert_gmx_to_linalg` planned for IREE (plain generics: no tensor of
-   `index` crosses a dispatch), then the run-time shape checks as reports
-   and every report appended to the entry's results.
+   `index` crosses a dispatch); checked, each scatter's report and its
+   indices clamped (`iree_scatter_reports`); then the run-time shape checks
+   as reports and every report appended to the entry's results.
 
 5. what is left of TOSA (reshapes and casts of indices, the program's own
    arithmetic) to linalg, tensor and arith as --gmx-lower-to-llvm lowers it
@@ -44,6 +44,7 @@ from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
 from gmx.passes.lowering.iree_cpu_config import configure_gathers
 from gmx.passes.lowering.iree_linalg_ext import to_iree_linalg_ext
+from gmx.passes.lowering.iree_scatter_reports import add_scatter_reports
 from gmx.passes.lowering.gmx_lower_to_llvm import (
     STABLEHLO_LOWERING,
     TOSA_LOWERING,
@@ -53,6 +54,7 @@ from gmx.passes.lowering.gmx_lower_to_llvm import (
     require_checkable_indices,
 )
 from gmx.passes.lowering.iree_reports import (
+    INDEX_KIND,
     IndexReport,
     add_index_reports,
     read_nothing_outside,
@@ -136,8 +138,14 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
         if not checked:
             read_nothing_outside(module.operation)
         convert_gmx_to_linalg(module.operation, checked=checked, target="iree")
+        if checked:
+            index_reports += add_scatter_reports(module.operation, entry_op, details)
         shape_reports(module.operation, entry_op)
-        kinds = return_reports(entry_op)
+        marks = return_reports(entry_op)
+        # The index reports in result order (program order), by their sites.
+        by_site = {report.site: report for report in index_reports}
+        index_reports = [by_site[site] for kind, site in marks if kind == INDEX_KIND]
+        kinds = [kind for kind, _ in marks]
         lower_tosa = passmanager.PassManager("builtin.module")
         add_stages(lower_tosa, TOSA_TO_IREE, LowerOptions(checked=checked))
         lower_tosa.run(module.operation)
@@ -185,26 +193,4 @@ def _run(module: ir.Module, entry: str, checked: bool) -> None:
     add_stages(lower_stablehlo, STABLEHLO_LOWERING, LowerOptions(checked=checked))
     lower_stablehlo.run(module.operation)
     if checked:
-        _require_no_scatter(module)
         require_checkable_indices(module.operation)
-
-
-# Scatters the engine checks through callbacks (gmx-check-scatter-indices,
-# gmx-check-tm-tensor-scatter); IREE cannot call back, and would write out
-# of bounds unchecked.
-SCATTERS = ("tosa.scatter", "tm_tensor.scatter")
-
-
-def _require_no_scatter(module: ir.Module) -> None:
-    scatters = []
-
-    def collect(op):
-        if op.name in SCATTERS:
-            scatters.append((op.name, op.location))
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
-    for name, location in scatters:
-        location.emit_error(f"{name} cannot be bounds-checked on the iree backend (compile with checked=False)")
-    if scatters:
-        raise PassFailed(f"{len(scatters)} unchecked scatters")

@@ -228,20 +228,65 @@ def test_real_programs_equal_their_reference(name):
     assert models.matches(got, models.reference(built), program.tolerance) is None
 
 
-def test_scatter_runs_unchecked_and_is_refused_checked():
-    """torch-mlir's tm_tensor.scatter (index_add in linalg-on-tensors) runs
-    as iree_linalg_ext.scatter unchecked; checked, IREE cannot check its
-    indices: a located error, as for tosa.scatter."""
-    pytest.importorskip("torch")
-    from gmx.tools.experiments import models
+def _index_put(x, i):
+    y = x.new_zeros(6, 5)
+    y[i] = x
+    return y
 
-    program = models.MODELS["segment_means@linalg"]
-    built = program.build()
-    fused = run_pipeline(models.export(built, form=program.form), ["gmx-canonicalize"]).text
-    got = gmx.runtime.run(fused, *built.inputs, checked=False, **IREE)
-    assert models.matches(got, models.reference(built), program.tolerance) is None
-    with pytest.raises(CompileError, match=r"-:\d+:\d+: error: tm_tensor.scatter cannot be bounds-checked on the iree backend"):
-        gmx.runtime.run(fused, *built.inputs, **IREE)
+
+def _scatter_rows(x, i, s):
+    return x.scatter(1, i, s)
+
+
+# (forward, output type, good arrays, bad indices (argument 1), the error's tail)
+SCATTERS = {
+    "tosa.scatter": (_index_put, "tosa", [np.ones((3, 5), np.float32), np.array([0, 5, 2])], np.array([0, 6, 2**32 + 1]),
+                     "index 6 is out of bounds for axis 1 with size 6 (2 indices out of bounds)"),
+    "tm_tensor.scatter": (_scatter_rows, "linalg-on-tensors",
+                          [np.arange(15, dtype=np.float32).reshape(3, 5), np.array([[0, 1], [2, 3], [4, 0]]),
+                           np.ones((3, 2), np.float32)],
+                          np.array([[0, 1], [2, 5], [-1, 0]]), "index 5 is out of bounds for axis 1 with size 5 (2 indices out of bounds)"),
+}
+
+
+@pytest.mark.parametrize("name", SCATTERS)
+def test_scatters_are_checked_as_the_engine_checks_them(name):
+    """tosa.scatter (index_put in TOSA) and torch-mlir's tm_tensor.scatter
+    (handed to IREE as iree_linalg_ext.scatter): in-range indices give the
+    engine's result, checked and unchecked; bad ones the engine's
+    IndexError, located at the scatter, with the count (`iree_scatter_reports`)."""
+    torch = pytest.importorskip("torch")
+    from gmx.tools.experiments.frontends import torch_export
+
+    forward, output_type, arrays, bad, message = SCATTERS[name]
+    text = run_pipeline(torch_export(forward, [torch.from_numpy(a) for a in arrays], output_type=output_type),
+                        ["gmx-canonicalize"]).text
+    assert name in text
+    for checked in (True, False):
+        np.testing.assert_array_equal(gmx.runtime.run(text, *arrays, checked=checked, **IREE),
+                                      gmx.runtime.run(text, *arrays, checked=checked))
+    arrays[1] = bad
+    engine, iree = outcome(text, arrays), outcome(text, arrays, **IREE)
+    assert iree[1] == engine[1] and engine[1][1].endswith(message), (engine, iree)
+
+
+def test_scatter_in_a_loop_is_a_located_error():
+    """A checked scatter must be in the entry's body to report (as a gather)."""
+    text = """func.func @main(%v: tensor<1x6x5xf32>, %i: tensor<1x3xi32>, %x: tensor<1x3x5xf32>, %n: tensor<i64>) -> tensor<1x6x5xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.extract %n[] : tensor<i64>
+  %ub = arith.index_cast %e : i64 to index
+  %r = scf.for %k = %c0 to %ub step %c1 iter_args(%a = %v) -> (tensor<1x6x5xf32>) {
+    %s = tosa.scatter %a, %i, %x : (tensor<1x6x5xf32>, tensor<1x3xi32>, tensor<1x3x5xf32>) -> tensor<1x6x5xf32>
+    scf.yield %s : tensor<1x6x5xf32>
+  }
+  return %r : tensor<1x6x5xf32>
+}
+"""
+    with pytest.raises(CompileError, match=r"-:7:10: error: this scatter is inside 'scf.for'"):
+        lower_for_iree(text, "main", True)
+    assert lower_for_iree(text, "main", False).results
 
 
 def test_cumsum_runs_as_an_iree_scan():

@@ -128,7 +128,7 @@ def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
             continue
         _read_as_fill(op, zero)
         with ir.InsertionPoint.after(op), op.location:
-            _build_index_report(op, Folder(constants), details)
+            _build_index_report(op, Folder(constants), details, this)
         reports.append(IndexReport(this, tuple(op.axes_list)))
     if failed:
         raise PassFailed(f"{failed} gathers cannot be checked on iree")
@@ -181,29 +181,40 @@ def report_tiles(elements: int | None) -> int | None:
     return max((t for t in range(2, most + 1) if elements % t == 0), default=None)
 
 
-def _build_index_report(op, fold: Folder, details: bool) -> None:
-    """`op`'s report after `op`: a scan of its indices for the count of bad
-    values and the row-major position of the first (in tiles, then
-    combined, where `report_tiles` says so); with `details`, then one read
-    of that value and its axis size (INDEX_REPORT), else the count and
-    position alone (INDEX_COUNTS). The last op is marked for
-    `return_reports`."""
-    # Read wide where the gather reads them wide (`read_through_narrowing`):
-    # no pass writes the truncated indices first.
+def _build_index_report(op, fold: Folder, details: bool, site: int) -> None:
+    """`op`'s report, after `op` (`build_report`): its indices read as the
+    gather reads them (wide, truncated where read: `read_through_narrowing`,
+    so no pass writes the truncated indices first), a negative value
+    wrapping once."""
     indices, narrow_type = read_through_narrowing(op.indices)
-    shape = ir.RankedTensorType(indices.type).shape
     sizes = [fold.to_i64(_dim(fold, op.input, axis)) for axis in op.axes_list]
+    build_report(fold, indices, narrow_type, sizes, _output_elements(fold, op), details, site, negatives_wrap=True)
+
+
+def build_report(fold: Folder, indices: ir.Value, narrow_type: ir.Type | None, sizes: list[Folded],
+                 elements: Folded, details: bool, site: int, negatives_wrap: bool) -> None:
+    """A report of `indices`' values at the insertion point: a scan for the
+    count of bad values and the row-major position of the first (in tiles,
+    then combined, where `report_tiles` says so); with `details`, then one
+    read of that value and its axis size (INDEX_REPORT), else the count and
+    position alone (INDEX_COUNTS). A value is read truncated to
+    `narrow_type` if given; it must lie in [-size, size) of its axis
+    (`negatives_wrap`) or in [0, size). The last op is marked for
+    `return_reports`, with the error site the report is of."""
+    shape = ir.RankedTensorType(indices.type).shape
     static = all(not ir.ShapedType.is_dynamic_size(n) for n in shape)
     tiles = report_tiles(math.prod(shape) if static else None)
     read = functools.partial(_index_value, fold, narrow_type)
-    elements = _output_elements(fold, op)
+    is_bad = functools.partial(_is_bad if negatives_wrap else _is_not_index, fold)
     if tiles is None:
-        count, first = _scan(fold, indices, read, sizes, []).results
+        count, first = _scan(fold, indices, read, is_bad, sizes, []).results
     else:
-        per_tile = _scan(fold, _tiled_view(indices, tiles), read, sizes, [tiles]).results
+        per_tile = _scan(fold, _tiled_view(indices, tiles), read, is_bad, sizes, [tiles]).results
         count, first = _combine(fold, per_tile).results
+    elements = fold.value(elements, _i64())
     report = _first_bad(fold, indices, read, sizes, count, first, elements) if details else first.owner
     report.operation.attributes[_REPORT_MARK] = ir.StringAttr.get(INDEX_KIND)
+    report.operation.attributes[_SITE_MARK] = ir.IntegerAttr.get(_i64(), site)
 
 
 def _output_elements(fold: Folder, op) -> ir.Value:
@@ -212,31 +223,6 @@ def _output_elements(fold: Folder, op) -> ir.Value:
     for d in range(ir.RankedTensorType(op.output.type).rank):
         elements = fold.mul(elements, _dim(fold, op.output, d))
     return fold.value(fold.to_i64(elements), _i64())
-
-
-def _whole_report(fold: Folder, indices: ir.Value, read, sizes: list[Folded], elements: ir.Value) -> linalg.GenericOp_:
-    """The report (INDEX_REPORT, rank-0 tensors) in one reduction over all
-    of `indices`' values, keeping the first bad one's value and axis size
-    as it goes: one dispatch, for indices `report_tiles` leaves whole."""
-    rank = ir.RankedTensorType(indices.type).rank
-    outs = _filled(fold, [0, _NO_POSITION, 0, 0, 0], [])
-    scalar = ir.AffineMap.get(rank, 0, [])
-    generic = _generic([indices], outs, [ir.AffineMap.get_identity(rank)] + [scalar] * len(outs), ["reduction"] * rank)
-    block = generic.regions[0].blocks[0]
-    with ir.InsertionPoint(block):
-        value, count, first, bad_value, bad_size, _ = block.arguments
-        flat = _position(fold, indices)
-        value, size = read(value), _axis_size(fold, sizes, flat)
-        bad = _is_bad(fold, value, size)
-        take = fold.and_(bad, fold.cmp("slt", flat, first))
-        i64 = _i64()
-        linalg.YieldOp([
-            fold.value(fold.add(count, fold.select(bad, 1, 0, i64)), i64),
-            *[fold.value(fold.select(take, new, old, i64), i64) for new, old in
-              [(flat, first), (value, bad_value), (size, bad_size)]],
-            elements,
-        ])
-    return generic
 
 
 def _position(fold: Folder, indices: ir.Value) -> ir.Value:
@@ -281,7 +267,7 @@ def _generic(inputs: list[ir.Value], outs: list[ir.Value], maps: list[ir.AffineM
     )
 
 
-def _scan(fold: Folder, indices: ir.Value, read, sizes: list[Folded], tiles: list[int]) -> linalg.GenericOp_:
+def _scan(fold: Folder, indices: ir.Value, read, is_bad, sizes: list[Folded], tiles: list[int]) -> linalg.GenericOp_:
     """(count of bad values, row-major position of the first or
     _NO_POSITION) of `indices`' values: with `tiles` ([T]), of each row of
     the (T, rest) `indices` into tensors of T (rows in parallel), else of
@@ -297,7 +283,7 @@ def _scan(fold: Folder, indices: ir.Value, read, sizes: list[Folded], tiles: lis
     with ir.InsertionPoint(block):
         value, count, first = block.arguments
         flat = _position(fold, indices)
-        bad = _is_bad(fold, read(value), _axis_size(fold, sizes, flat))
+        bad = is_bad(read(value), _axis_size(fold, sizes, flat))
         linalg.YieldOp([
             fold.value(fold.add(count, fold.select(bad, 1, 0, _i64())), _i64()),
             fold.value(fold.minsi(first, fold.select(bad, flat, _NO_POSITION, _i64())), _i64()),
@@ -317,6 +303,11 @@ def _strides(fold: Folder, indices: ir.Value) -> list[Folded]:
 def _is_bad(fold: Folder, value: Folded, size: Folded) -> Folded:
     """Whether `value` lies outside [-size, size): one unsigned compare."""
     return fold.not_(fold.cmp("ult", fold.add(value, size), fold.add(size, size)))
+
+
+def _is_not_index(fold: Folder, value: Folded, size: Folded) -> Folded:
+    """Whether `value` lies outside [0, size): one unsigned compare."""
+    return fold.not_(fold.cmp("ult", value, size))
 
 
 def _axis_size(fold: Folder, sizes: list[Folded], flat: ir.Value) -> ir.Value:
@@ -364,6 +355,7 @@ def _first_bad(fold: Folder, indices: ir.Value, read, sizes: list[Folded], count
 
 
 _REPORT_MARK = "gmx.iree_report"
+_SITE_MARK = "gmx.iree_report_site"
 
 
 def shape_reports(module, entry) -> int:
@@ -408,16 +400,20 @@ def _drop_callback_declarations(module) -> None:
             op.erase()
 
 
-def return_reports(entry) -> list[str]:
+def return_reports(entry) -> list[tuple[str, int | None]]:
     """Append every marked report of `entry` (in program order) to its
-    results; return their kinds in that order: INDEX_KIND (INDEX_REPORT's
-    or INDEX_COUNTS' values, one result each) or SHAPE_KIND (one result)."""
+    results; return their kinds in that order, each with its site for an
+    index report: INDEX_KIND (INDEX_REPORT's or INDEX_COUNTS' values, one
+    result each) or SHAPE_KIND (one result)."""
     block = entry.regions[0].blocks[0]
     values, kinds = [], []
     for op in block.operations:
         if _REPORT_MARK in op.attributes:
-            kinds.append(ir.StringAttr(op.attributes[_REPORT_MARK]).value)
-            del op.attributes[_REPORT_MARK]
+            site = ir.IntegerAttr(op.attributes[_SITE_MARK]).value if _SITE_MARK in op.attributes else None
+            kinds.append((ir.StringAttr(op.attributes[_REPORT_MARK]).value, site))
+            for mark in (_REPORT_MARK, _SITE_MARK):
+                if mark in op.attributes:
+                    del op.attributes[mark]
             values.extend(op.results)
     ftype = ir.FunctionType(ir.TypeAttr(entry.attributes["function_type"]).value)
     types = [v.type for v in values]

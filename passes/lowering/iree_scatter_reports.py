@@ -1,0 +1,97 @@
+"""Checked scatters for IREE: each reports its indices, as a gather does,
+and writes only inside its output.
+
+The engine checks a scatter's indices through callbacks and writes nothing
+when one is bad (`--gmx-check-scatter-indices` for tosa.scatter,
+`--gmx-check-tm-tensor-scatter` for torch-mlir's tm_tensor.scatter). On
+IREE, `add_scatter_reports` gives each scatter in the entry's body a report
+(`iree_reports.build_report`: the same results as a gather's, so the
+runtime raises the engine's IndexError from them) and makes it write at
+its indices clamped into range, so that a bad one writes inside the output
+(the call then raises: the output is never returned):
+
+    %r = tosa.scatter %values, %indices, %input : (tensor<1x6x5xf32>, tensor<1x3xi32>, tensor<1x3x5xf32>) -> ...
+    ->
+    %count, %first = linalg.generic {iterator_types = ["reduction", "reduction"]} ins(%wide_indices) ...
+    %safe = linalg.generic ins(%indices) {  select(v <u 6, v, 0)  }
+    %r = tosa.scatter %values, %safe, %input : ...
+
+As the engine checks them: a value must lie in [0, size) of the dim it
+indexes (dim 1 of `values` for tosa.scatter; dim `dimension_map[j]` of the
+original for coordinate j of a tm_tensor.scatter), read before a narrowing
+cast. Sites follow those already recorded, tosa.scatter's first, as the
+engine's two checks number them.
+"""
+
+from __future__ import annotations
+
+from gmx.dialect.locations import location_text
+from gmx.dialect.mlir import ir, linalg, tensor
+
+from .folding import Constants, Folded, Folder
+from .gather_builder import read_through_narrowing
+from .gmx_check_scatter_indices import K_AXIS
+from .iree_reports import IndexReport, _axis_size, _dim, _generic, build_report
+from .runtime_abi import error_sites, set_error_sites
+from ..registry import PassFailed
+from ..walking import ops_named
+
+TOSA_SCATTER, TM_TENSOR_SCATTER = "tosa.scatter", "tm_tensor.scatter"
+
+
+def add_scatter_reports(module, entry, details: bool) -> list[IndexReport]:
+    """Report and clamp each scatter of `entry` (module docstring); returns
+    their IndexReports. PassFailed (errors emitted) for a scatter outside
+    the entry's body."""
+    sites = error_sites(module)
+    constants = Constants(entry.regions[0].blocks[0])
+    reports, failed = [], 0
+    for op in ops_named(module, TOSA_SCATTER) + ops_named(module, TM_TENSOR_SCATTER):
+        if op.parent != entry.operation:
+            op.location.emit_error(
+                f"this scatter is inside '{op.parent.name}', not in the body of the entry: "
+                "the iree backend cannot bounds-check it (compile with checked=False)"
+            )
+            failed += 1
+            continue
+        fold = Folder(constants)
+        with ir.InsertionPoint(op), op.location:
+            indices_operand, axes, sizes = _indexing(op, fold)
+            wide, _ = read_through_narrowing(op.operands[indices_operand])
+            build_report(fold, wide, None, sizes, 0, details, len(sites), negatives_wrap=False)
+            op.operands[indices_operand] = _clamped(fold, op.operands[indices_operand], sizes)
+        reports.append(IndexReport(len(sites), axes))
+        sites.append(location_text(op.location))
+    if failed:
+        raise PassFailed(f"{failed} scatters cannot be checked on iree")
+    set_error_sites(module, sites)
+    return reports
+
+
+def _indexing(op, fold: Folder) -> tuple[int, tuple[int, ...], list[Folded]]:
+    """(which operand holds the indices, the dim each coordinate indexes,
+    their sizes as i64) of a scatter."""
+    if op.name == TOSA_SCATTER:
+        values = op.operands[0]
+        return 1, (K_AXIS,), [fold.to_i64(_dim(fold, values, K_AXIS))]
+    dims = tuple(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
+    original = op.operands[2]
+    return 1, dims, [fold.to_i64(_dim(fold, original, d)) for d in dims]
+
+
+def _clamped(fold: Folder, indices: ir.Value, sizes: list[Folded]) -> ir.Value:
+    """`indices` with each value outside [0, size) of its coordinate made 0."""
+    indices_type = ir.RankedTensorType(indices.type)
+    rank = indices_type.rank
+    dims = [_dim(fold, indices, d) for d in range(rank)]
+    out = tensor.empty([fold.index(d) if not isinstance(d, int) else d for d in dims], indices_type.element_type)
+    identity = ir.AffineMap.get_identity(rank)
+    generic = _generic([indices], [out], [identity, identity], ["parallel"] * rank)
+    block = generic.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        value = block.arguments[0]
+        column = fold.to_i64(linalg.IndexOp(rank - 1).result) if len(sizes) > 1 else 0
+        size = _axis_size(fold, sizes, fold.value(column, ir.IntegerType.get_signless(64)))
+        ok = fold.cmp("ult", fold.to_i64(value), size)
+        linalg.YieldOp([fold.value(fold.select(ok, value, 0, indices_type.element_type), indices_type.element_type)])
+    return generic.results[0]
