@@ -63,6 +63,14 @@ DEVICES = {
 }
 
 
+def dlpack_carries(dtype) -> bool:
+    """Whether numpy hands an array of `dtype` over DLPack (not bfloat16,
+    ml_dtypes' type, which DLPack has no code for in numpy): the others
+    are read in place and written into by IREE; a bfloat16 argument is
+    copied into IREE's memory, a bfloat16 result copied out of it."""
+    return np.dtype(dtype).kind in "biufc"
+
+
 class BackendUnavailable(CompileError):
     """The backend or the device asked for is not installed or not here."""
 
@@ -127,10 +135,15 @@ def available_devices() -> tuple[str, ...]:
     return tuple(found)
 
 
+# iree-compile's flags for every device: IREE demotes f64 to f32 by
+# default, which would change an f64 program's results and signature.
+COMMON_FLAGS = ("--iree-input-type=none", "--iree-input-demote-f64-to-f32=false")
+
+
 def compile_flags(device: str) -> list[str]:
     """iree-compile's flags for a module from `lower_for_iree` on `device`."""
     spec = DEVICES[device]
-    return ["--iree-input-type=none", f"--iree-hal-target-backends={spec.target}", *spec.flags]
+    return [*COMMON_FLAGS, f"--iree-hal-target-backends={spec.target}", *spec.flags]
 
 
 def compile_vmfb(lowered: IreeInput, device: str, extra_flags: tuple[str, ...] = ()) -> bytes:
@@ -175,6 +188,8 @@ class IreeProgram:
         hal_device(device)  # before compiling: a missing device fails fast
         self._asm = asm
         self._load(output_storage=DEVICES[device].target == "llvm-cpu")
+        if self._storage and not all(dlpack_carries(r.dtype) for r in self.results):
+            self._load(output_storage=False)  # IREE's own result memory, copied out
         _programs.add(self)
         self._staging = threading.local()  # per thread: argument -> (device array, its mapped memory)
         self.threads = None  # IREE's own: its task system runs on the usable cores
@@ -254,7 +269,7 @@ class IreeProgram:
         hal = self._context.config.device
         if DEVICES[self.device].target != "llvm-cpu" or array.size == 0:
             return runtime.asdevicearray(hal, array)
-        if array.ctypes.data % IMPORT_ALIGNMENT == 0 and array.flags.writeable:
+        if array.ctypes.data % IMPORT_ALIGNMENT == 0 and array.flags.writeable and dlpack_carries(array.dtype):
             return runtime.DeviceArray(hal, hal.from_dlpack_capsule(array.__dlpack__()))
         staged = getattr(self._staging, "buffers", None)
         if staged is None:
