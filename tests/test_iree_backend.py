@@ -462,3 +462,40 @@ def test_gathers_get_iree_cpu_tiles_on_the_cpu_only():
     assert cpu.text.count("compilation_info = #iree_codegen.compilation_info") == 1
     assert "distribution = [64, 16], vector_common_parallel = [1, 16]" in cpu.text
     assert "compilation_info" not in gpu.text and "gmx.iree_gather" not in cpu.text + gpu.text
+
+
+def _random_gather(rng):
+    """(text, x, indices, axes, shape) of a random gather: rank 1 to 3,
+    random axes in random order, broadcast dims, any mode, f32/f64/i32
+    data, indices mostly in range or anywhere in +-2^40."""
+    rank = int(rng.integers(1, 4))
+    shape = [int(rng.integers(1, 7)) for _ in range(rank)]
+    axes = [int(a) for a in rng.permutation(rank)[: int(rng.integers(1, rank + 1))]]
+    indices_shape = [int(rng.integers(1, 6)) if d in axes else int(rng.choice([1, shape[d]])) for d in range(rank)]
+    indices_shape[-1] *= len(axes)
+    mode = str(rng.choice(["raise", "wrap", "clip", "fill"]))
+    dtype = np.dtype(rng.choice([np.float32, np.float64, np.int32]))
+    text = gather_module(tuple(shape), tuple(indices_shape), axes, dtype=dtype,
+                         mode=None if mode == "raise" else mode, fill_value=-7 if mode == "fill" else None)
+    x = (rng.standard_normal(shape) * 10).astype(dtype)
+    reach = 1 << 40 if rng.random() < 0.3 else 12
+    indices = rng.integers(-reach, reach, indices_shape)
+    if rng.random() < 0.5:
+        for j, axis in enumerate(axes):
+            indices[..., j::len(axes)] = rng.integers(-shape[axis], shape[axis], indices[..., j::len(axes)].shape)
+    return text, x, indices, mode
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_gathers_equal_the_engines(seed):
+    """Random gathers (`_random_gather`), checked: IREE's result or error is
+    the engine's; unchecked, in the modes that define every index, too."""
+    rng = np.random.default_rng(seed)
+    for _ in range(5):
+        text, x, indices, mode = _random_gather(rng)
+        for checked in (True, False) if mode != "raise" else (True,):
+            engine = outcome(text, (x, indices), checked=checked)
+            iree = outcome(text, (x, indices), checked=checked, **IREE)
+            assert iree[1] == engine[1], (text, indices)
+            if engine[0] is not None:
+                np.testing.assert_array_equal(iree[0], engine[0])
