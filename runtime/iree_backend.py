@@ -34,7 +34,7 @@ from gmx.passes.lowering.runtime_abi import SHAPE_ERROR_EMPTY_AXIS
 
 from .entry import TensorSignature, check_argument, wrong_arity
 from .errors import CompileError
-from .iree_lowering import IreeInput, lower_for_iree
+from .iree_lowering import IreeInput, dlpack_carries, lower_for_iree
 from .lowering import write_reproducer
 from .memref import AlignedBuffer
 from .reports import raise_reported, site_text
@@ -61,14 +61,6 @@ DEVICES = {
     "local-sync": Device("llvm-cpu", ("--iree-llvmcpu-target-cpu=host",)),  # the calling thread only
     "cuda": Device("cuda", (f"--iree-cuda-target={CUDA_TARGET}",)),
 }
-
-
-def dlpack_carries(dtype) -> bool:
-    """Whether numpy hands an array of `dtype` over DLPack (not bfloat16,
-    ml_dtypes' type, which DLPack has no code for in numpy): the others
-    are read in place and written into by IREE; a bfloat16 argument is
-    copied into IREE's memory, a bfloat16 result copied out of it."""
-    return np.dtype(dtype).kind in "biufc"
 
 
 class BackendUnavailable(CompileError):
@@ -188,8 +180,6 @@ class IreeProgram:
         hal_device(device)  # before compiling: a missing device fails fast
         self._asm = asm
         self._load(output_storage=DEVICES[device].target == "llvm-cpu")
-        if self._storage and not all(dlpack_carries(r.dtype) for r in self.results):
-            self._load(output_storage=False)  # IREE's own result memory, copied out
         _programs.add(self)
         self._staging = threading.local()  # per thread: argument -> (device array, its mapped memory)
         self.threads = None  # IREE's own: its task system runs on the usable cores

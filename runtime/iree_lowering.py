@@ -8,8 +8,9 @@ The steps are the engine's up to linalg, then only what IREE needs:
 1. the entry alone: every other function private, calls inlined, what is
    left unused dropped (`inline`, `symbol-dce`);
 2. TOSA's and tensor's gathers raised into gmx (`gmx-canonicalize{fuse=false}`,
-   as --gmx-lower-to-llvm does; checked, one left unraised is an error) and StableHLO to linalg with --gmx-lower-to-llvm's own
-   stages (`STABLEHLO_LOWERING`);
+   as --gmx-lower-to-llvm does; checked, one left unraised is an error)
+   and StableHLO to linalg with --gmx-lower-to-llvm's own stages
+   (`STABLEHLO_LOWERING`);
 3. checked: each gather's index report (`iree_reports.add_index_reports`:
    the count of bad indices and the first's position, or, with `details`,
    its value and axis size too);
@@ -37,6 +38,8 @@ iree-compile parses whatever this MLIR's pretty forms are
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from gmx.dialect import make_context
 from gmx.dialect.locations import diagnostic_text, error_text
@@ -96,14 +99,23 @@ class IreeInput:
     report_kinds: list[str]  # per report, in result order: "index" or "shape"
     index_reports: list[IndexReport]  # the "index" ones, in order
     output_storage: bool = False  # the entry takes its results' storage after its arguments
-    details: bool = False  # index reports in full (INDEX_REPORT), else INDEX_COUNTS
+
+
+def dlpack_carries(dtype) -> bool:
+    """Whether numpy hands an array of `dtype` over DLPack (not bfloat16,
+    ml_dtypes' type, which DLPack has no code for in numpy): the others
+    are read in place and written into by IREE; a bfloat16 argument is
+    copied into IREE's memory, a bfloat16 result copied out of it (it
+    gets no output storage)."""
+    return np.dtype(dtype).kind in "biufc"
 
 
 def lower_for_iree(text: str, entry: str, checked: bool, output_storage: bool = False, cpu: bool = True,
                    details: bool = False) -> IreeInput:
     """Parse `text` and lower its `entry` for IREE (module docstring); with
     `output_storage`, the entry also takes the storage of its own results
-    (`OUTPUT_STORAGE`); for a `cpu` device, gathers get IREE CPU tiles
+    (`OUTPUT_STORAGE`) where they have static shapes and DLPack carries
+    them; for a `cpu` device, gathers get IREE CPU tiles
     (`iree_cpu_config`); with `details`, each index report says the first
     bad value and its axis size too (`iree_reports.INDEX_REPORT`, else
     `INDEX_COUNTS`). Raises CompileError with located diagnostics."""
@@ -151,7 +163,8 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
         lower_tosa.run(module.operation)
         to_iree_linalg_ext(module.operation)
         configure_gathers(module.operation, cpu)
-        storage = output_storage and all(None not in r.shape and 0 not in r.shape for r in results)
+        storage = output_storage and all(None not in r.shape and 0 not in r.shape and dlpack_carries(r.dtype)
+                                         for r in results)
         if storage:
             _add_output_storage(find_entry(module, entry), len(results))
         module.operation.verify()
@@ -160,7 +173,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
     except PassFailed as error:
         raise CompileError("\n".join(diagnostics) or str(error)) from None
     iree_text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
-    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage, details)
+    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage)
 
 
 def _add_output_storage(entry, results: int) -> None:

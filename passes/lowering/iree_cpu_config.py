@@ -21,6 +21,7 @@ from gmx.dialect.mlir import ir
 
 from .gather_builder import IREE_GATHER_MARK, element_bits_of
 from .gather_plan import iree_cpu_tiles
+from ..walking import ops_named
 
 CONFIG_ATTR = "compilation_info"
 
@@ -28,14 +29,7 @@ CONFIG_ATTR = "compilation_info"
 def configure_gathers(module, cpu: bool) -> int:
     """Configure (`cpu`) and unmark every marked gather generic of
     `module`; returns how many were configured."""
-    marked = []
-
-    def collect(op):
-        if IREE_GATHER_MARK in op.attributes:
-            marked.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
+    marked = [op for op in ops_named(module, "linalg.generic") if IREE_GATHER_MARK in op.attributes]
     configured = 0
     for op in marked:
         del op.attributes[IREE_GATHER_MARK]

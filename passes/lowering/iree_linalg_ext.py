@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir
 
+from ..walking import ops_named
+
 SEGMENTS = "operandSegmentSizes"
 # tm_tensor op -> (iree_linalg_ext op, its operand segment sizes from the
 # tm_tensor op's operands, or None for an op with fixed operands)
@@ -38,14 +40,7 @@ YIELDS = {"tm_tensor.yield": "iree_linalg_ext.yield"}
 def to_iree_linalg_ext(module) -> int:
     """Rebuild every tm_tensor scan, sort and scatter of `module` (and the
     terminators of their regions) as iree_linalg_ext ops; returns how many."""
-    found = []
-
-    def collect(op):
-        if op.name in OPERAND_SEGMENTS:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
+    found = ops_named(module, *OPERAND_SEGMENTS)
     for op in found:
         _rebuild(op)
     return len(found)
@@ -53,7 +48,7 @@ def to_iree_linalg_ext(module) -> int:
 
 def _rebuild(op) -> None:
     name, segments = OPERAND_SEGMENTS[op.name]
-    attributes = {name: op.attributes[name] for name in op.attributes if name != SEGMENTS}
+    attributes = {key: op.attributes[key] for key in op.attributes if key != SEGMENTS}
     if segments is not None:
         inputs, outputs = list(ir.DenseI32ArrayAttr(op.attributes[SEGMENTS]))
         attributes[SEGMENTS] = ir.DenseI32ArrayAttr.get(segments(inputs, outputs))

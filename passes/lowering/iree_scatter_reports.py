@@ -37,6 +37,8 @@ from ..registry import PassFailed
 from ..walking import ops_named
 
 TOSA_SCATTER, TM_TENSOR_SCATTER = "tosa.scatter", "tm_tensor.scatter"
+# Both take (values or updates, indices, input or original): the indices second.
+INDICES_OPERAND = 1
 
 
 def add_scatter_reports(module, entry, details: bool) -> list[IndexReport]:
@@ -56,10 +58,11 @@ def add_scatter_reports(module, entry, details: bool) -> list[IndexReport]:
             continue
         fold = Folder(constants)
         with ir.InsertionPoint(op), op.location:
-            indices_operand, axes, sizes = _indexing(op, fold)
-            wide, _ = read_through_narrowing(op.operands[indices_operand])
+            axes, sizes = _indexing(op, fold)
+            indices = op.operands[INDICES_OPERAND]
+            wide, _ = read_through_narrowing(indices)
             build_report(fold, wide, None, sizes, 0, details, len(sites), negatives_wrap=False)
-            op.operands[indices_operand] = _clamped(fold, op.operands[indices_operand], sizes)
+            op.operands[INDICES_OPERAND] = _clamped(fold, indices, sizes)
         reports.append(IndexReport(len(sites), axes))
         sites.append(location_text(op.location))
     if failed:
@@ -68,15 +71,14 @@ def add_scatter_reports(module, entry, details: bool) -> list[IndexReport]:
     return reports
 
 
-def _indexing(op, fold: Folder) -> tuple[int, tuple[int, ...], list[Folded]]:
-    """(which operand holds the indices, the dim each coordinate indexes,
-    their sizes as i64) of a scatter."""
+def _indexing(op, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:
+    """(the dim each coordinate indexes, their sizes as i64) of a scatter."""
     if op.name == TOSA_SCATTER:
         values = op.operands[0]
-        return 1, (K_AXIS,), [fold.to_i64(_dim(fold, values, K_AXIS))]
+        return (K_AXIS,), [fold.to_i64(_dim(fold, values, K_AXIS))]
     dims = tuple(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
     original = op.operands[2]
-    return 1, dims, [fold.to_i64(_dim(fold, original, d)) for d in dims]
+    return dims, [fold.to_i64(_dim(fold, original, d)) for d in dims]
 
 
 def _clamped(fold: Folder, indices: ir.Value, sizes: list[Folded]) -> ir.Value:
