@@ -12,7 +12,8 @@ Five sections, each a Markdown table:
   at fixed shapes) is exported from PyTorch to TOSA, prepared by every
   contender (`gmx.tools.experiments.contenders`), checked against the
   variant's reference (exactly), then timed side by side; gmx's calls run
-  on `--threads` threads (default: the usable cores);
+  on `--threads` threads (default: the usable cores), or with
+  `--backend iree [--device NAME]` on IREE;
 - scaling: gmx (checked) on 1, 2, 4, ... `--threads` threads, each
   variant's time and its speedup over one thread, beside torch;
 - overhead: microseconds per gmx.runtime call on small gathers against
@@ -31,6 +32,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gmx.runtime import CompileError
+from gmx.runtime.backends import BACKENDS, check_backend
 from gmx.runtime.threads import usable_cores
 from gmx.tools.experiments.contenders import check, time_run
 from gmx.tools.experiments.iree_contenders import DEVICE_CALLS, DISPATCH_REPEAT
@@ -91,12 +94,22 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"threads a gmx call may run on, and the most the scaling table shows (default: the usable cores, here {usable_cores()})",
     )
     parser.add_argument(
+        "--backend", choices=BACKENDS, default="engine",
+        help="what runs the timing table's gmx and gmx unchecked: engine (default; the IREE contenders are added "
+        "where the [iree] extra is installed) or iree",
+    )
+    parser.add_argument("--device", metavar="NAME", help="with --backend iree: local-task (default), local-sync or cuda")
+    parser.add_argument(
         "--sections", default=",".join(SECTIONS),
         help=f"comma separated, any of {', '.join(SECTIONS)} (default: all)",
     )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.warmup < 0:
         parser.error("--repeat must be >= 1 and --warmup >= 0")
+    try:
+        check_backend(args.backend, args.device)
+    except (ValueError, CompileError) as error:
+        parser.error(str(error))
     args.sections = [n for n in args.sections.split(",") if n]
     unknown = sorted(set(args.sections) - set(SECTIONS))
     if unknown or not args.sections:
@@ -139,7 +152,8 @@ def main(args: argparse.Namespace) -> int:
     print(machine_line(machine))
     report: dict = {
         "machine": machine,
-        "options": {"size": size, "repeat": args.repeat, "warmup": args.warmup, "threads": args.threads},
+        "options": {"size": size, "repeat": args.repeat, "warmup": args.warmup, "threads": args.threads,
+                    "backend": args.backend, "device": args.device},
     }
     ok = True
     if "timing" in args.sections:
@@ -185,7 +199,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def timing_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
-    contenders = default_contenders(args.threads)
+    contenders = default_contenders(args.threads, args.backend, args.device)
     results = [
         run_benchmark(b, size, contenders, args.repeat, args.warmup) for b in select(args.variants)
     ]

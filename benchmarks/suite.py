@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from gmx.runtime.threads import usable_cores
 from gmx.tools.experiments.contenders import Case, Fused, Memcpy, Numpy, OnnxRuntime, Torch, Unfused, make_case
-from gmx.tools.experiments.iree_contenders import iree_contenders
+from gmx.tools.experiments.iree_contenders import Iree, iree_contenders
 from gmx.tools.experiments.variants import VARIANTS, BenchmarkKind, BenchmarkShapes, Study, make_study
 
 @dataclass(frozen=True)
@@ -91,15 +91,21 @@ def scaling_contenders(threads: int) -> list:
     ]
 
 
-def default_contenders(threads: int | None = None) -> list:
+def default_contenders(threads: int | None = None, backend: str = "engine", device: str | None = None) -> list:
     """The contenders of the table, in column order; gmx's calls run on
-    `threads` threads (None: the usable cores)."""
+    `threads` threads (None: the usable cores), or, with `backend` "iree",
+    gmx and gmx unchecked on IREE's `device` (None: its default), and no
+    other IREE contender (they would repeat them)."""
     import torch
 
     default_threads = torch.get_num_threads()  # before any contender changes it
+    if backend == "iree":
+        device = device or Iree.device  # IREE's default device
+        gmx = [Iree("gmx", device, checked=True), Iree("gmx unchecked", device, checked=False)]
+    else:
+        gmx = [Fused("gmx", checked=True, threads=threads), Fused("gmx unchecked", checked=False, threads=threads)]
     return [
-        Fused("gmx", checked=True, threads=threads),
-        Fused("gmx unchecked", checked=False, threads=threads),
+        *gmx,
         Unfused("unfused", checked=True, threads=threads),
         Numpy("numpy"),
         Torch("torch 1t", threads=1),
@@ -107,5 +113,6 @@ def default_contenders(threads: int | None = None) -> list:
         OnnxRuntime("ort 1t", threads=1),
         OnnxRuntime("ort", threads=usable_cores()),  # its own default counts physical cores
         Memcpy("memcpy", threads=threads or usable_cores()),
-        *iree_contenders(),  # with the [iree] extra: gmx iree cpu (and, with a GPU, gmx iree cuda, torch cuda)
+        # with the [iree] extra: gmx iree cpu (and, with a GPU, gmx iree cuda, torch cuda)
+        *(iree_contenders() if backend == "engine" else []),
     ]

@@ -44,6 +44,30 @@ def test_quick_timing_checks_every_contender(tmp_path, capsys):
         assert variant["contenders"]["gmx"]["info"]["gmx_ops"] == 1
 
 
+def test_backend_iree_runs_gmx_on_iree(tmp_path, capsys):
+    """`--backend iree`: the gmx columns are IREE's (on its default device
+    here), checked against the reference, with no IREE contender beside
+    them; a device IREE does not have, or one for the engine, is an
+    argument error."""
+    import pytest
+
+    pytest.importorskip("iree.runtime")
+    path = tmp_path / "bench.json"
+    args = parse_arguments(["--quick", "--repeat", "1", "--warmup", "0", "--sections", "timing", "--variants",
+                            "embedding", "--backend", "iree", "--json", str(path)])
+    assert main(args) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| variant | kind"))
+    assert "| gmx ms | gmx unchecked ms |" in header and "iree" not in header
+    (variant,) = json.loads(path.read_text())["variants"]
+    assert variant["contenders"]["gmx"]["info"]["device"] == "local-task"
+    assert variant["contenders"]["gmx"]["error"] is None and variant["contenders"]["gmx"]["info"]["gmx_ops"] == 1
+    for argv, message in [(["--device", "cuda"], "needs backend='iree'"),
+                          (["--backend", "iree", "--device", "tpu"], "unknown IREE device 'tpu'")]:
+        with pytest.raises(SystemExit):
+            parse_arguments(argv)
+        assert message in capsys.readouterr().err
+
+
 def test_unknown_section_is_an_argument_error(capsys):
     import pytest
 

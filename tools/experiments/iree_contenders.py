@@ -80,7 +80,7 @@ class Iree:
         fused = run_pipeline(case.text, ["gmx-canonicalize"])
         # IreeProgram, not gmx.runtime.compile: its cache would keep every large program alive.
         program = IreeProgram(fused.text, "main", self.checked, self.device)
-        info = {"device": self.device, "gmx_ops": fused.counts[OP_NAME]}
+        info = {"device": self.device, "gmx_ops": fused.counts[OP_NAME], "tosa_gathers": fused.counts["tosa.gather"]}
         # Aligned once, outside the timing, so that IREE reads them in place
         # (as the engine reads any array in place; iree_backend.IMPORT_ALIGNMENT).
         inputs = [_aligned(a) for a in case.inputs]
