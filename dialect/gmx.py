@@ -1,4 +1,5 @@
-"""The `gmx` dialect: one op, `gmx.gather_multiaxis`, defined on IRDL.
+"""The `gmx` dialect, defined on IRDL, and its op `gmx.gather_multiaxis`
+(its inverse, `gmx.scatter_multiaxis`, is `gmx.dialect.scatter`).
 
     %out = "gmx.gather_multiaxis"(%input, %indices) {axes = array<i64: 2, 0>}
              : (tensor<4x5x6xf32>, tensor<3x1x2xi64>) -> tensor<3x5x1xf32>
@@ -18,14 +19,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from .mlir import binding_globals, ext, ir, passmanager, register_torch_mlir_dialects, stablehlo
-from .modes import DEFAULT_MODE, FILL_VALUE_ATTR, MODE_ATTR, MODES, Mode, mode_rule, parse_mode
+from .modes import DEFAULT_MODE, FILL_VALUE_ATTR, MODE_ATTR, Mode, OpKind, mode_rule, modes_of, parse_mode
 from .shapes import GatherShapeError, fmt_shape, infer_output_shape
 
 OP_NAME = "gmx.gather_multiaxis"
 
 
 class Gmx(ext.Dialect, name="gmx"):
-    """Gathers, all of them, as one operator."""
+    """Gathers, all of them, as one operator; scatters as its inverse."""
 
 
 def static_shape(shaped_type) -> list:
@@ -78,28 +79,11 @@ class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure
 
     def _violation(self) -> str | None:
         """The first violated rule as a message, or None when valid."""
-        # This hook runs before IRDL's own checks, so arity comes first.
-        operation = self.operation
-        if len(operation.operands) != 2 or len(operation.results) != 1:
-            return (
-                "expects 2 operands (input, indices) and 1 result, got "
-                f"{len(operation.operands)} operands and {len(operation.results)} results"
-            )
-        if "axes" not in self.attributes:
-            return "requires attribute 'axes' (a dense i64 array, e.g. {axes = array<i64: 0>})"
-        axes_attr = self.attributes["axes"]
-        if not isinstance(axes_attr, ir.DenseI64ArrayAttr):
-            return f"attribute 'axes' must be a dense i64 array (array<i64: ...>), got {axes_attr}"
+        message = shared_violation(self, ("input", "indices"))
+        if message is not None:
+            return message
         input_type, indices_type = self.input.type, self.indices.type
         result_type = self.output.type
-        for role, t in (("input", input_type), ("indices", indices_type), ("result", result_type)):
-            if not isinstance(t, ir.RankedTensorType):
-                return f"{role} must be a ranked tensor, got {t}"
-        if not is_index_element_type(indices_type.element_type):
-            return (
-                "indices element type must be a signless integer of 8 to 64 bits, "
-                f"got {indices_type.element_type}"
-            )
         if result_type.element_type != input_type.element_type:
             return (
                 f"result element type {result_type.element_type} must match "
@@ -109,7 +93,7 @@ class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure
             return (
                 f"result rank {result_type.rank} must equal input rank {input_type.rank}"
             )
-        mode_message = mode_violation(self.attributes, input_type.element_type)
+        mode_message = mode_violation(self.attributes, input_type.element_type, OpKind.GATHER)
         if mode_message is not None:
             return mode_message
         try:
@@ -125,8 +109,37 @@ class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure
         return None
 
 
-def _quoted_modes() -> str:
-    return ", ".join(f'"{m}"' for m in MODES)
+def shared_violation(op, operand_roles: Sequence[str]) -> str | None:
+    """The first violated rule every gmx op shares, or None: its arity
+    (`operand_roles` operands, one result), the `axes` attribute, ranked
+    tensor operands and result, and the index element type."""
+    # An op's hook runs before IRDL's own checks, so arity comes first.
+    operation = op.operation
+    if len(operation.operands) != len(operand_roles) or len(operation.results) != 1:
+        return (
+            f"expects {len(operand_roles)} operands ({', '.join(operand_roles)}) and 1 result, got "
+            f"{len(operation.operands)} operands and {len(operation.results)} results"
+        )
+    if "axes" not in op.attributes:
+        return "requires attribute 'axes' (a dense i64 array, e.g. {axes = array<i64: 0>})"
+    axes_attr = op.attributes["axes"]
+    if not isinstance(axes_attr, ir.DenseI64ArrayAttr):
+        return f"attribute 'axes' must be a dense i64 array (array<i64: ...>), got {axes_attr}"
+    roles = [*operand_roles, "result"]
+    for role, value in zip(roles, [*operation.operands, *operation.results]):
+        if not isinstance(value.type, ir.RankedTensorType):
+            return f"{role} must be a ranked tensor, got {value.type}"
+    indices_type = operation.operands[operand_roles.index("indices")].type
+    if not is_index_element_type(indices_type.element_type):
+        return (
+            "indices element type must be a signless integer of 8 to 64 bits, "
+            f"got {indices_type.element_type}"
+        )
+    return None
+
+
+def _quoted_modes(kind: OpKind) -> str:
+    return ", ".join(f'"{m}"' for m in modes_of(kind))
 
 
 def _fill_example(element_type) -> str:
@@ -145,20 +158,23 @@ def _is_scalar_of(attr, element_type) -> bool:
     return isinstance(attr, ir.FloatAttr | ir.IntegerAttr | ir.BoolAttr) and attr.type == element_type
 
 
-def mode_violation(attributes, element_type) -> str | None:
+def mode_violation(attributes, element_type, kind: OpKind) -> str | None:
     """The first violated rule of the `mode` / `fill_value` attributes, or None.
 
-    `attributes` is an op's attribute dictionary, `element_type` its input's.
+    `attributes` is an op's attribute dictionary, `element_type` its input's,
+    `kind` the op (the mode table says which modes it takes).
     """
     mode = DEFAULT_MODE
     if MODE_ATTR in attributes:
         attr = attributes[MODE_ATTR]
         if not isinstance(attr, ir.StringAttr):
-            return f"attribute 'mode' must be a string, one of {_quoted_modes()}, got {attr}"
+            return f"attribute 'mode' must be a string, one of {_quoted_modes(kind)}, got {attr}"
         try:
             mode = parse_mode(attr.value)
         except ValueError:
-            return f'unknown mode "{attr.value}"; expected one of {_quoted_modes()}'
+            return f'unknown mode "{attr.value}"; expected one of {_quoted_modes(kind)}'
+        if kind not in mode_rule(mode).ops:
+            return f'mode "{mode}" is not a {kind} mode; {kind}s take {_quoted_modes(kind)}'
     has_fill = FILL_VALUE_ATTR in attributes
     if not mode_rule(mode).takes_fill_value:
         if has_fill:
@@ -247,7 +263,7 @@ def gather_multiaxis(
     a bad mode or fill value.
     """
     result_type = infer_result_type(input.type, indices.type, axes)
-    mode = parse_mode(mode)
+    mode = parse_mode(mode, OpKind.GATHER)
     takes_fill = mode_rule(mode).takes_fill_value
     if takes_fill and fill_value is None:
         raise ValueError("mode 'fill' requires a fill_value")

@@ -1,4 +1,5 @@
-"""Out-of-range modes of `gmx.gather_multiaxis`, in plain Python.
+"""Out-of-range modes of `gmx.gather_multiaxis` and `gmx.scatter_multiaxis`,
+in plain Python.
 
 Frontends disagree on what an index outside its axis means, so the op states
 it in an optional string attribute `mode` (docs/semantics.md#out-of-range-modes):
@@ -11,16 +12,20 @@ it in an optional string attribute `mode` (docs/semantics.md#out-of-range-modes)
                        StableHLO's clamp);
     "fill"             a negative value wraps once; a value still outside
                        [0, size) yields the `fill_value` attribute (JAX's
-                       FILL_OR_DROP).
+                       FILL_OR_DROP); gathers only;
+    "drop"             a negative value wraps once; an update whose position
+                       is still outside is skipped (JAX's FILL_OR_DROP for
+                       scatters, StableHLO's rule); scatters only.
 
 An axis of size 0 with index values present is an error in every mode but
-fill. `RULES` holds, per mode, everything the layers ask of it (does it
+fill and drop. `RULES` holds, per mode, everything the layers ask of it (does it
 report index errors? is an empty axis an error? does every output row read
 its slab of the input? the numpy normaliser); the reference, the raising,
 the study's variants and the lowering consult it instead of testing mode
 names. `normalize_index` is the arithmetic on one value; the numpy
 reference and the lowering implement exactly it. A new mode is one `Mode`
-member, one row of `RULES`, and its IR in the lowering's builder.
+member, one row of `RULES` (with the ops that take it), and its IR in the
+lowering's builders.
 """
 
 from __future__ import annotations
@@ -42,6 +47,17 @@ class Mode(str, enum.Enum):
     WRAP = "wrap"
     CLIP = "clip"
     FILL = "fill"
+    DROP = "drop"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class OpKind(str, enum.Enum):
+    """The two gmx ops, as the mode and reduction tables name them."""
+
+    GATHER = "gather"
+    SCATTER = "scatter"
 
     def __str__(self) -> str:
         return self.value
@@ -51,16 +67,28 @@ MODES = tuple(m.value for m in Mode)
 DEFAULT_MODE = Mode.RAISE
 
 
-def parse_mode(spelling) -> Mode:
-    """The Mode a spelling names (None is the default); ValueError otherwise."""
+def parse_mode(spelling, kind: OpKind | None = None) -> Mode:
+    """The Mode a spelling (or Mode) names (None is the default); ValueError
+    for an unknown spelling, or, with `kind`, for a mode that op does not take."""
+    known = MODES if kind is None else modes_of(kind)
     if spelling is None:
         return DEFAULT_MODE
     try:
-        return Mode(spelling)
+        mode = Mode(spelling)
     except ValueError:
         raise ValueError(
-            f"unknown mode {spelling!r}; expected one of {', '.join(repr(m) for m in MODES)}"
+            f"unknown mode {spelling!r}; expected one of {', '.join(repr(m) for m in known)}"
         ) from None
+    if kind is not None and kind not in RULES[mode].ops:
+        raise ValueError(
+            f"mode {mode.value!r} is not a {kind} mode; {kind}s take {', '.join(repr(m) for m in known)}"
+        )
+    return mode
+
+
+def modes_of(kind: OpKind) -> tuple[str, ...]:
+    """The spellings of the modes `kind` takes, in table order."""
+    return tuple(m.value for m, rule in RULES.items() if kind in rule.ops)
 
 
 # --- The mode table ---------------------------------------------------------------
@@ -92,9 +120,11 @@ class ModeRule:
     mode: Mode
     # A value outside its axis (after `normalise`) is a run-time error.
     reports_index_errors: bool
-    # An index on an axis of size 0 is an error (fill: every tuple yields the fill value).
+    # An index on an axis of size 0 is an error (fill: every tuple yields the
+    # fill value; drop: every update is skipped).
     empty_axis_is_error: bool
-    # Every output row reads its slab of the input (fill: a row outside yields the fill value).
+    # Every output row reads (a scatter: every update writes) its slab of the
+    # input (fill: a row outside yields the fill value; drop: it is skipped).
     reads_every_row: bool
     # The op carries a `fill_value` attribute.
     takes_fill_value: bool
@@ -102,6 +132,8 @@ class ModeRule:
     # values on an axis of `size` > 0 (a uint64 array: unsigned values), their
     # positions and where they stay outside [0, size).
     normalise: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]
+    # The ops that take this mode.
+    ops: frozenset = frozenset(OpKind)
 
     @property
     def maps_into_range(self) -> bool:
@@ -117,7 +149,9 @@ RULES: dict[Mode, ModeRule] = {
     Mode.CLIP: ModeRule(Mode.CLIP, reports_index_errors=False, empty_axis_is_error=True, reads_every_row=True,
                         takes_fill_value=False, normalise=_clamp),
     Mode.FILL: ModeRule(Mode.FILL, reports_index_errors=False, empty_axis_is_error=False, reads_every_row=False,
-                        takes_fill_value=True, normalise=_wrap_negative_once),
+                        takes_fill_value=True, normalise=_wrap_negative_once, ops=frozenset({OpKind.GATHER})),
+    Mode.DROP: ModeRule(Mode.DROP, reports_index_errors=False, empty_axis_is_error=False, reads_every_row=False,
+                        takes_fill_value=False, normalise=_wrap_negative_once, ops=frozenset({OpKind.SCATTER})),
 }
 
 
@@ -127,8 +161,9 @@ def mode_rule(mode: Mode | str | None) -> ModeRule:
 
 
 def normalize_index(value: int, size: int, mode: Mode | str = DEFAULT_MODE) -> int | None:
-    """The position index `value` reads on an axis of `size` under `mode`:
-    an int in [0, size), or None where fill mode yields the fill value.
+    """The position index `value` reads (or writes) on an axis of `size`
+    under `mode`: an int in [0, size), or None where fill mode yields the
+    fill value (drop mode skips the update).
 
     Raises IndexError where the mode makes the value an error (raise mode
     out of range, or an axis of size 0 in any mode but fill).

@@ -32,7 +32,7 @@ import numpy as np
 
 from .errors import GmxError
 from .gmx import Gmx, make_context
-from .mlir import ir
+from .mlir import ext, ir
 
 # Real IR nests a few dozen deep. On an 8 MiB stack the parser of this
 # wheel crashed between 2,000 and 3,000 nested regions (4,000 to 6,000
@@ -106,13 +106,13 @@ def silent_failure_reason(code: bytes) -> tuple[int, str]:
     """(offset, message) explaining a parse failure that came without a
     diagnostic: the first gmx op in custom form in `code` (strings and
     comments blanked), else its first token."""
-    uses = (_custom_form_op(op.OPERATION_NAME).search(code) for op in Gmx.operations)
-    found = sorted((use.start(), use.group().decode()) for use in uses if use)
+    uses = ((_custom_form_op(op.OPERATION_NAME).search(code), op) for op in Gmx.operations)
+    found = sorted((use.start(), use.group().decode(), op) for use, op in uses if use)
     if found:
-        offset, name = found[0]
+        offset, name, op = found[0]
         return offset, (
             f"'{name}' has no custom form (gmx ops are defined in IRDL, which parses the "
-            f'generic form only): write "{name}"(%input, %indices) '
+            f'generic form only): write "{name}"({_operand_names(op)}) '
             "{axes = array<i64: ...>} : (...) -> ..."
         )
     first_token = re.search(rb"\S", code)
@@ -120,6 +120,11 @@ def silent_failure_reason(code: bytes) -> tuple[int, str]:
         "the MLIR parser rejected this input without a diagnostic; "
         "check it for an op in a custom form that its dialect does not define"
     )
+
+
+def _operand_names(op_class) -> str:
+    """`%input, %indices, ...`: the operands of a gmx op class, as its generic form lists them."""
+    return ", ".join(f"%{field.name}" for field in op_class._fields if isinstance(field, ext.OperandDef))
 
 
 def _located(source_name: str, data: bytes, offset: int, message: str) -> UnparsableText:

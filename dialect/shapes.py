@@ -1,7 +1,10 @@
-"""Shape rules of `gmx.gather_multiaxis`, in plain Python.
+"""Shape rules of `gmx.gather_multiaxis` and `gmx.scatter_multiaxis`, in
+plain Python.
 
-One source of truth for the verifier, the result-type inference of the
-builder, the lowering and the numpy reference. A shape is a sequence of
+One source of truth for both ops' verifiers, the result-type inference of
+the builders, the lowering and the numpy references: a scatter writes where
+the gather of the same input, indices and axes reads, so its rules are the
+gather's plus one on `updates`. A shape is a sequence of
 `int` (static) or `None` (dynamic, MLIR's `?`); every rule that cannot be
 decided because of a `None` is accepted, as MLIR verifiers do.
 
@@ -12,6 +15,9 @@ Rules (docs/semantics.md#shape-rules), with r = rank, k = len(axes), c = max(k, 
     shape L is indices.shape with its last dim divided by c;
   - for d not in axes, input[d] and L[d] are equal or one of them is 1;
   - out[d] = L[d] for d in axes, the broadcast of input[d] and L[d] otherwise.
+Scatters (`infer_scatter_shape`): with G the gather's output shape above,
+  - updates has rank r and each updates[d] is G[d] or 1 (a unit dim broadcasts);
+  - the result has the input's shape.
 """
 
 from __future__ import annotations
@@ -23,8 +29,17 @@ from .errors import GmxError
 Shape = Sequence["int | None"]
 
 
-class GatherShapeError(GmxError, ValueError):
-    """A violated rule of gather_multiaxis; the message names rule and values."""
+class ShapeError(GmxError, ValueError):
+    """A violated shape rule of a gmx op; the message names rule and values."""
+
+
+class GatherShapeError(ShapeError):
+    """A violated rule of the gather's shapes (rank, axes, folded
+    coordinates, broadcasting), which the scatter shares."""
+
+
+class ScatterShapeError(ShapeError):
+    """A violated rule of a scatter's `updates` shape."""
 
 
 def fmt_shape(shape: Shape) -> str:
@@ -116,3 +131,28 @@ def infer_output_shape(
         logical[d] if d in axis_set else broadcast_dim(d, input_shape[d], logical[d])
         for d in range(rank)
     ]
+
+
+def check_updates_shape(gather_shape: Shape, updates_shape: Shape) -> None:
+    """`updates` has the gather's rank and each dim G[d] or 1; a dynamic
+    dim on either side is accepted."""
+    if len(updates_shape) != len(gather_shape):
+        raise ScatterShapeError(
+            f"updates must have rank {len(gather_shape)} (the input's), got rank {len(updates_shape)}"
+        )
+    for d, (g, u) in enumerate(zip(gather_shape, updates_shape)):
+        if g is not None and u is not None and u not in (g, 1):
+            raise ScatterShapeError(
+                f"updates dim {d} has size {u}; it must be {g} (the gathered shape "
+                f"{fmt_shape(gather_shape)} at dim {d}) or 1"
+            )
+
+
+def infer_scatter_shape(
+    input_shape: Shape, indices_shape: Shape, updates_shape: Shape, axes: Sequence[int]
+) -> list:
+    """Validate every static rule of a scatter and return the result shape
+    (the input's). Raises GatherShapeError for the rules the scatter shares
+    with the gather, ScatterShapeError for `updates`."""
+    check_updates_shape(infer_output_shape(input_shape, indices_shape, axes), updates_shape)
+    return list(input_shape)

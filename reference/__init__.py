@@ -1,4 +1,5 @@
-"""gmx.reference: the numpy reference semantics of `gmx.gather_multiaxis`.
+"""gmx.reference: the numpy reference semantics of `gmx.gather_multiaxis`
+and `gmx.scatter_multiaxis`.
 
 Contract of `gather_multiaxis(input, indices, axes, *, mode="raise",
 fill_value=None)` (docs/semantics.md):
@@ -31,11 +32,29 @@ fill_value=None)` (docs/semantics.md):
 - The result is a new array with the dtype of `input`; no broadcast copy of
   `input` is ever made (open index grids, numpy advanced indexing).
 
+Contract of `scatter_multiaxis(input, indices, updates, axes, mode="raise",
+reduction="none")` (docs/semantics.md#scatters), on the same rules:
+
+- Let G be the shape `gather_multiaxis(input, indices, axes)` would have.
+  `updates` has rank r and each dim G[d] or 1 (a unit dim broadcasts), and
+  the dtype of `input` (TypeError otherwise).
+- The result is a new array: a copy of `input`; then, for every position
+  o of G in row-major order, with p the position the gather reads for o,
+  `result[p] = combine(result[p], updates[o'])` (o' = o with broadcast dims
+  at 0). `reduction` "none" replaces (the last update in row-major order
+  wins), "add", "mul", "max", "min" combine in that order (`ufunc.at`:
+  float sums equal `np.add.at` bit for bit; max and min propagate NaN).
+  "add" and "mul" on bool, and "max"/"min" on complex, raise ValueError.
+- `mode` "raise", "wrap", "clip" as for the gather; "drop" wraps a negative
+  value once and skips an update whose position is still outside. In
+  "raise" an index out of range raises IndexError and nothing is returned;
+  `input` is never modified. "fill" is no scatter mode (ValueError).
+
 The mappings of the known gathers onto it live in `gmx.reference.mappings`
 and are re-exported here.
 """
 
-from gmx.dialect.shapes import GatherShapeError
+from gmx.dialect.shapes import GatherShapeError, ScatterShapeError, ShapeError
 
 from .mappings import (
     GatherPlan,
@@ -49,11 +68,13 @@ from .mappings import (
     torch_take,
     torch_take_plan,
 )
-from .semantics import gather_multiaxis
+from .semantics import gather_multiaxis, scatter_multiaxis
 
 __all__ = [
     "GatherPlan",
     "GatherShapeError",
+    "ScatterShapeError",
+    "ShapeError",
     "apply_plan",
     "gather_elements",
     "gather_elements_plan",
@@ -62,6 +83,7 @@ __all__ = [
     "gather_nd_plan",
     "onnx_gather",
     "onnx_gather_plan",
+    "scatter_multiaxis",
     "torch_take",
     "torch_take_plan",
 ]

@@ -1,6 +1,9 @@
-"""The numpy implementation of `gmx.reference.gather_multiaxis`; its
-contract is the docstring of `gmx.reference`. The mappings (`mappings`)
-build on it; neither imports the package itself."""
+"""The numpy implementations of `gmx.reference.gather_multiaxis` and
+`scatter_multiaxis`; their contract is the docstring of `gmx.reference`.
+Both stand on one position map, `positions`: the input position `p(o)`
+each output position `o` of the gather reads, which is where the scatter
+of the same operands writes. The mappings (`mappings`) build on them;
+neither imports the package itself."""
 
 from __future__ import annotations
 
@@ -9,8 +12,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gmx.dialect.modes import DEFAULT_MODE, Mode, mode_rule, parse_mode
+from gmx.dialect.modes import DEFAULT_MODE, Mode, OpKind, mode_rule, parse_mode
+from gmx.dialect.reductions import DEFAULT_REDUCTION, parse_reduction, reduction_rule
 from gmx.dialect.shapes import (
+    check_updates_shape,
     coordinate_size,
     infer_output_shape,
     logical_indices_shape,
@@ -26,27 +31,88 @@ def gather_multiaxis(input, indices, axes: Sequence[int], *, mode=DEFAULT_MODE, 
     """
     input, indices = np.asarray(input), np.asarray(indices)
     axes = [operator.index(axis) for axis in axes]
-    mode = parse_mode(mode)
+    mode = parse_mode(mode, OpKind.GATHER)
     rule = mode_rule(mode)
-    if not np.issubdtype(indices.dtype, np.integer):
-        raise TypeError(
-            f"indices must have an integer dtype, got {indices.dtype}"
-        )
+    _check_index_dtype(indices)
     fill = _fill_scalar(input.dtype, mode, fill_value)
     out_shape = infer_output_shape(input.shape, indices.shape, axes)
     if input.ndim == 0:
         return input.copy()
-    coords = _coordinates(indices, axes)
-    grid = [_broadcast_grid(input.shape, out_shape, d) for d in range(input.ndim)]
-    outside = np.zeros(coords.shape[:-1], bool)
-    for j, axis in enumerate(axes):
-        grid[axis], bad = _normalize(coords[..., j], input.shape[axis], axis, mode)
-        outside |= bad
+    grid, outside = positions(input.shape, out_shape, indices, axes, mode)
     if rule.reads_every_row:
         return input[tuple(grid)]
     if any(input.shape[axis] == 0 for axis in axes):
         return np.full(out_shape, fill, input.dtype)  # every tuple is outside
     return np.where(outside, fill, input[tuple(grid)]).astype(input.dtype, copy=False)
+
+
+def scatter_multiaxis(input, indices, updates, axes: Sequence[int], mode=DEFAULT_MODE,
+                      reduction=DEFAULT_REDUCTION) -> np.ndarray:
+    """A new array: `input` with each update combined, in row-major order of
+    the updates, into the position the gather of the same `input`,
+    `indices` and `axes` reads. See the package docstring for the contract."""
+    input, indices, updates = np.asarray(input), np.asarray(indices), np.asarray(updates)
+    axes = [operator.index(axis) for axis in axes]
+    mode = parse_mode(mode, OpKind.SCATTER)
+    combine = reduction_rule(parse_reduction(reduction))
+    _check_index_dtype(indices)
+    if updates.dtype != input.dtype:
+        raise TypeError(f"updates must have the dtype of input, {input.dtype}, got {updates.dtype}")
+    if input.dtype.kind == "b" and not combine.takes_i1:
+        raise ValueError(f"reduction {combine.reduction.value!r} is not defined on bool")
+    if input.dtype.kind == "c" and combine.needs_order:
+        raise ValueError(f"reduction {combine.reduction.value!r} needs ordered elements, got {input.dtype}")
+    gathered_shape = infer_output_shape(input.shape, indices.shape, axes)
+    check_updates_shape(gathered_shape, updates.shape)
+    result = input.copy()
+    if input.ndim == 0:
+        where, values = (), updates  # the one position, the one update
+    else:
+        grid, outside = positions(input.shape, gathered_shape, indices, axes, mode)
+        written = ~np.broadcast_to(outside, gathered_shape).reshape(-1)
+        where = tuple(np.broadcast_to(g, gathered_shape).reshape(-1)[written] for g in grid)
+        values = np.broadcast_to(updates, gathered_shape).reshape(-1)[written]
+    if combine.ufunc is not None:
+        with np.errstate(invalid="ignore"):  # NaN meeting max/min is defined: it propagates
+            combine.ufunc.at(result, where, values)  # unbuffered, in order: np.add.at's bits
+    else:
+        last = _last_of_each_position(where, input.shape)
+        result[tuple(w[last] for w in where)] = np.asarray(values)[last] if where else values
+    return result
+
+
+def _last_of_each_position(where: tuple, shape) -> np.ndarray:
+    """Where the last update of each written position sits in the flat
+    update order: numpy's fancy assignment leaves the winner of duplicates
+    unspecified, so the reference picks the row-major last itself."""
+    if not where:
+        return np.zeros(0, np.intp)
+    linear = np.ravel_multi_index(where, shape)
+    _, first_from_end = np.unique(linear[::-1], return_index=True)
+    return len(linear) - 1 - first_from_end
+
+
+def positions(input_shape, out_shape, indices: np.ndarray, axes: Sequence[int], mode: Mode):
+    """The position map of both ops: `(grid, outside)`, where `grid[d]` is an
+    open grid (broadcastable to `out_shape`) of the input position
+    `p(o)[d]` that output position `o` of the gather reads (a scatter:
+    writes), and `outside` (broadcastable to `out_shape`) marks the
+    coordinate tuples outside their axes (fill: the fill value; drop: the
+    update is skipped). Raises IndexError where `mode` makes an index an error."""
+    coords = _coordinates(indices, axes)
+    grid = [_broadcast_grid(input_shape, out_shape, d) for d in range(len(input_shape))]
+    outside = np.zeros(coords.shape[:-1], bool)
+    for j, axis in enumerate(axes):
+        grid[axis], bad = _normalize(coords[..., j], input_shape[axis], axis, mode)
+        outside |= bad
+    return grid, outside
+
+
+def _check_index_dtype(indices: np.ndarray) -> None:
+    if not np.issubdtype(indices.dtype, np.integer):
+        raise TypeError(
+            f"indices must have an integer dtype, got {indices.dtype}"
+        )
 
 
 def _fill_scalar(dtype: np.dtype, mode, fill_value):

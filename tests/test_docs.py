@@ -31,7 +31,9 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from gmx.dialect.shapes import infer_output_shape, logical_indices_shape
-from gmx.reference import gather_elements_plan, gather_multiaxis, gather_nd_plan, onnx_gather_plan
+from gmx.dialect.reductions import RULES as REDUCTION_RULES
+from gmx.dialect.reductions import Reduction
+from gmx.reference import gather_elements_plan, gather_multiaxis, gather_nd_plan, onnx_gather_plan, scatter_multiaxis
 from gmx.tools import gmx_opt
 from worked_examples import EXAMPLES, GATHER_TABLE, P, Q, R, S, SHAPE_EXAMPLES
 
@@ -107,6 +109,8 @@ def table_kind(header: list[str]) -> str | None:
         "class": "equivalence class",
         "symbol": "notation",
         "mode": "mode example",
+        "reduction": "reduction",
+        "scatter_multiaxis": "scatter example",
     }.get(first)
 
 
@@ -191,6 +195,60 @@ def test_mode_example(row):
     if "jnp." in row["same as"]:
         jnp = pytest.importorskip("jax.numpy")
         namespace.update(jnp=jnp, x=jnp.asarray(x), i=jnp.asarray(i))
+    assert_array_equal(np.asarray(eval(row["same as"], namespace)), expected)
+
+
+@pytest.mark.parametrize("row", tables_of("reduction"), ids=lambda row: row["reduction"])
+def test_reduction_row(row):
+    """The reductions table is `gmx.dialect.reductions.RULES`: its identity
+    and its numpy ufunc."""
+    rule = REDUCTION_RULES[Reduction(row["reduction"].split()[0].strip("`"))]
+    assert row["numpy"].strip("`") == (f"np.{rule.ufunc.__name__}.at" if rule.ufunc else "a[i] = v")
+    identity = rule.identity_of(np.float32)
+    spelled = {None: "—", 0: "0", 1: "1", -np.inf: "lowest value (`-inf`)", np.inf: "highest value (`+inf`)"}
+    assert row["identity"] == spelled[None if identity is None else float(identity)]
+
+
+def _assign(x, i, u):
+    out = x.copy()
+    out[i] = u
+    return out
+
+
+def _ufunc_at(ufunc, x, i, u):
+    out = x.copy()
+    ufunc.at(out, i, u)
+    return out
+
+
+def _put(x, i, u, mode):
+    out = x.copy()
+    np.put(out, i, u, mode=mode)
+    return out
+
+
+def _index_put_add(x, i, j, v):
+    import torch
+
+    t = torch.tensor(x)
+    n = t.shape[1]
+    t.index_put_((torch.tensor(i)[:, None], torch.arange(n)[None, :], torch.tensor(j)[:, None]),
+                 torch.tensor(v, dtype=t.dtype), accumulate=True)
+    return t.numpy()
+
+
+@pytest.mark.parametrize("row", tables_of("scatter example"), ids=lambda row: row["scatter_multiaxis"])
+def test_scatter_example(row):
+    """The reference, and the library expression beside it."""
+    x, i, u = (np.array(literal(row[k])) for k in ("input", "indices", "updates"))
+    expected = np.array(literal(row["output"]))
+    assert_array_equal(scatter_multiaxis(x, i, u, literal(row["axes"]), row["mode"], row["reduction"]), expected)
+    namespace = {"np": np, "x": x, "i": i, "u": u, "_assign": _assign, "_ufunc_at": _ufunc_at, "_put": _put,
+                 "_index_put_add": _index_put_add}
+    if "torch." in row["same as"]:
+        namespace["torch"] = pytest.importorskip("torch")
+    if "jnp." in row["same as"]:
+        namespace["jnp"] = pytest.importorskip("jax.numpy")
     assert_array_equal(np.asarray(eval(row["same as"], namespace)), expected)
 
 
