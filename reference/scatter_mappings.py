@@ -137,9 +137,9 @@ def torch_scatter_reduce(input, dim: int, index, src, reduce: str, include_self:
     division for integers, as torch does); include_self=True counts the
     input's own value once."""
     input = np.asarray(input)
-    if reduce == TORCH_MEAN:
+    reduction = _spelled({**TORCH_REDUCTIONS, TORCH_MEAN: None}, reduce, "torch's reduce")
+    if reduction is None:
         return _torch_scatter_mean(input, dim, index, src, include_self)
-    reduction = TORCH_REDUCTIONS[reduce]
     if not include_self:
         identity = RULES[reduction].identity_of(input.dtype)
         input = torch_scatter(input, dim, index, identity)
@@ -207,10 +207,18 @@ def jax_at(x, idx, method: str, v, mode=None) -> np.ndarray:
     `method` a row of JAX_METHODS, `mode` of JAX_MODES (None: its default).
     JAX wraps a negative index once before any mode; where the mode maps
     every value into range (clip) that wrap is elementwise work first."""
-    x, idx, gmx_mode = np.asarray(x), np.asarray(idx), JAX_MODES[mode]
+    x, idx, gmx_mode = np.asarray(x), np.asarray(idx), _spelled(JAX_MODES, mode, "JAX's mode")
     if mode_rule(gmx_mode).maps_into_range and x.ndim:
         idx = np.where(idx < 0, idx + x.shape[0], idx)
-    return _block_scatter(x, 0, idx, v, mode=gmx_mode, reduction=JAX_METHODS[method])
+    return _block_scatter(x, 0, idx, v, mode=gmx_mode, reduction=_spelled(JAX_METHODS, method, "JAX's .at[] method"))
+
+
+def _spelled(table: dict, spelling, what: str):
+    """The row a frontend's spelling names in one of the tables above; ValueError otherwise."""
+    if spelling not in table:
+        known = ", ".join(repr(k) for k in table if k is not None)  # (None: the frontend's default)
+        raise ValueError(f"unknown {what} {spelling!r}; expected one of {known}")
+    return table[spelling]
 
 
 # --- advanced indexing, index_put ---------------------------------------------------

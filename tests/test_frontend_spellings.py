@@ -43,6 +43,10 @@ def test_verdicts():
                       SCATTER_OP_NAME, Reduction.ADD)
     assert scatter.summary().startswith(f"{SCATTER_OP_NAME} axes=[1] reduction=add: input 4x5x6xf32 = x;")
     assert derived(mode="wrap").summary().startswith(f"{OP_NAME} axes=[1] mode=wrap: input")
+    other = Derived((1,), "4x5x1x6xf32", "x", "4x3x1x6xi32", "idx", "4x5x1x6xf32", "returned", Mode.RAISE,
+                    SCATTER_OP_NAME, Reduction.MAX)
+    assert verdict(spelling("linalg", other), spelling("tosa", scatter)) == (
+        "same scatter, its unit dims placed differently; reduction max where its own is add")
     assert verdict(spelling("linalg", left={"tensor.extract": 1}), own) == "not raised: 1 tensor.extract left"
     assert verdict(spelling("linalg", derived(), derived()), own) == "2 gmx ops (one expected)"
     assert verdict(spelling("stablehlo", error="the frontend program does not parse: x"), own) == (

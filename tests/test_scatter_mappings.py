@@ -255,3 +255,29 @@ def test_tosa_tensor_and_tm_tensor_scatters():
     assert_array_equal(tm_tensor_scatter(dest, nd, rows, [0, 1], Reduction.ADD), expected)
     with pytest.raises(ScatterShapeError, match="leading dims"):
         tm_tensor_scatter(dest, nd, rows, [1, 2])
+
+
+# --- errors ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: scatter_elements(np.zeros((2, 3)), [[0, 1, 2, 0]], [[1, 2, 3, 4]], 0), ScatterShapeError,
+         "indices dim 1 has size 4, larger than input dim 1 of size 3"),
+        (lambda: scatter_elements(np.zeros((2, 3)), [0, 1], [1, 2], 0), ScatterShapeError, "rank 1 must equal"),
+        (lambda: scatter_elements(np.zeros((2, 3)), [[0, 3]], [[1.0, 2.0]], 1), IndexError,
+         "index 3 is out of bounds for axis 1 with size 3"),
+        (lambda: numpy_put(np.zeros(4), [0], [1.0], "fill"), ValueError, "'fill' is not a scatter mode"),
+        (lambda: scatter_nd(np.zeros(4), [[0]], [1.0], "sum"), ValueError, "unknown reduction 'sum'"),
+        (lambda: torch_scatter_reduce(np.zeros(4), 0, [0], [1.0], "add"), ValueError,
+         "unknown torch's reduce 'add'; expected one of 'sum', 'prod', 'amax', 'amin', 'mean'"),
+        (lambda: jax_at(np.zeros(4), [0], "put", [1.0]), ValueError, "unknown JAX's .at.. method 'put'"),
+        (lambda: jax_at(np.zeros(4), [0], "set", [1.0], "wrap"), ValueError, "unknown JAX's mode 'wrap'"),
+        (lambda: tensor_scatter(np.zeros((2, 4, 1)), np.zeros((3, 4, 5)), [[1], [2]], [2, 0]), GatherShapeError,
+         "transpose"),
+    ],
+)
+def test_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from gmx.dialect import make_context
+from gmx.dialect import SCATTER_OP_NAME, OpKind, make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.passes.pipeline import build_pass_manager
@@ -97,8 +97,8 @@ def unit_free(d: Derived) -> tuple:
 
 
 def verdict(spelling: Spelling, first: Spelling) -> str:
-    """`same op`, `same gather, ...` (unit dims, axis order or the mode
-    differ), or why this spelling is not raised to the first's op."""
+    """`same op`, `same gather, ...` / `same scatter, ...` (unit dims,
+    axis order, the mode or the reduction differ), or why this spelling is not raised to the first's op."""
     if spelling.error:
         return spelling.error
     if spelling.left:
@@ -125,7 +125,8 @@ def verdict(spelling: Spelling, first: Spelling) -> str:
         differ += [f"{name} {a} vs {b}" for name, a, b in _rules(mine, own)]
         return "differs: " + "; ".join(differ)
     notes += [f"{name} {a} where its own is {b}" for name, a, b in _rules(mine, own)]
-    return "same gather, " + "; ".join(notes)
+    kind = OpKind.SCATTER if own.op == SCATTER_OP_NAME else OpKind.GATHER
+    return f"same {kind}, " + "; ".join(notes)
 
 
 def _rules(mine: Derived, own: Derived) -> list[tuple]:
