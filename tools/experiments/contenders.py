@@ -203,7 +203,8 @@ class Numpy:
 
     def prepare(self, case: Case) -> Prepared:
         numpy_fn = case.study.variant.numpy_fn(case.study)
-        return Prepared(functools.partial(numpy_fn, *case.inputs), note="the reference")
+        note = "the reference" if case.study.variant.numpy_is_reference else ""
+        return Prepared(functools.partial(numpy_fn, *case.inputs), note=note)
 
 
 @dataclass(frozen=True)

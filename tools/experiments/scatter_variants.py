@@ -111,6 +111,15 @@ class ScatterVariant(Variant):
     def gmx_program(self, s):
         return scatter_program(self.input_types(s), self.plan(s), self.mode or DEFAULT_MODE, self.reduction)
 
+    def reference_expression(self, s):
+        plan = self.plan(s)
+        return (f"gmx.reference.scatter_multiaxis on {fmt_dims(plan.input_shape)}, "
+                f"{fmt_dims(plan.indices_shape)}, {fmt_dims(plan.output_shape)}, axes {list(plan.axes)}")
+
+    @property
+    def numpy_is_reference(self) -> bool:
+        return False
+
     def frontends(self):
         """A gmx entry is its own program only (its torch form writes in place)."""
         return (Frontend.GMX,) if self.frontend == "gmx" else super().frontends()

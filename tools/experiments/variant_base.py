@@ -195,6 +195,15 @@ class Variant:
         """What every contender is checked against: the gathers' numpy form."""
         return self.numpy_fn(s)
 
+    def reference_expression(self, s: Study) -> str:
+        """How `reference_fn` computes, as a report names it."""
+        return self.numpy_expression(s)
+
+    @property
+    def numpy_is_reference(self) -> bool:
+        """Whether the numpy contender computes the reference itself (gathers) or is checked against it."""
+        return True
+
     def gmx_program(self, s: Study) -> str:
         """The gmx program (`@main`, the arguments in `arguments()` order), for frontend "gmx"."""
         raise NotImplementedError

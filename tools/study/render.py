@@ -66,7 +66,7 @@ def count_section(lowering: Lowering) -> list[str]:
 
 
 def check_section(study: Study, run: Run) -> list[str]:
-    lines = ["", f"=== results against numpy: {study.variant.numpy_expression(study)} ==="]
+    lines = ["", f"=== results against the reference: {study.variant.reference_expression(study)} ==="]
     return lines + text_table(["contender", "result"], [[n, run.results[n].line()] for n in CONTENDERS], "ll")[1:]
 
 
