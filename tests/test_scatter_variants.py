@@ -22,6 +22,7 @@ from gmx.tools.experiments.variants import (
     VARIANTS,
     StudyError,
     make_study,
+    sweep_study,
     variants_of,
 )
 
@@ -70,6 +71,17 @@ def test_gmx_program_verifies_and_runs_where_the_scatter_lowers(name):
             raise
         pytest.skip(f"gmx.scatter_multiaxis does not lower in this tree yet: {str(error).splitlines()[0]}")
     assert_array_equal(out, case.expected)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sweep_shapes_have_n_updates(name):
+    """Ready for --all: n updates at each sweep size, the contenders equal there too."""
+    for n in (64, 256):
+        study = sweep_study(name, n)
+        assert np.prod(study.variant.updates_shape(study)) == n
+    inputs = study.inputs()
+    case = Case(study, inputs, study.variant.reference_fn(study)(*inputs), text="", export_s=0.0)
+    assert all(r.ok for r in check([Numpy(), Torch()], case).results.values())
 
 
 def test_the_registry():

@@ -53,6 +53,7 @@ from .variant_base import (
     check_same_rank,
     check_within,
     fmt_dims,
+    sweep_dims,
 )
 
 # The classes of docs/semantics.md#every-known-scatter.
@@ -158,6 +159,10 @@ class ElementScatter(ScatterVariant):
     def plan(self, s):
         return gather_elements_plan(s.shape, s.indices_shape, s.axis_index)
 
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
+
 
 class TorchScatter(ElementScatter):
     def expression(self, s):
@@ -249,6 +254,10 @@ class RowScatter(ScatterVariant):
     def numpy_expression(self, s):
         return "np.add.at(x.copy(), idx, upd)"
 
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c), "indices_shape": (r,)}
+
     def numpy_fn(self, s):
         def add_at(x, idx, upd):
             out = x.copy()
@@ -331,6 +340,10 @@ class KvCacheUpdate(ScatterVariant):
     def plan(self, s):
         return onnx_gather_plan(s.shape, s.indices_shape, 2)
 
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, 1, 16, c), "indices_shape": (1,)}
+
     def expression(self, s):
         return "cache.index_copy_(2, pos, new)"
 
@@ -389,6 +402,10 @@ class AdvancedIndexPut(ScatterVariant):
     def plan(self, s):
         return advanced_index_plan(s.shape, (0, 2), s.indices_shape)
 
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, c, 8), "indices_shape": (r,)}
+
     def expression(self, s):
         return "x[i, :, j] = v"
 
@@ -439,6 +456,10 @@ class OnnxScatterND(ScatterVariant):
 
     def plan(self, s):
         return gather_nd_plan(s.shape, s.indices_shape, 0)
+
+    def sweep_options(self, n):
+        r, c = sweep_dims(n)
+        return {"shape": (r, 4, c), "indices_shape": (r, 2)}
 
     def expression(self, s):
         return "onnx.ScatterND(x, idx, upd)"

@@ -4,10 +4,11 @@ validated `Study` of one. A new variant is one entry in `gather_variants`
 or `scatter_variants`; the machinery they share is `variant_base`.
 
 `VARIANTS` are the entries gmx-study's `--all` sweep and gmx-bench's suite
-run: the gathers. The scatter entries (`SCATTER_VARIANTS`) are in the
-registry, so `gmx-study NAME` studies each and the tests check each
-against numpy, torch and ONNX Runtime; they join `VARIANTS` once
-`gmx.scatter_multiaxis` lowers (`--convert-gmx-to-linalg`).
+run: those of the ops in `SWEPT_OPS`, the gathers. The scatter entries
+(`SCATTER_VARIANTS`) are in the registry, so `gmx-study NAME` studies each
+and the tests check each against numpy, torch and ONNX Runtime; they join
+`VARIANTS` (`OpKind.SCATTER` in `SWEPT_OPS`) once `gmx.scatter_multiaxis`
+lowers (`--convert-gmx-to-linalg`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from .variant_base import (
 from .frontends import Frontend
 
 REGISTRY: dict[str, Variant] = {v.name: v for v in (*GATHER_VARIANTS, *SCATTER_VARIANTS)}
-VARIANTS: dict[str, Variant] = {v.name: v for v in GATHER_VARIANTS}
+SWEPT_OPS = frozenset({OpKind.GATHER})  # the ops whose entries --all and gmx-bench run
+VARIANTS: dict[str, Variant] = {name: v for name, v in REGISTRY.items() if v.op in SWEPT_OPS}
 
 
 def variants_of(kind: OpKind) -> dict[str, Variant]:
@@ -89,7 +91,7 @@ def sweep_study(name: str, n: int, **given) -> Study:
 
 
 __all__ = [
-    "OPTION_FLAGS", "REGISTRY", "SWEEP_UNIT", "SCATTER_VARIANTS", "TORCH_FRONTENDS", "VARIANTS",
+    "OPTION_FLAGS", "REGISTRY", "SWEEP_UNIT", "SWEPT_OPS", "SCATTER_VARIANTS", "TORCH_FRONTENDS", "VARIANTS",
     "BenchmarkKind", "BenchmarkShapes", "Study", "StudyError", "Variant",
     "fmt_dims", "make_study", "option_text", "parse_pattern", "sweep_study", "variants_of",
 ]
