@@ -271,11 +271,33 @@ def tosa_scatter(values_in, indices, input) -> np.ndarray:
 def tensor_scatter(source, dest, indices, scatter_dims: Sequence[int]) -> np.ndarray:
     """Upstream `tensor.scatter %source into %dest[%indices] scatter_dims(...)
     unique`: indices `[B..., k]`, source `B + dest's shape` with the scatter
-    dims 1. The batch comes first, so this is `x[i, :, j] = v` where
-    `scatter_dims[0] == 0` (otherwise a transpose)."""
+    dims 1 (`batch_first_scatter`)."""
+    return batch_first_scatter(dest, indices, source, scatter_dims)
+
+
+def stablehlo_scatter(operand, scatter_indices, updates, scatter_dims_to_operand_dims: Sequence[int],
+                      reduction=DEFAULT_REDUCTION, mode=DEFAULT_MODE) -> np.ndarray:
+    """`stablehlo.scatter` in the form JAX and torch-mlir emit:
+    `index_vector_dim` the indices' last dim, every indexed dim inserted
+    (`inserted_window_dims`, window size 1), the others whole windows
+    (`update_window_dims` the updates' trailing dims); its region's body is
+    the reduction. Out of range, StableHLO skips the update: mode drop
+    (JAX wraps a negative index once before, as drop does)."""
+    return batch_first_scatter(operand, scatter_indices, updates, scatter_dims_to_operand_dims, reduction, mode)
+
+
+def batch_first_scatter(dest, indices, updates, dims: Sequence[int], reduction=DEFAULT_REDUCTION,
+                        mode=DEFAULT_MODE) -> np.ndarray:
+    """Tuples `indices[B..., k]` into `dims` of `dest`, each writing the
+    slab of the other dims; `updates` hold B first, then the slab (unit dims
+    where `dims` are allowed). `x[i, :, j] = v`'s plan where `dims[0] == 0`
+    (B sits at dim 0 for both); elsewhere a transpose (ScatterShapeError)."""
     dest, indices = np.asarray(dest), np.asarray(indices)
-    plan = advanced_index_plan(dest.shape, scatter_dims, indices.shape[:-1])
-    return apply_scatter_plan(plan, dest, indices, source)
+    if not dims or dims[0] != 0:
+        raise ScatterShapeError(f"scatter dims {list(dims)} do not start at dim 0: the batch of the updates "
+                                "comes first, a transpose rather than a reshape")
+    plan = advanced_index_plan(dest.shape, dims, indices.shape[:-1])
+    return apply_scatter_plan(plan, dest, indices, updates, mode=mode, reduction=parse_reduction(reduction))
 
 
 def tm_tensor_scatter(original, indices, updates, dimension_map: Sequence[int],
@@ -305,7 +327,9 @@ __all__ = [
     "numpy_put",
     "reduction_of_ufunc",
     "scatter_elements",
+    "batch_first_scatter",
     "scatter_nd",
+    "stablehlo_scatter",
     "tensor_scatter",
     "tm_tensor_scatter",
     "torch_scatter",

@@ -458,8 +458,8 @@ def run_scatter_frontend(expression: str, inputs: dict[str, np.ndarray]) -> np.n
 
         namespace = {"torch": torch, **{n: torch.from_numpy(v) for n, v in arrays.items()}}
     elif ".at[" in expression:
-        jnp = pytest.importorskip("jax.numpy")
-        namespace = {"jnp": jnp, **{n: jnp.asarray(v) for n, v in arrays.items()}}
+        jax = pytest.importorskip("jax")
+        namespace = {"jax": jax, **{n: jax.numpy.asarray(v) for n, v in arrays.items()}}
     else:
         namespace = {"np": np, "onnx": _Onnx(), "tosa": _TosaScatter(), "tm_tensor": _TmTensor(), **arrays}
     try:

@@ -24,6 +24,7 @@ from gmx.reference import (
     reduction_of_ufunc,
     scatter_elements,
     scatter_nd,
+    stablehlo_scatter,
     tensor_scatter,
     tm_tensor_scatter,
     torch_scatter,
@@ -208,6 +209,21 @@ def test_jax_at(method, mode):
     assert_array_equal(jax_at(x, i, method, v, mode), np.asarray(expected))
 
 
+@pytest.mark.parametrize("method", ["set", "add", "max"])
+def test_stablehlo_scatter_as_jax_emits_it(method):
+    """`jax.jit` of `x.at[i, j].<method>(u)`: the stablehlo.scatter JAX
+    emits (tuples into dims 0 and 1, a whole window of dim 2), run by XLA."""
+    jax = pytest.importorskip("jax")
+    rng = rng_of(8)
+    x = data(rng, (4, 5, 3))
+    tuples = rng.integers(-6, 6, (6, 2)) if method != "set" else np.array([[0, 1], [3, -1], [9, 0], [2, 2]])
+    u = data(rng, (len(tuples), 3))
+    jitted = jax.jit(lambda x, t, u: getattr(x.at[t[:, 0], t[:, 1]], method)(u))
+    expected = np.asarray(jitted(x, tuples, u))
+    reduction = {"set": Reduction.NONE, "add": Reduction.ADD, "max": Reduction.MAX}[method]
+    assert_array_equal(stablehlo_scatter(x, tuples, u, [0, 1], reduction, "drop"), expected)
+
+
 # --- documented examples: TF, TVM, TOSA, tensor.scatter, tm_tensor -------------------
 
 
@@ -274,8 +290,10 @@ def test_tosa_tensor_and_tm_tensor_scatters():
          "unknown torch's reduce 'add'; expected one of 'sum', 'prod', 'amax', 'amin', 'mean'"),
         (lambda: jax_at(np.zeros(4), [0], "put", [1.0]), ValueError, "unknown JAX's .at.. method 'put'"),
         (lambda: jax_at(np.zeros(4), [0], "set", [1.0], "wrap"), ValueError, "unknown JAX's mode 'wrap'"),
-        (lambda: tensor_scatter(np.zeros((2, 4, 1)), np.zeros((3, 4, 5)), [[1], [2]], [2, 0]), GatherShapeError,
-         "transpose"),
+        (lambda: tensor_scatter(np.zeros((2, 4, 1)), np.zeros((3, 4, 5)), [[1], [2]], [2, 0]), ScatterShapeError,
+         "do not start at dim 0"),
+        (lambda: tensor_scatter(np.zeros((2, 4, 1, 1)), np.zeros((3, 4, 5)), [[1, 1], [2, 2]], [1, 2]),
+         ScatterShapeError, "a transpose"),
     ],
 )
 def test_errors(call, error, message):
