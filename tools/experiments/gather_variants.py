@@ -33,6 +33,7 @@ from .variant_base import (
     check_rank,
     check_same_rank,
     check_within,
+    element_sweep_options,
     fmt_dims,
     index_tuples,
     index_values,
@@ -102,8 +103,7 @@ class ElementGather(Variant):
         return [("GatherElements", ["x", "idx"], ["out"], {"axis": s.axis})]
 
     def sweep_options(self, n):
-        r, c = sweep_dims(n)
-        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
+        return element_sweep_options(n)
 
 
 # --- ONNX -----------------------------------------------------------------------

@@ -52,6 +52,7 @@ from .variant_base import (
     check_rank,
     check_same_rank,
     check_within,
+    element_sweep_options,
     fmt_dims,
     sweep_dims,
 )
@@ -160,8 +161,7 @@ class ElementScatter(ScatterVariant):
         return gather_elements_plan(s.shape, s.indices_shape, s.axis_index)
 
     def sweep_options(self, n):
-        r, c = sweep_dims(n)
-        return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
+        return element_sweep_options(n)
 
 
 class TorchScatter(ElementScatter):

@@ -49,6 +49,13 @@ def sweep_dims(n: int) -> tuple[int, int]:
     return n // c, c
 
 
+def element_sweep_options(n: int) -> dict:
+    """An element gather's (scatter's) sweep shapes: n indices, r rows of c
+    along axis 1 of data with 16 more columns."""
+    r, c = sweep_dims(n)
+    return {"shape": (r, c + 16), "indices_shape": (r, c), "axis": 1}
+
+
 class StudyError(GmxError, ValueError):
     """Options that do not fit the variant; the message says which and why."""
 
