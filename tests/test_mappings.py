@@ -319,3 +319,26 @@ def test_torch_take_vs_torch():
         assert_array_equal(torch_take(x, idx), expected.numpy())
 
     check()
+
+
+# --- advanced indexing --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dims", [(0,), (0, 2), (1, 2), (2,), (0, 1, 2), (2, 0)])
+def test_advanced_index_vs_numpy(dims):
+    """`x[i, :, j]` (index arrays broadcast together) as gather_multiaxis
+    with `axes = dims`, where numpy's result is a reshape of it."""
+    from gmx.reference import advanced_index
+
+    rng = np.random.default_rng(len(dims))
+    x = arange((4, 5, 6))
+    shapes = [(2, 3), (3,), (1, 3)][: len(dims)]
+    indices = [rng.integers(-x.shape[d], x.shape[d], s) for d, s in zip(dims, shapes)]
+    key = [slice(None)] * 3
+    for d, i in zip(dims, indices):
+        key[d] = i
+    if dims == (2, 0):
+        with pytest.raises(GatherShapeError, match="a transpose"):
+            advanced_index(x, dims, indices)
+        return
+    assert_array_equal(advanced_index(x, dims, indices), x[tuple(key)])
