@@ -52,17 +52,17 @@ FUSED = "gmx"  # the contender that runs the program after --gmx-canonicalize
 
 
 def fused_state(result: VariantResult) -> str:
-    """yes: every tosa.gather was raised into gmx; partial; no; – (not run)."""
+    """yes: every frontend gather (scatter) was raised into gmx; partial; no; – (not run)."""
     fused = result.contenders.get(FUSED)
     if fused is None or "gmx_ops" not in fused.info:
         return "–"
     if fused.info["gmx_ops"] == 0:
         return "no"
-    return "partial" if fused.info["tosa_gathers"] else "yes"
+    return "partial" if fused.info["frontend_ops"] else "yes"
 
 
 def gmx_ops(result: VariantResult) -> str:
-    """How many gmx.gather_multiaxis the fused program holds."""
+    """How many of the variant's gmx op the fused program holds."""
     fused = result.contenders.get(FUSED)
     return str(fused.info.get("gmx_ops", "–")) if fused else "–"
 

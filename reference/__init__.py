@@ -50,14 +50,17 @@ reduction="none")` (docs/semantics.md#scatters), on the same rules:
   "raise" an index out of range raises IndexError and nothing is returned;
   `input` is never modified. "fill" is no scatter mode (ValueError).
 
-The mappings of the known gathers onto it live in `gmx.reference.mappings`
-and are re-exported here.
+The mappings of the known gathers onto it live in `gmx.reference.mappings`,
+those of the known scatters in `gmx.reference.scatter_mappings` (the same
+`ReshapePlan`s around the scatter); both are re-exported here.
 """
 
 from gmx.dialect.shapes import GatherShapeError, ScatterShapeError, ShapeError
 
 from .mappings import (
-    GatherPlan,
+    ReshapePlan,
+    advanced_index,
+    advanced_index_plan,
     apply_plan,
     gather_elements,
     gather_elements_plan,
@@ -68,10 +71,15 @@ from .mappings import (
     torch_take,
     torch_take_plan,
 )
+from .scatter_mappings import *  # noqa: F403  (its __all__: one name per known scatter)
+from .scatter_mappings import __all__ as _SCATTER_MAPPINGS
 from .semantics import gather_multiaxis, scatter_multiaxis
 
 __all__ = [
-    "GatherPlan",
+    *_SCATTER_MAPPINGS,
+    "ReshapePlan",
+    "advanced_index",
+    "advanced_index_plan",
     "GatherShapeError",
     "ScatterShapeError",
     "ShapeError",

@@ -1,11 +1,13 @@
 """Every known gather as reshapes around one `gather_multiaxis` call.
 
 docs/semantics.md#every-known-gather. Each op has a `*_plan(input_shape,
-indices_shape, ...)` function returning a `GatherPlan` (the intermediate
-processing values; concrete shapes only, no dynamic dims) and an array
+indices_shape, ...)` function returning a `ReshapePlan` (the reshapes
+around the op; concrete shapes only, no dynamic dims) and an array
 function that runs it via `apply_plan`: reshape input and indices to the
 plan's shapes, call `gather_multiaxis` with the plan's axes, reshape the
 result to `result_shape`. No numpy gather (take, take_along_axis) is used.
+The scatters (`scatter_mappings`) are the same plans around
+`scatter_multiaxis`: where a gather reads, its scatter writes.
 
 Placement rule for the inserted unit dims (one rule for all ops): the index
 dims are placed where the gathered axis is, the first of them *at* the axis,
@@ -37,11 +39,13 @@ Shape = tuple[int, ...]
 
 
 @dataclass(frozen=True)
-class GatherPlan:
-    """Intermediate processing values of a gather mapped onto gather_multiaxis.
+class ReshapePlan:
+    """The reshapes around one gmx op that make it a frontend's gather or scatter.
 
-    `input_shape`, `indices_shape` and `axes` are what `gather_multiaxis`
-    gets, `output_shape` is what it returns, `result_shape` the final reshape.
+    `input_shape`, `indices_shape` and `axes` are what the op gets;
+    `output_shape` is the gather's result (a scatter's updates: the
+    gathered shape G), `result_shape` the frontend's shape of it (the final
+    reshape of a gather's result, the shape a scatter's updates come in).
     """
 
     input_shape: Shape
@@ -51,7 +55,7 @@ class GatherPlan:
     result_shape: Shape
 
 
-def make_plan(input_shape, indices_shape, axes, result_shape=None) -> GatherPlan:
+def make_plan(input_shape, indices_shape, axes, result_shape=None) -> ReshapePlan:
     """Validate the gather_multiaxis shapes and fill in the output shape.
 
     `result_shape` defaults to the output shape (no final reshape).
@@ -59,12 +63,12 @@ def make_plan(input_shape, indices_shape, axes, result_shape=None) -> GatherPlan
     """
     output = tuple(infer_output_shape(input_shape, indices_shape, axes))
     result = output if result_shape is None else tuple(result_shape)
-    return GatherPlan(
+    return ReshapePlan(
         tuple(input_shape), tuple(indices_shape), output, tuple(axes), result
     )
 
 
-def apply_plan(plan: GatherPlan, input, indices) -> np.ndarray:
+def apply_plan(plan: ReshapePlan, input, indices) -> np.ndarray:
     """Reshape per `plan`, run gather_multiaxis, reshape to `result_shape`."""
     input, indices = np.asarray(input), np.asarray(indices)
     output = gather_multiaxis(
@@ -93,7 +97,7 @@ def normalize_axis(axis: int, rank: int) -> int:
 # --- GatherElements / numpy.take_along_axis / torch.gather -----------------
 
 
-def gather_elements_plan(input_shape, indices_shape, axis: int) -> GatherPlan:
+def gather_elements_plan(input_shape, indices_shape, axis: int) -> ReshapePlan:
     """No reshape: `axes = [axis]` on the tensors as they are."""
     axis = normalize_axis(axis, len(input_shape))
     return make_plan(input_shape, indices_shape, [axis])
@@ -112,7 +116,7 @@ def gather_elements(input, indices, axis: int) -> np.ndarray:
 # --- ONNX Gather / numpy.take -----------------------------------------------
 
 
-def onnx_gather_plan(input_shape, indices_shape, axis: int = 0) -> GatherPlan:
+def onnx_gather_plan(input_shape, indices_shape, axis: int = 0) -> ReshapePlan:
     """Index dims inserted at `axis` (see the module docstring)."""
     axis = normalize_axis(axis, len(input_shape))
     lead, trail = tuple(input_shape[:axis]), tuple(input_shape[axis + 1 :])
@@ -137,7 +141,7 @@ def onnx_gather(input, indices, axis: int = 0) -> np.ndarray:
 # --- torch.take ---------------------------------------------------------------
 
 
-def torch_take_plan(input_shape, indices_shape) -> GatherPlan:
+def torch_take_plan(input_shape, indices_shape) -> ReshapePlan:
     """ONNX Gather on axis 0 of the input flattened to 1-D."""
     return onnx_gather_plan((math.prod(input_shape),), indices_shape, 0)
 
@@ -150,7 +154,7 @@ def torch_take(input, indices) -> np.ndarray:
 # --- ONNX GatherND ------------------------------------------------------------
 
 
-def gather_nd_plan(input_shape, indices_shape, batch_dims: int = 0) -> GatherPlan:
+def gather_nd_plan(input_shape, indices_shape, batch_dims: int = 0) -> ReshapePlan:
     """GatherND as gather_multiaxis with `axes = [b, ..., b+n-1]`.
 
     indices `[batch (b)..., idx (m)..., n]`, input `[batch..., n indexed...,
@@ -196,9 +200,59 @@ def gather_nd(input, indices, batch_dims: int = 0) -> np.ndarray:
     return _run(gather_nd_plan, input, indices, batch_dims)
 
 
+# --- advanced indexing x[i, :, j] ------------------------------------------------
+
+
+def advanced_index_plan(input_shape, dims, index_shape) -> ReshapePlan:
+    """`x[i, :, j]` as gather_multiaxis with `axes = dims` (here [0, 2]).
+
+    `dims` are the input dims the index arrays address, in the pattern's
+    order; `index_shape` is the shape the index arrays broadcast to (B).
+    The tuples are folded into the last dim of the indices, and B, flattened
+    to m elements, sits at `dims[0]`; the other indexed dims have size 1 in
+    the gather's output. numpy puts B where the indexed dims are when they
+    are adjacent, else in front: a reshape when they are adjacent or
+    `dims[0] == 0`; otherwise a transpose (GatherShapeError here).
+    """
+    r, dims = len(input_shape), tuple(dims)
+    if not dims or len(set(dims)) != len(dims) or not all(0 <= d < r for d in dims):
+        raise GatherShapeError(f"indexed dims {list(dims)} must be unique dims of a rank {r} input, at least one")
+    adjacent = list(dims) == list(range(dims[0], dims[0] + len(dims)))
+    if not adjacent and dims[0] != 0:
+        raise GatherShapeError(
+            f"indexed dims {list(dims)} are neither adjacent nor led by dim 0: numpy moves the index dims "
+            "to the front of the result, a transpose rather than a reshape"
+        )
+    logical = [1] * r
+    logical[dims[0]] = math.prod(index_shape)
+    plan = make_plan(input_shape, logical[:-1] + [logical[-1] * len(dims)], dims)
+    result = [n for d, n in enumerate(plan.output_shape) if d not in dims[1:]]
+    result[dims[0] : dims[0] + 1] = list(index_shape)
+    return replace(plan, result_shape=tuple(result))
+
+
+def folded_tuples(indices, plan: ReshapePlan) -> np.ndarray:
+    """The index arrays of an advanced index, broadcast together and
+    stacked into coordinate tuples, as the plan's indices."""
+    arrays = np.broadcast_arrays(*(np.asarray(i) for i in indices))
+    return np.stack(arrays, axis=-1).reshape(plan.indices_shape)
+
+
+def advanced_index(input, dims, indices) -> np.ndarray:
+    """numpy's `x[i, :, j]`: `indices` are the index arrays of `dims`, every
+    other dim a full slice (`advanced_index_plan`'s restriction)."""
+    input = np.asarray(input)
+    shape = np.broadcast_shapes(*(np.shape(i) for i in indices))
+    plan = advanced_index_plan(input.shape, dims, shape)
+    return apply_plan(plan, input, folded_tuples(indices, plan))
+
+
 __all__ = [
-    "GatherPlan",
+    "ReshapePlan",
+    "advanced_index",
+    "advanced_index_plan",
     "apply_plan",
+    "folded_tuples",
     "gather_elements",
     "gather_elements_plan",
     "gather_nd",

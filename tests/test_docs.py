@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from gmx.dialect.shapes import infer_output_shape, logical_indices_shape
+from gmx.dialect.shapes import infer_output_shape, infer_scatter_shape, logical_indices_shape
 from gmx.dialect.reductions import RULES as REDUCTION_RULES
 from gmx.dialect.reductions import Reduction
 from gmx.reference import gather_elements_plan, gather_multiaxis, gather_nd_plan, onnx_gather_plan, scatter_multiaxis
@@ -111,6 +111,8 @@ def table_kind(header: list[str]) -> str | None:
         "mode": "mode example",
         "reduction": "reduction",
         "scatter_multiaxis": "scatter example",
+        "scatter frontend": "scatter mapping",
+        "documented scatter": "documented scatter",
     }.get(first)
 
 
@@ -338,9 +340,10 @@ class _Onnx:
         from onnx import helper
         from onnx.reference import ReferenceEvaluator
 
-        def run(x, idx, **attributes):
-            node = helper.make_node(op_type, ["x", "idx"], ["y"], **attributes)
-            return ReferenceEvaluator(node).run(None, {"x": x, "idx": idx})[0]
+        def run(*arrays, **attributes):
+            names = [f"in{k}" for k in range(len(arrays))]
+            node = helper.make_node(op_type, names, ["y"], **attributes)
+            return ReferenceEvaluator(node).run(None, dict(zip(names, arrays)))[0]
 
         return run
 
@@ -400,6 +403,161 @@ def test_mapping_classes_are_the_equivalence_classes():
     classes = [row["class"] for row in tables_of("equivalence class")]
     assert len(classes) == len(set(classes)) == 5
     assert {row["class"] for row in MAPPINGS} == set(classes)
+
+
+# --- every known scatter: the frontends themselves -------------------------------------
+
+
+ELEMENT_TYPES = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64", np.dtype(np.int32): "i32"}
+
+
+def _tensor_type(array: np.ndarray) -> str:
+    return f"tensor<{'x'.join(map(str, array.shape))}x{ELEMENT_TYPES[array.dtype]}>"
+
+
+def _run_program(body: str, *arrays: np.ndarray) -> np.ndarray:
+    """`@main(%x, %i, %u)` returning `%0` of `body`, compiled by gmx.runtime as written."""
+    from gmx.runtime import run
+
+    x, i, u = (_tensor_type(a) for a in arrays)
+    asm = f"func.func @main(%x: {x}, %i: {i}, %u: {u}) -> {x} {{\n{body}\n  return %0 : {x}\n}}\n"
+    return run(asm, *arrays)
+
+
+class _TosaScatter:
+    """`tosa.scatter(x, idx, u)`: a TOSA program compiled by gmx.runtime."""
+
+    @staticmethod
+    def scatter(x, idx, u):
+        idx = idx.astype(np.int32)
+        types = f"({_tensor_type(x)}, {_tensor_type(idx)}, {_tensor_type(u)}) -> {_tensor_type(x)}"
+        return _run_program(f"  %0 = tosa.scatter %x, %i, %u : {types}", x, idx, u)
+
+
+class _TmTensor:
+    """`tm_tensor.scatter(x, idx, u, add=...)`: torch-mlir's scatter with
+    `dimension_map` the leading dims, its region replacing or adding,
+    compiled by gmx.runtime."""
+
+    @staticmethod
+    def scatter(x, idx, u, add=False):
+        dims = ", ".join(str(d) for d in range(idx.shape[-1]))
+        combine = "%s = arith.addf %a, %b : f32\n    tm_tensor.yield %s : f32" if add else "tm_tensor.yield %a : f32"
+        body = (f"  %0 = tm_tensor.scatter {{dimension_map = array<i64: {dims}>}} unique_indices(false) "
+                f"ins(%u, %i : {_tensor_type(u)}, {_tensor_type(idx)}) outs(%x : {_tensor_type(x)}) {{\n"
+                f"  ^bb0(%a: f32, %b: f32):\n    {combine}\n  }} -> {_tensor_type(x)}")
+        return _run_program(body, x, idx.astype(np.int64), u)
+
+
+def run_scatter_frontend(expression: str, inputs: dict[str, np.ndarray]) -> np.ndarray:
+    """The frontend expression on copies of the inputs: its value, or `x`
+    after it where it is a statement or an in-place call."""
+    arrays = {name: value.copy() for name, value in inputs.items()}
+    if "torch." in expression or ".index_put_" in expression:
+        import torch
+
+        namespace = {"torch": torch, **{n: torch.from_numpy(v) for n, v in arrays.items()}}
+    elif ".at[" in expression:
+        jax = pytest.importorskip("jax")
+        namespace = {"jax": jax, **{n: jax.numpy.asarray(v) for n, v in arrays.items()}}
+    else:
+        namespace = {"np": np, "onnx": _Onnx(), "tosa": _TosaScatter(), "tm_tensor": _TmTensor(), **arrays}
+    try:
+        value = eval(expression, namespace)
+    except SyntaxError:
+        exec(expression, namespace)
+        value = None
+    value = namespace["x"] if value is None else value
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
+def scatter_inputs(row: dict[str, str], seed: int) -> dict[str, np.ndarray]:
+    """Small-integer f32 data and updates (sums and products exact), and
+    index values valid on every axis, drawn also outside in modes other
+    than raise."""
+    rng = np.random.default_rng(seed)
+    gmx_input, axes = shape(row["gmx input"]), literal(row["axes"])
+    bound = min(gmx_input[a] for a in axes)
+    low, high = (0, bound) if row["mode"] == "raise" else (-2 * bound, 2 * bound)
+    shapes = dict(part.split(": ") for part in row["inputs"].split(", "))
+    return {name: rng.integers(-4, 5, shape(s)).astype(np.float32) if name in ("x", "u")
+            else rng.integers(low, high, shape(s)) for name, s in shapes.items()}
+
+
+def gmx_operands(row: dict[str, str], inputs: dict[str, np.ndarray]):
+    """The inputs reshaped to the row's gmx shapes (several index arrays stacked into tuples)."""
+    index_arrays = [v for n, v in inputs.items() if n not in ("x", "u")]
+    indices = index_arrays[0] if len(index_arrays) == 1 else np.stack(index_arrays, axis=-1)
+    return (inputs["x"].reshape(shape(row["gmx input"])), indices.reshape(shape(row["gmx indices"])),
+            inputs["u"].reshape(shape(row["gmx updates"])))
+
+
+def shares_a_position(row: dict[str, str], inputs: dict[str, np.ndarray]) -> bool:
+    """Whether two updates of the row's op meet at one position."""
+    x, indices, updates = gmx_operands(row, inputs)
+    counts = scatter_multiaxis(np.zeros(x.shape, np.int64), indices, np.ones(updates.shape, np.int64),
+                               literal(row["axes"]), row["mode"], "add")
+    return bool((counts > 1).any())
+
+
+def scatter_row_inputs(row: dict[str, str]) -> dict[str, np.ndarray]:
+    """The inputs of the first seed whose updates share no position where
+    the row has no reduction (no library but numpy says which one wins)."""
+    for seed in range(200):
+        inputs = scatter_inputs(row, seed)
+        if row["reduction"] != "none" or not shares_a_position(row, inputs):
+            return inputs
+    raise AssertionError(f"no duplicate-free indices for {row['scatter frontend']}")
+
+
+SCATTER_MAPPINGS = tables_of("scatter mapping")
+
+
+@pytest.mark.parametrize("row", SCATTER_MAPPINGS, ids=lambda row: row["scatter frontend"])
+def test_scatter_mapping(row):
+    """The library, the row's gmx.reference mapping and, where reshapes are
+    all there is around the op, the op on the reshaped inputs agree."""
+    import gmx.reference as reference
+
+    inputs = scatter_row_inputs(row)
+    expected = run_scatter_frontend(row["scatter frontend"], inputs)
+    assert expected.shape == inputs["x"].shape
+    mapped = eval(row["gmx.reference"], {"np": np, **vars(reference), **inputs})
+    assert_array_equal(mapped, expected)
+    x, indices, updates = gmx_operands(row, inputs)
+    infer_scatter_shape(x.shape, indices.shape, updates.shape, literal(row["axes"]))
+    if row["around the op"] == "reshapes":
+        out = scatter_multiaxis(x, indices, updates, literal(row["axes"]), row["mode"], row["reduction"])
+        assert_array_equal(out.reshape(expected.shape), expected)
+
+
+def test_scatter_mapping_table_covers_every_reduction_and_scatter_mode():
+    from gmx.dialect.modes import OpKind, modes_of
+    from gmx.dialect.reductions import REDUCTIONS
+
+    assert {row["reduction"] for row in SCATTER_MAPPINGS} == set(REDUCTIONS)
+    assert {row["mode"] for row in SCATTER_MAPPINGS} == set(modes_of(OpKind.SCATTER))
+
+
+@pytest.mark.parametrize("row", tables_of("documented scatter"), ids=lambda row: row["documented scatter"])
+def test_documented_scatter(row):
+    """The gmx.reference mapping gives the documented output (and ONNX's
+    reference evaluator the same, for ONNX's examples)."""
+    import gmx.reference as reference
+
+    x, i, u = (np.array(literal(row[k])) for k in ("input", "indices", "updates"))
+    x = x.astype(np.float32) if x.dtype.kind == "f" else x
+    u = u.astype(x.dtype)
+    out = eval(row["gmx.reference"], {**vars(reference), "x": x, "i": i, "u": u})
+    np.testing.assert_allclose(out, np.array(literal(row["output"]), x.dtype), rtol=1e-6)
+    if row["documented scatter"].startswith("ONNX"):
+        op, _, detail = row["documented scatter"].partition(", ")
+        attributes = {"axis": int(detail.split()[-1])} if detail.startswith("axis") else {}
+        if detail.startswith("reduction"):
+            attributes = {"axis": 1, "reduction": detail.split()[-1]}
+        if "negative" in detail:
+            attributes = {"axis": 1}
+        assert_array_equal(out, getattr(_Onnx(), op.split()[1])(x, i, u, **attributes))
 
 
 # --- references into the doc and out of the repository ---------------------------------

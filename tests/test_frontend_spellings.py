@@ -8,6 +8,9 @@ from collections import Counter
 
 import pytest
 
+from gmx.dialect import OP_NAME, SCATTER_OP_NAME
+from gmx.dialect.modes import Mode
+from gmx.dialect.reductions import Reduction
 from gmx.tools.experiments.variants import VARIANTS, make_study
 from gmx.tools.study.spellings import Spelling, spell, verdict
 from gmx.tools.study.stages import Derived
@@ -16,7 +19,7 @@ from study_cli import study
 
 
 def derived(axes=(1,), input_type="4x5x6xf32", indices_type="4x3x6xi32", output_type="4x3x6xf32", mode="raise"):
-    return Derived(tuple(axes), input_type, "x", indices_type, "idx", output_type, "returned", mode)
+    return Derived(tuple(axes), input_type, "x", indices_type, "idx", output_type, "returned", Mode(mode))
 
 
 def spelling(frontend="tosa", *ops, left=None, error=None):
@@ -36,6 +39,14 @@ def test_verdicts():
         "differs: axes (0,) vs (1,); output 3x5x6xf32 vs 4x3x6xf32")
     assert verdict(spelling("linalg", derived(axes=(0,), output_type="3x5x6xf32", mode="wrap")), own) == (
         "differs: axes (0,) vs (1,); output 3x5x6xf32 vs 4x3x6xf32; mode wrap vs raise")
+    scatter = Derived((1,), "4x5x6xf32", "x", "4x3x6xi32", "idx", "4x5x6xf32", "returned", Mode.RAISE,
+                      SCATTER_OP_NAME, Reduction.ADD)
+    assert scatter.summary().startswith(f"{SCATTER_OP_NAME} axes=[1] reduction=add: input 4x5x6xf32 = x;")
+    assert derived(mode="wrap").summary().startswith(f"{OP_NAME} axes=[1] mode=wrap: input")
+    other = Derived((1,), "4x5x1x6xf32", "x", "4x3x1x6xi32", "idx", "4x5x1x6xf32", "returned", Mode.RAISE,
+                    SCATTER_OP_NAME, Reduction.MAX)
+    assert verdict(spelling("linalg", other), spelling("tosa", scatter)) == (
+        "same scatter, its unit dims placed differently; reduction max where its own is add")
     assert verdict(spelling("linalg", left={"tensor.extract": 1}), own) == "not raised: 1 tensor.extract left"
     assert verdict(spelling("linalg", derived(), derived()), own) == "2 gmx ops (one expected)"
     assert verdict(spelling("stablehlo", error="the frontend program does not parse: x"), own) == (
@@ -52,7 +63,7 @@ def test_every_variant_has_its_own_frontend_first():
 
 def test_onnx_and_torch_spell_one_gather_alike():
     onnx, tosa = (spell(make_study("onnx-gather-elements", frontend=f)) for f in ("onnx", "tosa"))
-    assert onnx.op() == tosa.op() == ((1,), "4x5x6xf32", "4x3x6", "4x3x6xf32", "raise")
+    assert onnx.op() == tosa.op() == ((1,), "4x5x6xf32", "4x3x6", "4x3x6xf32", "raise", "none", OP_NAME)
     assert verdict(tosa, onnx) == "same op"
 
 

@@ -12,7 +12,7 @@ from numpy.testing import assert_array_equal
 
 from gmx.dialect.shapes import GatherShapeError
 from gmx.reference import (
-    GatherPlan,
+    ReshapePlan,
     apply_plan,
     gather_elements,
     gather_elements_plan,
@@ -84,7 +84,7 @@ def test_gather_scalar_proposal_slip():
     assert ex.indices.size == 1 != math.prod((2, 1))
     assert ex.intermediate.indices_shape == (1, 1)
     assert ex.intermediate.output_shape == (1, 2)
-    assert onnx_gather_plan((2, 2), (), 0) == GatherPlan(
+    assert onnx_gather_plan((2, 2), (), 0) == ReshapePlan(
         (2, 2), (1, 1), (1, 2), (0,), (2,)
     )
 
@@ -111,29 +111,29 @@ def test_gather_table(row):
     "plan, expected",
     [
         (onnx_gather_plan((4, 3), (2, 2), 1),
-         GatherPlan((4, 3, 1), (1, 2, 2), (4, 2, 2), (1,), (4, 2, 2))),
+         ReshapePlan((4, 3, 1), (1, 2, 2), (4, 2, 2), (1,), (4, 2, 2))),
         (onnx_gather_plan((4, 3), (2,), 0),
-         GatherPlan((4, 3), (2, 1), (2, 3), (0,), (2, 3))),
+         ReshapePlan((4, 3), (2, 1), (2, 3), (0,), (2, 3))),
         (onnx_gather_plan((4, 3, 2), (5,), -2),
-         GatherPlan((4, 3, 2), (1, 5, 1), (4, 5, 2), (1,), (4, 5, 2))),
+         ReshapePlan((4, 3, 2), (1, 5, 1), (4, 5, 2), (1,), (4, 5, 2))),
         (onnx_gather_plan((4, 3, 2), (), 1),
-         GatherPlan((4, 3, 2), (1, 1, 1), (4, 1, 2), (1,), (4, 2))),
+         ReshapePlan((4, 3, 2), (1, 1, 1), (4, 1, 2), (1,), (4, 2))),
         (gather_elements_plan((4, 3), (2, 3), -2),
-         GatherPlan((4, 3), (2, 3), (2, 3), (0,), (2, 3))),
+         ReshapePlan((4, 3), (2, 3), (2, 3), (0,), (2, 3))),
         (torch_take_plan((4, 3), (2, 5)),
-         GatherPlan((12, 1), (2, 5), (2, 5), (0,), (2, 5))),
+         ReshapePlan((12, 1), (2, 5), (2, 5), (0,), (2, 5))),
         (torch_take_plan((4, 3), ()),
-         GatherPlan((12,), (1,), (1,), (0,), ())),
+         ReshapePlan((12,), (1,), (1,), (0,), ())),
         (gather_nd_plan((2, 2, 2), (2, 2)),
-         GatherPlan((2, 2, 2), (2, 1, 2), (2, 1, 2), (0, 1), (2, 2))),
+         ReshapePlan((2, 2, 2), (2, 1, 2), (2, 1, 2), (0, 1), (2, 2))),
         (gather_nd_plan((2, 2, 2), (5, 3)),
-         GatherPlan((2, 2, 2), (5, 1, 3), (5, 1, 1), (0, 1, 2), (5,))),
+         ReshapePlan((2, 2, 2), (5, 1, 3), (5, 1, 1), (0, 1, 2), (5,))),
         (gather_nd_plan((3, 4), (2, 5, 6, 1)),  # more index dims than axes
-         GatherPlan((3, 1, 1, 4), (2, 5, 6, 1), (2, 5, 6, 4), (0,), (2, 5, 6, 4))),
+         ReshapePlan((3, 1, 1, 4), (2, 5, 6, 1), (2, 5, 6, 4), (0,), (2, 5, 6, 4))),
         (gather_nd_plan((1, 3), (2, 1), 1),  # broadcast batch dim
-         GatherPlan((1, 3), (2, 1), (2, 1), (1,), (2,))),
+         ReshapePlan((1, 3), (2, 1), (2, 1), (1,), (2,))),
         (gather_nd_plan((5, 3, 4), (1, 2, 1), 1),  # broadcast the other way
-         GatherPlan((5, 3, 4), (1, 2, 1), (5, 2, 4), (1,), (5, 2, 4))),
+         ReshapePlan((5, 3, 4), (1, 2, 1), (5, 2, 4), (1,), (5, 2, 4))),
     ],
 )
 def test_plan_placement(plan, expected):
@@ -319,3 +319,26 @@ def test_torch_take_vs_torch():
         assert_array_equal(torch_take(x, idx), expected.numpy())
 
     check()
+
+
+# --- advanced indexing --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dims", [(0,), (0, 2), (1, 2), (2,), (0, 1, 2), (2, 0)])
+def test_advanced_index_vs_numpy(dims):
+    """`x[i, :, j]` (index arrays broadcast together) as gather_multiaxis
+    with `axes = dims`, where numpy's result is a reshape of it."""
+    from gmx.reference import advanced_index
+
+    rng = np.random.default_rng(len(dims))
+    x = arange((4, 5, 6))
+    shapes = [(2, 3), (3,), (1, 3)][: len(dims)]
+    indices = [rng.integers(-x.shape[d], x.shape[d], s) for d, s in zip(dims, shapes)]
+    key = [slice(None)] * 3
+    for d, i in zip(dims, indices):
+        key[d] = i
+    if dims == (2, 0):
+        with pytest.raises(GatherShapeError, match="a transpose"):
+            advanced_index(x, dims, indices)
+        return
+    assert_array_equal(advanced_index(x, dims, indices), x[tuple(key)])

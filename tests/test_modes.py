@@ -186,16 +186,21 @@ def test_every_mode_has_one_row_of_rules():
 
 
 def test_no_mode_spelled_outside_the_mode_table():
-    """Modes are `Mode` members and their `RULES`, never spellings compared
-    or passed around: a string constant equal to a mode's spelling in the
-    raising, the reference or the study's variants is refused."""
+    """Modes and reductions are `Mode` / `Reduction` members and their
+    `RULES`, never spellings compared or passed around: a string constant
+    equal to a mode's or a reduction's spelling in the raising, the
+    reference, the study's variants or the study itself is refused."""
     import ast
     from pathlib import Path
 
+    from gmx.dialect.reductions import Reduction
+
     root = Path(__file__).resolve().parent.parent
-    files = [*root.glob("passes/raising/*.py"), *root.glob("reference/*.py"), root / "tools/experiments/variants.py"]
-    spellings = {m.value for m in Mode}
-    found = [f"{path.relative_to(root)}:{node.lineno}" for path in files
+    files = [*root.glob("passes/raising/*.py"), *root.glob("reference/*.py"),
+             *root.glob("tools/experiments/*variant*.py"), *root.glob("tools/study/*.py")]
+    assert root / "tools/study/stages.py" in files and root / "tools/experiments/variants.py" in files
+    spellings = {m.value for m in Mode} | {r.value for r in Reduction}
+    found = [f"{path.relative_to(root)}:{node.lineno}: {node.value!r}" for path in files
              for node in ast.walk(ast.parse(path.read_text()))
              if isinstance(node, ast.Constant) and node.value in spellings]
     assert found == []

@@ -9,7 +9,7 @@ the torch variants, from torch-mlir's ONNX importer for the ONNX ones, gmx
 for multiaxis; --frontend picks another spelling of the same gather), the
 program after --gmx-canonicalize
 with what the fusion derived, after --convert-gmx-to-linalg, at loop level;
-op counts per stage; fused, unfused and torch results against numpy; run
+op counts per stage; fused, unfused and torch results against the reference; run
 times and ratios. With --all: every variant over a size sweep, written to
 DIR/report.md and one PNG plot per variant, with a table of the gmx op each
 frontend's spelling of each variant raises to. With --model: a whole program
@@ -34,6 +34,7 @@ import textwrap
 from .experiments.dtypes import DATA_DTYPES, INDEX_DTYPES
 from .experiments.variants import (
     OPTION_FLAGS,
+    REGISTRY,
     SWEEP_UNIT,
     VARIANTS,
     StudyError,
@@ -67,8 +68,8 @@ class _Parser(argparse.ArgumentParser):
 def _variants_help() -> str:
     from .experiments.models import MODELS
 
-    lines = ["variants (defaults in brackets):"]
-    for name, v in VARIANTS.items():
+    lines = ["variants (defaults in brackets; the scatters are studied one at a time, not by --all):"]
+    for name, v in REGISTRY.items():
         options = "".join(f" {OPTION_FLAGS[k]} {option_text(val)}" for k, val in v.options.items())
         lines.append(f"  {name:<22} [--shape {fmt_dims(v.shape)} --indices-shape {fmt_dims(v.indices_shape)}{options}]")
     lines += ["", "models of the real-program corpus (--model):"]
@@ -293,7 +294,7 @@ def _check_model_arguments(parser, args) -> tuple[str, ...]:
 
 def _check_single_arguments(parser, args) -> None:
     if args.variant is None:
-        parser.error(f"name a VARIANT ({', '.join(VARIANTS)}) or use --all --report DIR")
+        parser.error(f"name a VARIANT ({', '.join(REGISTRY)}) or use --all --report DIR")
     for flag, value in (("--report", args.report), ("--sizes", args.sizes)):
         if value is not None:
             parser.error(f"{flag} goes with --all")

@@ -2,9 +2,12 @@
 
 What a gather experiment needs, each in one place:
 
-- `variants`: the one registry of gather variants (`VARIANTS`), each with
-  its gmx-bench benchmarks (`BenchmarkShapes`), and a validated `Study` of
-  one (shapes, options, dtypes, seed, inputs, numpy and torch forms).
+- `variants`: the one registry of gather and scatter variants (`REGISTRY`;
+  `VARIANTS`, the gathers, is what --all and gmx-bench run), each with its
+  gmx-bench benchmarks (`BenchmarkShapes`), and a validated `Study` of one
+  (shapes, options, dtypes, seed, inputs, numpy, torch and reference
+  forms); the machinery is `variant_base`, the entries `gather_variants`
+  and `scatter_variants`.
 - `choices`: `Choice`, the Enum base of the tools' user-facing choices
   (`Frontend`, `BenchmarkKind`, gmx-study's `StageKey`), parsed from their
   command-line spelling.

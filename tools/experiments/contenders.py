@@ -1,8 +1,8 @@
 """What computes a study's gather, checked against the reference, then timed.
 
 A `Case` is a study at its inputs: the frontend program, the inputs and the
-reference's result (`make_case`; the reference is the variant's numpy
-expression). A contender has a `name` (its row or column in a report) and
+reference's result (`make_case`; the reference is the variant's
+`reference_fn`: a gather's numpy expression, `gmx.reference` for a scatter). A contender has a `name` (its row or column in a report) and
 `prepare(case) -> Prepared`: a call with the inputs bound, what compiling
 it cost and facts for a report. The contenders:
 
@@ -10,7 +10,7 @@ it cost and facts for a report. The contenders:
               gmx.runtime (its compile time includes the pass)
     Unfused   the frontend program as emitted, compiled the same way
               (absent when the frontend program is gmx already)
-    Numpy     the variant's numpy expression: the reference itself
+    Numpy     the variant's numpy expression (a gather's: the reference itself)
     Torch     the variant's torch expression, eager, on `threads` threads
     OnnxRuntime  the variant's ONNX graph (`Variant.onnx_graph`) in an ONNX
               Runtime session of `threads` intra-op threads (absent where
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gmx.dialect import OP_NAME
+from gmx.dialect.modes import OpKind
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.runtime import CompiledProgram, CompileError
@@ -51,6 +51,12 @@ from .frontends import frontend_program, onnx_graph_model
 from .pipelines import run_pipeline
 from .timing import measure, median_ms
 from .variants import Study
+
+# The ops frontends spell each gmx op with (what --gmx-canonicalize raises).
+FRONTEND_OPS = {
+    OpKind.GATHER: ("tosa.gather", "stablehlo.gather", "stablehlo.dynamic_gather", "tensor.gather"),
+    OpKind.SCATTER: ("tosa.scatter", "stablehlo.scatter", "tm_tensor.scatter", "tensor.scatter"),
+}
 
 
 @dataclass
@@ -76,7 +82,7 @@ def make_case(study: Study) -> Case:
     """The study's inputs (seeded), the reference's result and the frontend
     program. Raises FrontendError when the frontend cannot make it."""
     inputs = study.inputs()
-    expected = study.variant.numpy_fn(study)(*inputs)
+    expected = study.variant.reference_fn(study)(*inputs)
     start = time.perf_counter()
     text = frontend_program(study, inputs, expected.shape)
     return Case(study, inputs, expected, text, time.perf_counter() - start)
@@ -152,8 +158,7 @@ class Fused:
         if text is None:
             fused = run_pipeline(case.text, ["gmx-canonicalize"])
             text = fused.text
-            info = {"gmx_ops": fused.counts[OP_NAME], "tosa_gathers": fused.counts["tosa.gather"],
-                    "canonicalize_s": fused.seconds}
+            info = {**op_counts(case.study.variant, fused.counts), "canonicalize_s": fused.seconds}
         program = CompiledProgram(text, "main", self.checked, self.threads)
         info.update(_thread_info(program))
         return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, info)
@@ -177,6 +182,14 @@ class Unfused:
         return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, _thread_info(program))
 
 
+def op_counts(variant, counts) -> dict:
+    """`gmx_ops`: the variant's gmx op (the registry's op name) in a fused
+    program; `frontend_ops`: the frontend's own ops of that kind left
+    (`tosa.gather`, `tosa.scatter`, ...): not raised."""
+    return {"gmx_ops": counts[variant.op_name],
+            "frontend_ops": sum(counts[name] for name in FRONTEND_OPS[variant.op])}
+
+
 def _thread_info(program: CompiledProgram) -> dict:
     """How many OpenMP threads a compiled contender's calls run on."""
     return {"threads": program.threads}
@@ -190,7 +203,8 @@ class Numpy:
 
     def prepare(self, case: Case) -> Prepared:
         numpy_fn = case.study.variant.numpy_fn(case.study)
-        return Prepared(functools.partial(numpy_fn, *case.inputs), note="the reference")
+        note = "the reference" if case.study.variant.numpy_is_reference else ""
+        return Prepared(functools.partial(numpy_fn, *case.inputs), note=note)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ directly.
   one of a few nodes (a variant's `onnx_graph`, which ONNX Runtime runs);
   `onnx_to_tosa(model)` imports a model with torch-mlir's ONNX importer and
   lowers it to TOSA.
-- `gmx_program(...)`: one `gmx.gather_multiaxis` in a function.
+- `gmx_program(...)`: one `gmx.gather_multiaxis` in a function (a
+  variant's `gmx_program` is its frontend "gmx" program).
 - `frontend_program(study, inputs, output_shape)`: the program of a
   study's gather as its frontend (FRONTENDS) spells it.
 
@@ -285,6 +286,4 @@ def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[
         op_type, attributes = variant.onnx_node(study)
         arguments = [(name, t, shape) for name, (t, shape) in zip(study.arguments(), types)]
         return onnx_to_tosa(onnx_model(op_type, attributes, arguments, (study.dtype, output_shape)))
-    if variant.mode is not None:
-        return gmx_program(*types, [study.axis_index], mode=variant.mode, fill_value=variant.fill_value)
-    return gmx_program(*types, study.axes)
+    return variant.gmx_program(study)

@@ -29,10 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gmx.dialect import OP_NAME
 from gmx.runtime.memref import AlignedBuffer
 
-from .contenders import Case, Prepared
+from .contenders import Case, Prepared, op_counts
 from .dtypes import from_torch, to_torch
 from .pipelines import run_pipeline
 
@@ -80,7 +79,7 @@ class Iree:
         fused = run_pipeline(case.text, ["gmx-canonicalize"])
         # IreeProgram, not gmx.runtime.compile: its cache would keep every large program alive.
         program = IreeProgram(fused.text, "main", self.checked, self.device)
-        info = {"device": self.device, "gmx_ops": fused.counts[OP_NAME], "tosa_gathers": fused.counts["tosa.gather"]}
+        info = {"device": self.device, **op_counts(case.study.variant, fused.counts)}
         # Aligned once, outside the timing, so that IREE reads them in place
         # (as the engine reads any array in place; iree_backend.IMPORT_ALIGNMENT).
         inputs = [_aligned(a) for a in case.inputs]

@@ -34,14 +34,15 @@ def stage_sections(study: Study, lowering: Lowering, shown: Iterable[str]) -> li
         ops = "" if stage.error else f" ({stage.total} ops)"
         lines += ["", f"=== {number}. {key}: {title}{ops} ==="]
         if key == "fused":
-            lines += derived_lines(lowering)
+            lines += derived_lines(lowering, study.variant.op_name)
         lines.append(stage.error or stage.text.rstrip())
     return lines
 
 
-def derived_lines(lowering: Lowering) -> list[str]:
+def derived_lines(lowering: Lowering, op_name: str) -> list[str]:
+    """What the fusion made of the program: its gmx ops, or that it raised no `op_name`."""
     if not lowering.derived:
-        return ["derived: no gmx.gather_multiaxis (the fusion did not raise this program)"]
+        return [f"derived: no {op_name} (the fusion did not raise this program)"]
     return [f"derived: {d.summary()}" for d in lowering.derived]
 
 
@@ -65,7 +66,7 @@ def count_section(lowering: Lowering) -> list[str]:
 
 
 def check_section(study: Study, run: Run) -> list[str]:
-    lines = ["", f"=== results against numpy: {study.variant.numpy_expression(study)} ==="]
+    lines = ["", f"=== results against the reference: {study.variant.reference_expression(study)} ==="]
     return lines + text_table(["contender", "result"], [[n, run.results[n].line()] for n in CONTENDERS], "ll")[1:]
 
 

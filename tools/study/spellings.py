@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from gmx.dialect import make_context
+from gmx.dialect import SCATTER_OP_NAME, OpKind, make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.passes.pipeline import build_pass_manager
@@ -23,7 +23,7 @@ from ..experiments.contenders import make_case
 from ..experiments.frontends import FrontendError
 from ..experiments.pipelines import count_ops
 from ..experiments.variants import Study
-from .stages import Derived, derive
+from .stages import Derived, derive, rules_text
 
 # Ops that gather: what a frontend spells a gather with. After the fusion,
 # none should be left (a `tensor.extract` is the body of a linalg gather).
@@ -46,7 +46,7 @@ class Spelling:
         if len(self.derived) != 1:
             return None
         d = self.derived[0]
-        return (d.axes, d.input_type, d.indices_type.rsplit("x", 1)[0], d.output_type, d.mode)
+        return (d.axes, d.input_type, d.indices_type.rsplit("x", 1)[0], d.output_type, d.mode, d.reduction, d.op)
 
 
 def spell(study: Study) -> Spelling:
@@ -74,12 +74,12 @@ def _first_line(error: ir.MLIRError) -> str:
 
 
 def describe_op(spelling: Spelling) -> str:
-    """`axes=[1] 4x5x6xf32, 1x3x1xi64 -> 4x3x6xf32` (and the mode when not raise)."""
+    """`axes=[1] 4x5x6xf32, 1x3x1xi64 -> 4x3x6xf32` (and the mode and
+    reduction where they are not the defaults)."""
     if len(spelling.derived) != 1:
         return f"{len(spelling.derived)} gmx ops"
     d = spelling.derived[0]
-    mode = "" if d.mode == "raise" else f" mode={d.mode}"
-    return f"axes={list(d.axes)}{mode} {d.input_type}, {d.indices_type} -> {d.output_type}"
+    return f"axes={list(d.axes)}{d.rules()} {d.input_type}, {d.indices_type} -> {d.output_type}"
 
 
 def _dims(type_text: str) -> list[str]:
@@ -97,8 +97,8 @@ def unit_free(d: Derived) -> tuple:
 
 
 def verdict(spelling: Spelling, first: Spelling) -> str:
-    """`same op`, `same gather, ...` (unit dims, axis order or the mode
-    differ), or why this spelling is not raised to the first's op."""
+    """`same op`, `same gather, ...` / `same scatter, ...` (unit dims,
+    axis order, the mode or the reduction differ), or why this spelling is not raised to the first's op."""
     if spelling.error:
         return spelling.error
     if spelling.left:
@@ -122,10 +122,17 @@ def verdict(spelling: Spelling, first: Spelling) -> str:
     else:
         names = ("axes", "input", "index shape", "output")
         differ = [f"{n} {a} vs {b}" for n, a, b in zip(names, spelling.op(), first.op()) if a != b]
-        return "differs: " + "; ".join(differ) + (f"; mode {mine.mode} vs {own.mode}" if mine.mode != own.mode else "")
-    if mine.mode != own.mode:
-        notes.append(f"mode {mine.mode} where its own is {own.mode}")
-    return "same gather, " + "; ".join(notes)
+        differ += [f"{name} {a} vs {b}" for name, a, b in _rules(mine, own)]
+        return "differs: " + "; ".join(differ)
+    notes += [f"{name} {a} where its own is {b}" for name, a, b in _rules(mine, own)]
+    kind = OpKind.SCATTER if own.op == SCATTER_OP_NAME else OpKind.GATHER
+    return f"same {kind}, " + "; ".join(notes)
+
+
+def _rules(mine: Derived, own: Derived) -> list[tuple]:
+    """(name, mine, its own) for the op, mode and reduction where they differ."""
+    pairs = [("op", mine.op, own.op), ("mode", mine.mode, own.mode), ("reduction", mine.reduction, own.reduction)]
+    return [(name, a, b) for name, a, b in pairs if a != b]
 
 
 def spelling_rows(spellings: list[Spelling]) -> list[list[str]]:

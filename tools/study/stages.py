@@ -24,9 +24,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gmx.dialect import OP_NAME, make_context
+from gmx.dialect import OP_NAME, SCATTER_OP_NAME, make_context, read_mode, read_reduction
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir, passmanager
+from gmx.dialect.modes import DEFAULT_MODE, Mode
+from gmx.dialect.reductions import DEFAULT_REDUCTION, Reduction
 from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering, stages
 from gmx.passes.pipeline import add_element
 from gmx.passes.views import VIEW_OPS, defining_op
@@ -67,7 +69,8 @@ class Stage:
 
 @dataclass(frozen=True)
 class Derived:
-    """One gmx op of the fused program, as the fusion derived it."""
+    """One gmx op of the fused program, as the fusion derived it (a
+    scatter's updates are not described: they have the output's shape or 1s)."""
 
     axes: tuple[int, ...]
     input_type: str  # `4x5x6xf32`
@@ -76,14 +79,26 @@ class Derived:
     indices_source: str
     output_type: str
     result: str  # what happens to the result: `returned`, `collapse_shape to 3x5xf32, returned`
-    mode: str = "raise"  # the op's out-of-range mode
+    mode: Mode = DEFAULT_MODE  # the op's out-of-range mode
+    op: str = OP_NAME  # which gmx op
+    reduction: Reduction = DEFAULT_REDUCTION  # a scatter's reduction
+
+    def rules(self) -> str:
+        """` mode=wrap reduction=add`: the mode and reduction where they are not the defaults."""
+        return rules_text(self.mode, self.reduction)
 
     def summary(self) -> str:
-        mode = "" if self.mode == "raise" else f" mode={self.mode}"
         return (
-            f"{OP_NAME} axes={list(self.axes)}{mode}: input {self.input_type} = {self.input_source}; "
+            f"{self.op} axes={list(self.axes)}{self.rules()}: input {self.input_type} = {self.input_source}; "
             f"indices {self.indices_type} = {self.indices_source}; output {self.output_type}, {self.result}"
         )
+
+
+def rules_text(mode: Mode, reduction: Reduction = DEFAULT_REDUCTION) -> str:
+    """` mode=wrap reduction=add`, each only where it is not the default
+    (the defaults are the tables', never a spelling)."""
+    shown = [("mode", mode, DEFAULT_MODE), ("reduction", reduction, DEFAULT_REDUCTION)]
+    return "".join(f" {name}={value}" for name, value, default in shown if value is not default)
 
 
 @dataclass
@@ -173,19 +188,19 @@ def snapshot(title: str, module, key: StageKey = StageKey.FRONTEND) -> Stage:
 
 
 def derive(module, arguments: Sequence[str]) -> list[Derived]:
-    """Every gmx op of `module`, described (see Derived)."""
+    """Every gmx op of `module` (gathers and scatters), described (see Derived)."""
     found = []
 
     def visit(op):
-        if op.name == OP_NAME:
-            found.append(_describe_gather(op, arguments))
+        if op.name in (OP_NAME, SCATTER_OP_NAME):
+            found.append(_describe(op, arguments))
         return ir.WalkResult.ADVANCE
 
     module.walk(visit)
     return found
 
 
-def _describe_gather(op, arguments: Sequence[str]) -> Derived:
+def _describe(op, arguments: Sequence[str]) -> Derived:
     input, indices = op.operands[0], op.operands[1]
     return Derived(
         tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])),
@@ -195,15 +210,10 @@ def _describe_gather(op, arguments: Sequence[str]) -> Derived:
         source(indices, arguments),
         type_text(op.results[0].type),
         fate(op.results[0]),
-        _mode(op),
+        read_mode(op)[0],
+        op.name,
+        read_reduction(op) if op.name == SCATTER_OP_NAME else DEFAULT_REDUCTION,
     )
-
-
-def _mode(op) -> str:
-    """The op's `mode` attribute, `raise` when absent."""
-    if "mode" not in op.attributes:
-        return "raise"
-    return ir.StringAttr(op.attributes["mode"]).value
 
 
 def type_text(t: ir.Type) -> str:
