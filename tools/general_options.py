@@ -88,7 +88,7 @@ OPTIONS: tuple[GeneralOption, ...] = (
     GeneralOption("dump-pass-pipeline", "Print the pipeline that will be run"),
     GeneralOption("emit-bytecode", "Emit bytecode when generating output", tools=(OPT,)),
     GeneralOption("mlir-disable-threading", "Disable multi-threading within MLIR (gmx's contexts are single-threaded "
-                  "already, the bindings' default)",
+                  "already, the bindings' default)", tools=(OPT,),
                   context=lambda context, on: on and context.enable_multithreading(False)),
     GeneralOption("mlir-elide-elementsattrs-if-larger",
                   'Elide ElementsAttrs with "..." that have more elements than the given upper limit',

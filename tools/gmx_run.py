@@ -1,7 +1,7 @@
 """gmx-run: lower a module with --gmx-lower-to-llvm, run a function, show results.
 
     gmx-run FILE|- [-e ENTRY] [--input X.npy ...] [--output OUT.npy|OUT.npz] [--threads N]
-            [--backend engine|iree] [--device NAME]
+            [--backend engine|iree] [--device NAME] [GENERAL OPTIONS...]
 
 In the manner of mlir-runner: the entry function (default `main`) takes the
 `--input` arrays in order and its results are printed as numpy reprs, or
@@ -9,7 +9,10 @@ written to `--output` (`.npy` for one result, `.npz` with keys result0,
 result1, ... for any number). Every failure prints one clear message and
 exits 1: parse and verify errors located as `file:line:col: error: ...`,
 unreadable inputs, arguments that do not fit the signature, and index
-values out of range.
+values out of range. mlir-opt's general options that apply to the lowering
+(`--mlir-print-ir-after-all`, `--mlir-timing`, elision, ...: those
+`general_options` gives gmx-run) apply to the --gmx-lower-to-llvm run of
+the engine backend.
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ from gmx.runtime import CompileError, compile
 from gmx.runtime.backends import BACKENDS
 from gmx.runtime.threads import usable_cores
 
+from gmx.passes.instrument import instrumenting
+
+from . import general_options
+from .about import version_text
+from .general_options import GeneralOptionError, did_you_mean, parse_general
 from .npy_input import InputError, as_argument, load_npy
 from .options import StoreOnce
 from .output import OutputError, write_output
@@ -50,6 +58,27 @@ class RunError(GmxError):
 
 
 def parse_arguments(argv=None) -> argparse.Namespace:
+    """Parse the command line: the general options (`general_options`),
+    then gmx-run's own; an unknown option is one error line, with the
+    nearest real flag if one is close."""
+    parser = _argument_parser()
+    try:
+        general, argv = parse_general(sys.argv[1:] if argv is None else argv, PROG)
+    except GeneralOptionError as error:
+        parser.error(str(error))
+    if general.version:
+        with make_context() as context:
+            sys.stdout.write(version_text(PROG, context))
+        parser.exit()
+    args, rest = parser.parse_known_args(argv)
+    if rest:
+        flags = sorted({f for a in parser._actions for f in a.option_strings if f.startswith("--")})
+        parser.error(f"unrecognized argument '{rest[0]}'" + did_you_mean(rest[0].partition("=")[0], flags))
+    args.general = general
+    return args
+
+
+def _argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Lower an MLIR module with --gmx-lower-to-llvm and run one of its functions.",
@@ -73,7 +102,10 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("--backend", choices=BACKENDS, default="engine", help="engine (default) or iree (the [iree] extra)")
     parser.add_argument("--device", metavar="NAME", help="with --backend iree: local-task (default), local-sync or cuda")
-    return parser.parse_args(argv)
+    general = parser.add_argument_group("General options (mlir-opt's, applied to the lowering)")
+    general_options.add_help_entries(general, PROG, "General options")
+    general_options.add_help_entries(general, PROG, "Generic Options")
+    return parser
 
 
 def positive_int(text: str) -> int:
@@ -142,7 +174,8 @@ def run(args) -> tuple:
 
 def main(args) -> int:
     try:
-        results = run(args)
+        with instrumenting(args.general):
+            results = run(args)
         if args.output:
             save_results(args.output, results)
         else:
