@@ -30,7 +30,7 @@ from .about import dialects_text, version_text
 from .general_options import GeneralOptionError, did_you_mean, parse_general
 from .options import StoreOnce
 from .output import OutputError, write_output
-from .source import Chunk, SourceError, parse_chunk, read_source, split_chunks
+from .source import SPLIT_TEXT, Chunk, SourceError, parse_chunk, read_source, split_chunks
 from .verify_diagnostics import DiagnosticCollector, parse_expectations, verify
 
 PROG = "gmx-opt"
@@ -183,7 +183,7 @@ def _main(args) -> int:
             sys.stdout.write(version_text(PROG, context) if args.general.version else dialects_text(context))
             return 0
         try:
-            text, source_name = read_source(args.input)
+            text, source_name = read_source(args.input, args.general.allow_unregistered_dialect)
             build_pass_manager(_pipeline(args))  # reject bad flags before any work
         except UnknownPass as error:
             print(f"{PROG}: error: {_unknown_pass_text(args, error)}", file=sys.stderr)
@@ -210,7 +210,7 @@ def _main(args) -> int:
 def _joined(outputs: list[str | bytes]) -> str | bytes:
     """The chunks' outputs between split markers, as mlir-opt writes them
     (bytecode chunks too)."""
-    marker = "// -----\n"
+    marker = SPLIT_TEXT
     if outputs and isinstance(outputs[0], bytes):
         return marker.encode().join(outputs)
     return marker.join(outputs)

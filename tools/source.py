@@ -11,9 +11,13 @@ from dataclasses import dataclass
 from gmx.dialect.errors import GmxError
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
-from gmx.dialect.parsing import bytecode_as_text, is_bytecode, parse_text
+from gmx.dialect.parsing import BYTECODE_MAGIC, bytecode_as_text, is_bytecode, parse_text
 
 SPLIT_MARKER = re.compile(r"^\s*//\s*-----\s*$")
+SPLIT_TEXT = "// -----\n"
+# Bytecode modules as mlir-opt --split-input-file --emit-bytecode writes
+# them: each after a split marker line (read back as text chunks).
+BYTECODE_CHUNKS = re.compile(rb"// -----\n(?=" + re.escape(BYTECODE_MAGIC) + rb")")
 
 
 @dataclass(frozen=True)
@@ -26,9 +30,10 @@ class SourceError(GmxError):
     """The input could not be read."""
 
 
-def read_source(path: str) -> tuple[str, str]:
+def read_source(path: str, allow_unregistered: bool = False) -> tuple[str, str]:
     """(text, name for locations) of a file, or of stdin for '-' (MLIR
-    bytecode as its text); raises SourceError when it cannot be read, is
+    bytecode as its text, its ops of unregistered dialects read only if
+    `allow_unregistered`); raises SourceError when it cannot be read, is
     not UTF-8 or is broken bytecode."""
     if path == "-":
         if sys.stdin is None:
@@ -42,7 +47,7 @@ def read_source(path: str) -> tuple[str, str]:
             raise SourceError(f"could not open input file '{path}': {error.strerror or error}") from None
     if is_bytecode(data):
         try:
-            return bytecode_as_text(data), name
+            return SPLIT_TEXT.join(bytecode_as_text(c, allow_unregistered) for c in BYTECODE_CHUNKS.split(data)), name
         except ir.MLIRError as error:
             raise SourceError(f"could not read input file '{name}' (MLIR bytecode): {error_text(error)}") from None
     return decode_utf8(data, name), name
