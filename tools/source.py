@@ -125,10 +125,10 @@ def _wrapped(chunk: Chunk) -> str:
     return "\n" * (chunk.first_line - 1) + head + "module {" + body + "\n}"
 
 
-def _in_implicit_module(op: ir.Operation) -> ir.Operation:
+def _in_implicit_module(op: ir.Operation, source_name: str) -> ir.Operation:
     """A new `builtin.module` holding the one top-level `op` (as mlir-opt
-    wraps a file that is not a module)."""
-    module = ir.Operation.create("builtin.module", regions=1, loc=ir.Location.unknown())
+    wraps a file that is not a module, located at `file:0:0` as there)."""
+    module = ir.Operation.create("builtin.module", regions=1, loc=ir.Location.file(source_name, 0, 0))
     body = module.regions[0].blocks.append()
     body.append(op)
     return module
@@ -149,4 +149,4 @@ def parse_chunk(chunk: Chunk, source_name: str) -> ir.Operation:
         if not any("single top-level operation" in d.message for d in error.error_diagnostics):
             raise
         return parse_text(parse, _wrapped(chunk), source_name)
-    return op if op.name == "builtin.module" else _in_implicit_module(op)
+    return op if op.name == "builtin.module" else _in_implicit_module(op, source_name)
