@@ -28,7 +28,7 @@ from gmx.dialect.errors import GmxError
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.pipeline import split_top_level
 
-from .ir_dumps import filtered_stderr
+from .ir_dumps import filtered_stderr, filtered_tree
 
 OPT, RUN = "gmx-opt", "gmx-run"
 BOTH = (OPT, RUN)
@@ -38,22 +38,28 @@ FLAG = "flag"  # on/off: --x, --x=true|false|1|0
 UINT = "uint"  # --x=N, N >= 0
 PATH = "path"  # --x=DIR
 PASSES = "pass-arg"  # --x=a,b (repeatable)
+CHOICE = "value"  # --x=one of `choices`
 
-_METAVAR = {UINT: "<uint>", PATH: "<string>", PASSES: "<pass-arg>"}
+_METAVAR = {UINT: "<uint>", PATH: "<string>", PASSES: "<pass-arg>", CHOICE: "<value>"}
 
 
 class GeneralOptionError(GmxError, ValueError):
     """A general option given a value it cannot take."""
 
 
-def _call(method: str) -> Callable[[object, object], None]:
-    """How a flag applies: call `method()` on the object when it is on."""
+def _call(method: str, dest: str) -> Callable[[object, GeneralOptions], None]:
+    """How a flag applies: call `method()` on the target when `dest` is on."""
 
-    def apply(target, on) -> None:
-        if on:
+    def apply(target, options: GeneralOptions) -> None:
+        if options.values.get(dest):
             getattr(target, method)()
 
     return apply
+
+
+def _statistics(pm: passmanager.PassManager, options: GeneralOptions) -> None:
+    if options.values.get("mlir_pass_statistics"):
+        pm.enable_statistics(passmanager.PassDisplayMode.__members__[options.mlir_pass_statistics_display.upper()])
 
 
 @dataclass(frozen=True)
@@ -65,9 +71,11 @@ class GeneralOption:
     default: object = False
     asm: str | None = None  # keyword of Operation.print it sets (the output)
     dump: str | None = None  # keyword of enable_ir_printing it sets (the dumps)
-    context: Callable[[ir.Context, object], None] | None = None
-    pass_manager: Callable[[passmanager.PassManager, object], None] | None = None
+    # how it applies to a context / a pass manager, given all the options
+    context: Callable[[ir.Context, GeneralOptions], None] | None = None
+    pass_manager: Callable[[passmanager.PassManager, GeneralOptions], None] | None = None
     group: str = "General options"
+    choices: tuple[str, ...] = ()
 
     @property
     def flag(self) -> str:
@@ -84,20 +92,24 @@ class GeneralOption:
 
 OPTIONS: tuple[GeneralOption, ...] = (
     GeneralOption("allow-unregistered-dialect", "Allow operation with no registered dialects", tools=(OPT,),
-                  context=lambda context, on: setattr(context, "allow_unregistered_dialects", bool(on))),
+                  context=lambda context, o: setattr(context, "allow_unregistered_dialects",
+                                                     o.allow_unregistered_dialect)),
     GeneralOption("dump-pass-pipeline", "Print the pipeline that will be run"),
     GeneralOption("emit-bytecode", "Emit bytecode when generating output", tools=(OPT,)),
+    GeneralOption("emit-bytecode-version", "Use specified bytecode when generating output", kind=UINT,
+                  tools=(OPT,), default=None),
     GeneralOption("mlir-disable-threading", "Disable multi-threading within MLIR (gmx's contexts are single-threaded "
                   "already, the bindings' default)", tools=(OPT,),
-                  context=lambda context, on: on and context.enable_multithreading(False)),
+                  context=lambda context, o: o.mlir_disable_threading and context.enable_multithreading(False)),
     GeneralOption("mlir-elide-elementsattrs-if-larger",
                   'Elide ElementsAttrs with "..." that have more elements than the given upper limit',
                   kind=UINT, default=None, asm="large_elements_limit", dump="large_elements_limit"),
     GeneralOption("mlir-elide-resource-strings-if-larger",
                   "Elide printing value of resources if string is too long in chars.",
                   kind=UINT, default=None, asm="large_resource_limit", dump="large_resource_limit"),
-    GeneralOption("mlir-pass-statistics", "Display the statistics of each pass",
-                  pass_manager=_call("enable_statistics")),
+    GeneralOption("mlir-pass-statistics", "Display the statistics of each pass", pass_manager=_statistics),
+    GeneralOption("mlir-pass-statistics-display", "Display method for pass statistics (list or pipeline)",
+                  kind=CHOICE, choices=("list", "pipeline"), default="pipeline"),
     GeneralOption("mlir-pretty-debuginfo", "Print pretty debug info in MLIR output", tools=(OPT,),
                   asm="pretty_debug_info"),
     GeneralOption("mlir-print-debuginfo", "Print debug info in MLIR output", asm="enable_debug_info",
@@ -119,12 +131,13 @@ OPTIONS: tuple[GeneralOption, ...] = (
                   "attributes, types, and locations)", tools=(OPT,), asm="use_local_scope"),
     GeneralOption("mlir-print-op-generic", "Print the generic op form", asm="print_generic_op_form",
                   dump="print_generic_op_form"),
-    GeneralOption("mlir-timing", "Display execution times", pass_manager=_call("enable_timing")),
+    GeneralOption("mlir-print-skip-regions", "Skip regions when printing ops.", tools=(OPT,), asm="skip_regions"),
+    GeneralOption("mlir-timing", "Display execution times", pass_manager=_call("enable_timing", "mlir_timing")),
     GeneralOption("mlir-use-nameloc-as-prefix", "Print SSA IDs using NameLocs as prefixes", tools=(OPT,),
                   asm="use_name_loc_as_prefix"),
     GeneralOption("show-dialects", "Print the list of registered dialects and exit", tools=(OPT,)),
     GeneralOption("verify-each", "Run the verifier after each transformation pass", default=True,
-                  pass_manager=lambda pm, on: pm.enable_verifier(bool(on))),
+                  pass_manager=lambda pm, o: pm.enable_verifier(o.verify_each)),
     GeneralOption("version", "Display the version of this program", group="Generic Options"),
 )
 
@@ -160,6 +173,8 @@ def _value(option: GeneralOption, raw: str | None, given):
         return _uint_value(option, raw)
     if option.kind == PASSES:
         return tuple(given) + tuple(p.strip() for p in raw.split(",") if p.strip())
+    if option.kind == CHOICE and raw not in option.choices:
+        raise GeneralOptionError(f"option '{option.flag}' takes {' or '.join(option.choices)}, not '{raw}'")
     return raw
 
 
@@ -185,10 +200,14 @@ class GeneralOptions:
     def print_module(self, op: ir.Operation) -> str | bytes:
         """`op` as the output shows it: bytecode with --emit-bytecode, else
         text as the printing options say (unverified IR printed as MLIR
-        prints it, when --verify-each=false let it through)."""
+        prints it, when --verify-each=false let it through). Raises
+        GeneralOptionError for a bytecode version this MLIR cannot write."""
         if self.values.get("emit_bytecode"):
             buffer = io.BytesIO()
-            op.write_bytecode(buffer)
+            try:
+                op.write_bytecode(buffer, desired_version=self.values.get("emit_bytecode_version"))
+            except ValueError as error:  # a version this MLIR cannot write
+                raise GeneralOptionError(f"option '--emit-bytecode-version': {error}") from None
             return buffer.getvalue()
         return op.get_asm(**self.asm_flags(), assume_verified=self.values.get("verify_each", True))
 
@@ -197,7 +216,7 @@ class GeneralOptions:
     def configure_context(self, context: ir.Context) -> None:
         for option in OPTIONS:
             if option.context and option.dest in self.values:
-                option.context(context, self.values[option.dest])
+                option.context(context, self)
 
     def dump_flags(self) -> dict[str, object] | None:
         """enable_ir_printing's keywords, or None when no dump is asked for
@@ -229,14 +248,21 @@ class GeneralOptions:
         dumps of passes not named are held back."""
         for option in OPTIONS:
             if option.pass_manager and option.dest in self.values:
-                option.pass_manager(pm, self.values[option.dest])
+                option.pass_manager(pm, self)
         dumps = self.dump_flags()
         if dumps is not None:
             pm.enable_ir_printing(**dumps)
         if self.values.get("dump_pass_pipeline"):
             sys.stderr.write(pipeline_text(pm))
             sys.stderr.flush()
-        with filtered_stderr(self.keeps_dump) if self._filters_dumps() else nullcontext():
+        tree = self.values.get("mlir_print_ir_tree_dir")
+        if not self._filters_dumps():
+            filtering = nullcontext()
+        elif tree is not None:
+            filtering = filtered_tree(tree, self.keeps_dump)
+        else:
+            filtering = filtered_stderr(self.keeps_dump)
+        with filtering:
             yield
 
 

@@ -195,6 +195,9 @@ def _main(args) -> int:
         handler = context.attach_diagnostic_handler(driver.collector.handler)
         try:
             outputs, ok = _run_chunks(driver, split_chunks(text, args.split_input_file))
+        except GeneralOptionError as error:
+            print(f"{PROG}: error: {error}", file=sys.stderr)
+            return 1
         finally:
             handler.detach()
     if not ok:

@@ -8,6 +8,9 @@ pass manager runs, descriptor 2 goes to a temporary file; afterwards its
 text goes to stderr without the dumps of other passes (everything that is
 not a dump passes through, in order).
 
+With --mlir-print-ir-tree-dir the dumps are files instead, one a dump:
+those this run wrote for other passes are removed (`filtered_tree`).
+
 A dump is what MLIR's IR printer writes: a header line
 `// -----// IR Dump After CanonicalizerPass: canonicalize{...} //----- //`,
 then the op, then two blank lines (printed IR has no two blank lines in a
@@ -75,3 +78,25 @@ def filtered_stderr(keep: Callable[[str, set[str]], bool]) -> Iterator[None]:
             text = held.read().decode("utf-8", errors="replace")
             sys.stderr.write(filter_dumps(text, keep))
             sys.stderr.flush()
+
+
+@contextmanager
+def filtered_tree(directory: str, keep: Callable[[str, set[str]], bool]) -> Iterator[None]:
+    """Within the block, MLIR writes dump files under `directory`; on
+    leaving it, those written then for which `keep` is false are removed
+    (files that were there before stay)."""
+    before = set(_files(directory))
+    try:
+        yield
+    finally:
+        for path in set(_files(directory)) - before:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                parsed = dump_pass(handle.readline().rstrip("\n"))
+            if parsed is not None and not keep(*parsed):
+                os.remove(path)
+
+
+def _files(directory: str) -> Iterator[str]:
+    for folder, _, names in os.walk(directory):
+        for name in names:
+            yield os.path.join(folder, name)

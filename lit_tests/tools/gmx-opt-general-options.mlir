@@ -64,15 +64,22 @@
 // RUN: cat %t.tree/builtin_module_no-symbol-name/3_gmx-canonicalize.mlir | FileCheck %s --check-prefix=TREE
 // TREE-STDERR-NOT: IR Dump
 // TREE: IR Dump After
+// Named passes only: the files of the others are not kept.
+// RUN: rm -rf %t.named-tree && gmx-opt %s --split-input-file --allow-unregistered-dialect --pass-pipeline='builtin.module(func.func(cse),gmx-canonicalize)' --mlir-print-ir-after=gmx-canonicalize --mlir-print-ir-tree-dir=%t.named-tree -o /dev/null
+// RUN: cat %t.named-tree/builtin_module_no-symbol-name/3_gmx-canonicalize.mlir | FileCheck %s --check-prefix=TREE
+// RUN: not cat %t.named-tree/builtin_module_no-symbol-name/func_func_main/0_0_cse.mlir
 //
-// Output: bytecode that reads back; elided elements and resources; local
-// scope (no aliases); pretty locations; names from NameLocs. The passes
+// Output: bytecode that reads back (of the version asked for: 6 is the
+// newest, its varint 0x0d; 3 is 0x07); elided elements and resources;
+// regions skipped; local scope (no aliases); pretty locations; names from
+// NameLocs. The passes
 // run without the verifier between them with --verify-each=false (what
 // that lets through: tests/test_general_options.py).
 // RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --emit-bytecode -o %t.mlirbc
-// RUN: python -c "import sys; print(open(sys.argv[1], 'rb').read(4))" %t.mlirbc | FileCheck %s --check-prefix=MAGIC
+// RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --emit-bytecode --emit-bytecode-version=3 -o %t.v3.mlirbc
+// RUN: python -c "import sys; print(*(open(f, 'rb').read(5) for f in sys.argv[1:]))" %t.mlirbc %t.v3.mlirbc | FileCheck %s --check-prefix=MAGIC
 // RUN: gmx-opt %t.mlirbc --split-input-file --allow-unregistered-dialect | FileCheck %s --check-prefix=READ-BACK
-// MAGIC: b'ML\xefR'
+// MAGIC: b'ML\xefR\r' b'ML\xefR\x07'
 // READ-BACK: "gmx.gather_multiaxis"
 // READ-BACK: "foo.bar"
 // RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --mlir-elide-elementsattrs-if-larger=2 --mlir-elide-resource-strings-if-larger=8 | FileCheck %s --check-prefix=ELIDE
@@ -81,6 +88,11 @@
 // ELIDE: arith.constant dense_resource<blob1> : tensor<4xf32>
 // ELIDE: {-#
 // ELIDE-NOT: 0x04000000
+// RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --cse --mlir-print-skip-regions --mlir-pass-statistics --mlir-pass-statistics-display=list 2>&1 | FileCheck %s --check-prefix=SKIP
+// SKIP: ... Pass statistics report ...
+// SKIP: module {...}
+// SKIP-NEXT: // -----
+// SKIP-NEXT: module {...}
 // RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --convert-gmx-to-linalg --verify-each=false | FileCheck %s --check-prefix=ALIASES
 // RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --convert-gmx-to-linalg --mlir-print-local-scope | FileCheck %s --check-prefix=LOCAL
 // ALIASES: #map = affine_map
