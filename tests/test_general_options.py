@@ -155,3 +155,50 @@ def test_value_options_and_near_misses():
     assert did_you_mean("--mlir-print-ir-afer-all", ["--mlir-print-ir-after-all", "--mlir-timing"]) == (
         "; did you mean '--mlir-print-ir-after-all'?")
     assert did_you_mean("--frobnicate", ["--mlir-timing"]) == ""
+
+
+# --- the table of docs/tools.md ------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE_ROW = re.compile(r"^\| `(--?[a-z-]+)[^`]*` \| (yes|no) \| (yes|no) \|")
+RUN_LINE = re.compile(r"^// RUN: (.*)$", re.MULTILINE)
+
+
+def documented_options() -> list[tuple[str, str, str]]:
+    """(flag, gmx-opt, gmx-run) of each row of the general options' table."""
+    rows = [TABLE_ROW.match(line) for line in (ROOT / "docs" / "tools.md").read_text().splitlines()]
+    return [m.groups() for m in rows if m]
+
+
+def accepted_flags(tool: str) -> set[str]:
+    from gmx.tools import gmx_opt, gmx_run
+    from gmx.tools.general_options import flags_of
+
+    parser = {"gmx-opt": gmx_opt, "gmx-run": gmx_run}[tool]._argument_parser()
+    return set(flags_of(tool)) | {f for action in parser._actions for f in action.option_strings}
+
+
+def lit_runs(tool: str) -> list[str]:
+    """The RUN lines of lit_tests/tools that call `tool`."""
+    runs = []
+    for path in (ROOT / "lit_tests" / "tools").glob("*.mlir"):
+        runs += [r for r in RUN_LINE.findall(path.read_text()) if re.search(rf"(^|\| *|&& *|not ){tool} ", r)]
+    return runs
+
+
+def test_docs_table_of_general_options():
+    """Every row says what the tool does: a `yes` flag is taken and used by
+    a lit test of that tool, a `no` flag is refused."""
+    rows = documented_options()
+    assert len(rows) > 60
+    for column, tool in ((1, "gmx-opt"), (2, "gmx-run")):
+        accepted, runs = accepted_flags(tool), lit_runs(tool)
+        for row in rows:
+            flag, supported = row[0], row[column] == "yes"
+            assert (flag in accepted) == supported, f"{tool} {flag}: the table says {row[column]}"
+            if supported:
+                used = re.compile(rf"(^| ){re.escape(flag)}(?=[= ]|$)")
+                assert any(used.search(r) for r in runs), f"no lit test runs {tool} {flag}"
+    from gmx.tools.general_options import OPTIONS
+
+    assert {o.flag for o in OPTIONS} <= {row[0] for row in rows}, "a general option missing from the table"

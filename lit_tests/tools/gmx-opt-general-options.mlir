@@ -71,7 +71,7 @@
 //
 // Output: bytecode that reads back (of the version asked for: 6 is the
 // newest, its varint 0x0d; 3 is 0x07); elided elements and resources;
-// regions skipped; local scope (no aliases); pretty locations; names from
+// regions skipped; generic form; local scope (no aliases); pretty locations; names from
 // NameLocs. The passes
 // run without the verifier between them with --verify-each=false (what
 // that lets through: tests/test_general_options.py).
@@ -89,10 +89,12 @@
 // ELIDE: {-#
 // ELIDE-NOT: 0x04000000
 // RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --cse --mlir-print-skip-regions --mlir-pass-statistics --mlir-pass-statistics-display=list 2>&1 | FileCheck %s --check-prefix=SKIP
+// RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --mlir-print-skip-regions --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 // SKIP: ... Pass statistics report ...
 // SKIP: module {...}
 // SKIP-NEXT: // -----
 // SKIP-NEXT: module {...}
+// GENERIC: "builtin.module"() ({...}) : () -> ()
 // RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --convert-gmx-to-linalg --verify-each=false | FileCheck %s --check-prefix=ALIASES
 // RUN: gmx-opt %s --split-input-file --allow-unregistered-dialect --convert-gmx-to-linalg --mlir-print-local-scope | FileCheck %s --check-prefix=LOCAL
 // ALIASES: #map = affine_map
@@ -108,7 +110,16 @@
 // RUN: not gmx-opt %s --split-input-file -o %t.unwritten 2>&1 | FileCheck %s --check-prefix=UNREGISTERED
 // UNREGISTERED: gmx-opt-general-options.mlir:{{[0-9]+}}:{{[0-9]+}}: error: operation being parsed with an unregistered dialect
 //
-// What gmx-opt carries.
+// What gmx-opt carries, and its help: the general options apart from the passes.
+// RUN: gmx-opt --help | FileCheck %s --check-prefix=HELP
+// HELP: General options:
+// HELP: -o OUTPUT
+// HELP: --mlir-timing
+// HELP: Generic Options:
+// HELP-NEXT: -h, --help
+// HELP-NEXT: --version
+// HELP: Compiler passes to run (gmx passes):
+// HELP-NEXT: --convert-gmx-to-linalg
 // RUN: gmx-opt --show-dialects | FileCheck %s --check-prefix=DIALECTS
 // RUN: gmx-opt --version | FileCheck %s --check-prefix=VERSION
 // DIALECTS: Available Dialects: {{.*}},func,gmx,{{.*}},stablehlo,{{.*}},tosa,
