@@ -57,6 +57,22 @@ class RunError(GmxError):
     """A failure to report as one line, without a traceback."""
 
 
+# mlir-runner's --entry-point-result values.
+ENTRY_POINT_RESULTS = ("void", "i32", "i64", "f32")
+
+
+def check_entry_point_result(declared: str | None, entry: str, program) -> None:
+    """mlir-runner's `--entry-point-result`, which gmx-run does not need
+    (the entry's signature says what it returns), checked against the
+    entry: `void` must return nothing; a scalar is never what gmx-run
+    returns (its results are tensors; the runtime refuses an entry
+    returning a scalar before this)."""
+    if declared is None or (declared == "void" and not program.results):
+        return
+    returned = ", ".join(sig.describe() for sig in program.results) or "nothing"
+    raise RunError(f"--entry-point-result={declared}, but @{entry} returns {returned}")
+
+
 def parse_arguments(argv=None) -> argparse.Namespace:
     """Parse the command line: the general options (`general_options`),
     then gmx-run's own; an unknown option is one error line, with the
@@ -81,6 +97,7 @@ def parse_arguments(argv=None) -> argparse.Namespace:
 def _argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
+        usage="%(prog)s FILE|- [options]",
         description="Lower an MLIR module with --gmx-lower-to-llvm and run one of its functions.",
         epilog=BF16_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -88,6 +105,11 @@ def _argument_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("input_file", metavar="FILE", help="MLIR file, or - for stdin")
     parser.add_argument("-e", "--entry", default="main", action=StoreOnce, help="function to run (default: main)")
+    parser.add_argument(
+        "--entry-point-result", choices=ENTRY_POINT_RESULTS,
+        help="as mlir-runner's, what the entry returns: checked against its signature (gmx-run returns the "
+        "entry's tensors, never a scalar)",
+    )
     parser.add_argument("--input", action="append", default=[], metavar="X.npy", help="an argument array (repeat, in order)")
     parser.add_argument("--output", metavar="OUT", action=StoreOnce, help="write results to OUT.npy (one result) or OUT.npz")
     parser.add_argument("--unchecked", action="store_true", help="no run-time bounds check of indices (benchmarks only)")
@@ -165,6 +187,7 @@ def run(args) -> tuple:
             text, args.entry, checked=not args.unchecked, threads=args.threads,
             allow_external=args.allow_external_symbols, backend=args.backend, device=args.device,
         )
+        check_entry_point_result(args.entry_point_result, args.entry, program)
         return results_tuple(program(*_as_arguments(arrays, program)))
     except CompileError as error:
         raise RunError(str(error)) from None

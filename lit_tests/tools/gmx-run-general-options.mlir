@@ -20,6 +20,11 @@
 // RUN: cat %t.tree/builtin_module_no-symbol-name/func_func_main/0_0_tosa-to-linalg.mlir | FileCheck %s --check-prefix=FAILURE-FILE
 // FAILURE-TREE-NOT: IR Dump
 // FAILURE-FILE: IR Dump After TosaToLinalg Failed: tosa-to-linalg
+// mlir-runner's -e and --entry-point-result (checked against the entry).
+// RUN: gmx-run %s -e nothing --entry-point-result=void | FileCheck %s --allow-empty --check-prefix=VOID
+// RUN: not gmx-run %s --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=NOT-VOID
+// VOID-NOT: {{.}}
+// NOT-VOID: gmx-run: error: --entry-point-result=void, but @main returns float32[2x3]
 // RUN: not gmx-run %s --mlir-timin 2>&1 | FileCheck %s --check-prefix=NEAR
 // RUN: gmx-run --help | FileCheck %s --check-prefix=HELP
 // HELP: General options (mlir-opt's, applied to the lowering):
@@ -42,4 +47,8 @@ func.func @main() -> tensor<2x3xf32> {
   %i = arith.constant dense<[[1], [0]]> : tensor<2x1xi64>
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<2x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+func.func @nothing() {
+  return
 }
