@@ -98,6 +98,19 @@ def test_bytecode_reads_back_both_ways(gmx_opt, plain, tmp_path, capfd):
     assert capfd.readouterr().out.rstrip() == upstream(plain).stdout.decode().rstrip()
 
 
+def test_bytecode_output_is_written_only_on_success(gmx_opt, plain, mlir_file, tmp_path, capfd):
+    out = tmp_path / "out.mlirbc"
+    out.write_text("kept")
+    broken = mlir_file(PLAIN.replace("return %t", "return %nowhere"), "broken.mlir")
+    assert gmx_opt(broken, "--emit-bytecode", "-o", out) == 1
+    assert out.read_text() == "kept"
+    assert gmx_opt(plain, "--emit-bytecode", "--emit-bytecode-version=99", "-o", out) == 1
+    assert "option '--emit-bytecode-version'" in capfd.readouterr().err
+    assert out.read_text() == "kept"
+    assert gmx_opt(plain, "--emit-bytecode", "-o", out) == 0
+    assert out.read_bytes().startswith(b"ML\xefR") and not list(tmp_path.glob(".gmx-*"))
+
+
 def test_show_dialects_names_every_registered_dialect():
     """The C API counts the registered dialects; gmx (IRDL) is loaded, not registered."""
     context = make_context()

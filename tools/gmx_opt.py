@@ -106,7 +106,6 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         parser.error(str(error))
     args, rest = parser.parse_known_args(argv)
     args.general = general
-    args.option_flags = _option_flags(parser)
     args.passes = []
     for item in rest:
         if not item.startswith("--") or item == "--":
@@ -123,7 +122,8 @@ def _unknown_pass_text(args, error: UnknownPass) -> str:
     typed as, with the nearest real flag if one is close."""
     if args.pass_pipeline is not None:
         return str(error) + did_you_mean(error.name, get_all_passes())
-    return f"unknown pass or option '--{error.name}'" + did_you_mean(f"--{error.name}", args.option_flags)
+    flags = _option_flags(_argument_parser())
+    return f"unknown pass or option '--{error.name}'" + did_you_mean(f"--{error.name}", flags)
 
 
 def _pipeline(args) -> list[str]:
