@@ -14,7 +14,7 @@ import pytest
 from gmx.dialect import make_context
 from gmx.dialect.mlir import ir
 from gmx.passes.pipeline import build_pass_manager
-from gmx.passes.registry import PassFailed, add_python_pass
+from gmx.passes.registry import add_python_pass
 from gmx.tools.about import available_dialects
 from gmx.tools.general_options import did_you_mean, parse_general
 from gmx.tools.ir_dumps import filter_dumps

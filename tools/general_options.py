@@ -85,10 +85,6 @@ class GeneralOption:
     def dest(self) -> str:
         return self.name.replace("-", "_")
 
-    def help_line(self) -> str:
-        spelled = self.flag + (f"={_METAVAR[self.kind]}" if self.kind in _METAVAR else "")
-        return f"  {spelled:<44} - {self.help}"
-
 
 OPTIONS: tuple[GeneralOption, ...] = (
     GeneralOption("allow-unregistered-dialect", "Allow operation with no registered dialects", tools=(OPT,),
