@@ -319,6 +319,12 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
+def parser_flags(parser: argparse.ArgumentParser) -> set[str]:
+    """Every `--flag` of an argparse parser, the general options it lists
+    for help included (what a misspelt flag may be a near miss of)."""
+    return {f for action in parser._actions for f in action.option_strings if f.startswith("--")}
+
+
 def flags_of(tool: str) -> list[str]:
     """Every general flag `tool` takes."""
     return [o.flag for o in options_of(tool).values()]

@@ -92,8 +92,7 @@ def _argument_parser() -> argparse.ArgumentParser:
 def _option_flags(parser: argparse.ArgumentParser) -> list[str]:
     """Every flag gmx-opt takes, general options and gmx passes included
     (what a misspelt one may be a near miss of)."""
-    return sorted({f for a in parser._actions for f in a.option_strings if f.startswith("--")}
-                  | {f"--{name}" for name in get_all_passes()})
+    return sorted(general_options.parser_flags(parser) | {f"--{name}" for name in get_all_passes()})
 
 
 def parse_arguments(argv=None) -> argparse.Namespace:

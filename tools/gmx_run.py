@@ -28,11 +28,10 @@ from gmx.dialect.errors import GmxError
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.dialect.parsing import UnparsableText
+from gmx.passes.instrument import instrumenting
 from gmx.runtime import CompileError, compile
 from gmx.runtime.backends import BACKENDS
 from gmx.runtime.threads import usable_cores
-
-from gmx.passes.instrument import instrumenting
 
 from . import general_options
 from .about import version_text
@@ -88,8 +87,8 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         parser.exit()
     args, rest = parser.parse_known_args(argv)
     if rest:
-        flags = sorted({f for a in parser._actions for f in a.option_strings if f.startswith("--")})
-        parser.error(f"unrecognized argument '{rest[0]}'" + did_you_mean(rest[0].partition("=")[0], flags))
+        near = did_you_mean(rest[0].partition("=")[0], general_options.parser_flags(parser))
+        parser.error(f"unrecognized argument '{rest[0]}'" + near)
     args.general = general
     return args
 
