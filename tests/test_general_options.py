@@ -111,6 +111,20 @@ def test_bytecode_output_is_written_only_on_success(gmx_opt, plain, mlir_file, t
     assert out.read_bytes().startswith(b"ML\xefR") and not list(tmp_path.glob(".gmx-*"))
 
 
+@needs_upstream
+def test_show_dialects_prints_as_upstream(gmx_opt, capfd):
+    """One line, as this mlir-opt prints it (comma-separated, no spaces),
+    sorted; gmx-opt's has gmx and everything torch-mlir-opt registers but
+    StableHLO's VHLO, which gmx does not register."""
+    assert gmx_opt("--show-dialects") == 0
+    ours, theirs = capfd.readouterr().out, upstream("--show-dialects").stdout.decode()
+    line = re.compile(r"^Available Dialects: [a-z_0-9]+(,[a-z_0-9]+)*\n$")
+    assert line.match(ours) and line.match(theirs)
+    ours, theirs = ours.split(": ")[1].strip().split(","), theirs.split(": ")[1].strip().split(",")
+    assert ours == sorted(ours) and "gmx" in ours
+    assert set(theirs) - set(ours) == {"vhlo"}
+
+
 def test_show_dialects_names_every_registered_dialect():
     """The C API counts the registered dialects; gmx (IRDL) is loaded, not registered."""
     context = make_context()
