@@ -157,9 +157,11 @@ def is_bytecode(data: bytes) -> bool:
     return data.startswith(BYTECODE_MAGIC)
 
 
-def bytecode_as_text(data: bytes) -> str:
+def bytecode_as_text(data: bytes, allow_unregistered: bool = False) -> str:
     """The module of MLIR bytecode `data` as text, with its locations
-    (parsed in a context of its own); raises ir.MLIRError with the
-    reader's diagnostics when it is not valid bytecode."""
-    with make_context():
+    (parsed in a context of its own, taking ops of unregistered dialects
+    if `allow_unregistered`); raises ir.MLIRError with the reader's
+    diagnostics when it is not valid bytecode."""
+    with make_context() as context:
+        context.allow_unregistered_dialects = allow_unregistered
         return ir.Module.parse(data).operation.get_asm(enable_debug_info=True)

@@ -7,7 +7,8 @@ Layout: `raising/` (frontend gathers into gmx), `lowering/` (gmx down to
 LLVM), and the infrastructure both use here: `registry` (what a pass is),
 `elements` (one pass flag into a PassManager), `pipeline` (pass flags and
 textual pipelines into a PassManager), `views` (reshapes), `debug`
-(developer switches: strict mode, `-debug-only`). Each pass module is named
+(developer switches: strict mode, `-debug-only`), `instrument` (a tool's
+general options on pass managers it does not build). Each pass module is named
 after its flag, and so is its lit test (`lit_tests/passes/<flag>.mlir`).
 """
 

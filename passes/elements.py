@@ -21,6 +21,15 @@ class PipelineError(GmxError, ValueError):
     """An unknown pass, a bad option or a malformed pipeline."""
 
 
+class UnknownPass(PipelineError):
+    """An element no pass or pipeline answers to; `name` is its flag name
+    (what a tool may suggest a near miss for)."""
+
+    def __init__(self, message: str, name: str):
+        super().__init__(message)
+        self.name = name
+
+
 def _split_element(element: str) -> tuple[str, str]:
     """`name{opts}` -> (name, opts); `name` -> (name, '')."""
     name, brace, rest = element.partition("{")
@@ -38,7 +47,7 @@ def _upstream_element(element: str) -> str:
             return candidate
         except ValueError:
             continue
-    raise PipelineError(f"unknown pass or malformed pipeline element '{element}'")
+    raise UnknownPass(f"unknown pass or malformed pipeline element '{element}'", _split_element(element)[0])
 
 
 def add_element(

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from gmx.dialect.mlir import passmanager
 
 from . import get_pass
-from .elements import PipelineError
+from .elements import PipelineError, UnknownPass  # noqa: F401
 from .elements import add_element as _add_element
 
 

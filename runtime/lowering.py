@@ -35,6 +35,7 @@ from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ExecutionEngine, ir, passmanager
 from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering
+from gmx.passes.instrument import running
 from gmx.passes.registry import noting_refusals
 from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, assert_messages, error_sites
 
@@ -107,7 +108,7 @@ def _lower(module: ir.Module, text: str, checked: bool) -> None:
     pm = passmanager.PassManager("builtin.module")
     add_lowering(pm, options)
     try:
-        with noting_refusals() as refused:
+        with noting_refusals() as refused, running(pm):  # a tool's IR dumps, timing, ...
             pm.run(module.operation)
     except ir.MLIRError as error:
         if refused:  # ops the lowering has no way for, each error says which and why

@@ -1,13 +1,16 @@
 """gmx-opt: mlir-opt with the gmx dialect and passes.
 
     gmx-opt [FILE|-] [-o OUT] [--split-input-file] [--verify-diagnostics]
-            [--debug-only=TYPES] [--pass-pipeline=PIPELINE | PASS FLAGS...]
+            [--debug-only=TYPES] [GENERAL OPTIONS...]
+            [--pass-pipeline=PIPELINE | PASS FLAGS...]
 
 Pass flags run in command-line order; gmx passes and every upstream pass are
 accepted by their flag names (`--canonicalize`, `--tosa-to-tensor`,
-`--convert-gmx-to-linalg=checked=false`). Errors print
-`file:line:col: error: ...` and exit 1; the output file is written only
-when every chunk succeeded.
+`--convert-gmx-to-linalg=checked=false`). mlir-opt's general options
+(`--mlir-timing`, `--mlir-print-ir-before-all`, `--emit-bytecode`, ...) are
+those of `general_options`, applied to every chunk's pass manager and
+output. Errors print `file:line:col: error: ...` and exit 1; the output
+file is written only when every chunk succeeded.
 """
 
 from __future__ import annotations
@@ -20,18 +23,21 @@ from gmx.dialect.mlir import ir
 from gmx.dialect.parsing import UnparsableText
 from gmx.passes import get_all_passes
 from gmx.passes.debug import debug_only
-from gmx.passes.pipeline import PipelineError, build_pass_manager, pipeline_elements
+from gmx.passes.pipeline import PipelineError, UnknownPass, build_pass_manager, pipeline_elements
 
+from . import general_options
+from .about import dialects_text, version_text
+from .general_options import GeneralOptionError, did_you_mean, parse_general
 from .options import StoreOnce
 from .output import OutputError, write_output
-from .source import Chunk, SourceError, parse_chunk, read_source, split_chunks
+from .source import SPLIT_TEXT, Chunk, SourceError, parse_chunk, read_source, split_chunks
 from .verify_diagnostics import DiagnosticCollector, parse_expectations, verify
 
 PROG = "gmx-opt"
 
 
 def _passes_help() -> str:
-    lines = ["gmx passes:"]
+    lines = ["Compiler passes to run (gmx passes):"]
     for name, factory in sorted(get_all_passes().items()):
         info = factory()
         lines.append(f"  --{name:<28} {info.description}")
@@ -57,34 +63,48 @@ class _HelpAction(argparse.Action):
 def _argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
+        usage="%(prog)s [options] [input file] [pass flags...]",
         description="MLIR modular optimizer driver with the gmx dialect and passes.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
         add_help=False,
     )
-    parser.add_argument("-h", "--help", action=_HelpAction, help="show this help, with the gmx passes, and exit")
     parser.add_argument("input", nargs="?", default="-", help="input file (default: stdin)")
-    parser.add_argument("-o", dest="output", default="-", action=StoreOnce, help="output file (default: stdout)")
-    parser.add_argument(
+    general = parser.add_argument_group("General options")
+    general.add_argument("-o", dest="output", default="-", action=StoreOnce, help="output file (default: stdout)")
+    general.add_argument(
         "--pass-pipeline", action=StoreOnce, help="a textual pipeline, e.g. 'builtin.module(canonicalize)'"
     )
-    parser.add_argument("--split-input-file", action="store_true", help="process each '// -----' chunk separately")
-    parser.add_argument("--verify-diagnostics", action="store_true", help="check diagnostics against expected-* comments")
-    parser.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
-    parser.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
-    parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
-    parser.add_argument(
+    general.add_argument("--split-input-file", action="store_true", help="process each '// -----' chunk separately")
+    general.add_argument("--verify-diagnostics", action="store_true", help="check diagnostics against expected-* comments")
+    general.add_argument(
         "--debug-only", default="", metavar="TYPES",
         help="debug output of these comma-separated types on stderr "
         "(gmx-canonicalize: why each pattern did not match each op)",
     )
+    general_options.add_help_entries(general, PROG, "General options")
+    generic = parser.add_argument_group("Generic Options")
+    generic.add_argument("-h", "--help", action=_HelpAction, help="show this help, with the gmx passes, and exit")
+    general_options.add_help_entries(generic, PROG, "Generic Options")
     return parser
 
 
+def _option_flags(parser: argparse.ArgumentParser) -> list[str]:
+    """Every flag gmx-opt takes, general options and gmx passes included
+    (what a misspelt one may be a near miss of)."""
+    return sorted(general_options.parser_flags(parser) | {f"--{name}" for name in get_all_passes()})
+
+
 def parse_arguments(argv=None) -> argparse.Namespace:
-    """Parse the command line; unknown `--flags` are pass flags, in order."""
+    """Parse the command line: the general options (`general_options`),
+    then gmx-opt's own; unknown `--flags` are pass flags, in order."""
     parser = _argument_parser()
+    try:
+        general, argv = parse_general(sys.argv[1:] if argv is None else argv, PROG)
+    except GeneralOptionError as error:
+        parser.error(str(error))
     args, rest = parser.parse_known_args(argv)
+    args.general = general
     args.passes = []
     for item in rest:
         if not item.startswith("--") or item == "--":
@@ -94,6 +114,15 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     if args.pass_pipeline is not None and args.passes:
         parser.error("'--pass-pipeline' cannot be combined with individual pass flags")
     return args
+
+
+def _unknown_pass_text(args, error: UnknownPass) -> str:
+    """One line naming what is unknown: a flag as the option it was
+    typed as, with the nearest real flag if one is close."""
+    if args.pass_pipeline is not None:
+        return str(error) + did_you_mean(error.name, get_all_passes())
+    flags = _option_flags(_argument_parser())
+    return f"unknown pass or option '--{error.name}'" + did_you_mean(f"--{error.name}", flags)
 
 
 def _pipeline(args) -> list[str]:
@@ -107,29 +136,26 @@ class OptDriver:
 
     def __init__(self, args, source_name: str):
         self.args = args
+        self.general = args.general
         self.source_name = source_name
         self.elements = _pipeline(args)
         self.collector = DiagnosticCollector()
 
-    def run_chunk(self, chunk: Chunk) -> str | None:
-        """The printed result of one chunk, or None when it failed (its
-        diagnostics are then in the collector)."""
+    def run_chunk(self, chunk: Chunk) -> str | bytes | None:
+        """The printed result of one chunk (bytes with --emit-bytecode), or
+        None when it failed (its diagnostics are then in the collector)."""
         try:
             module = parse_chunk(chunk, self.source_name)
             pm = build_pass_manager(self.elements)
-            if self.args.mlir_print_ir_after_all:
-                pm.enable_ir_printing(print_after_all=True, print_module_scope=True)
-            pm.run(module)
+            with self.general.running(pm):
+                pm.run(module)
         except (ir.MLIRError, UnparsableText) as error:
             self.collector.add_error(error)
             return None
-        # Parsing and every pass verified the module already; printing need
-        # not verify it once more (a sizeable part of printing a big module).
-        return module.get_asm(
-            print_generic_op_form=self.args.mlir_print_op_generic,
-            enable_debug_info=self.args.mlir_print_debuginfo,
-            assume_verified=True,
-        )
+        # Parsing and every pass verified the module already (unless
+        # --verify-each=false); printing need not verify it once more (a
+        # sizeable part of printing a big module).
+        return self.general.print_module(module)
 
     def check_chunk(self, chunk: Chunk, start: int) -> bool:
         """Report this chunk's diagnostics; True when it passes."""
@@ -151,9 +177,16 @@ def main(args) -> int:
 
 def _main(args) -> int:
     with make_context() as context:
+        args.general.configure_context(context)
+        if args.general.version or args.general.show_dialects:
+            sys.stdout.write(version_text(PROG, context) if args.general.version else dialects_text(context))
+            return 0
         try:
-            text, source_name = read_source(args.input)
+            text, source_name = read_source(args.input, args.general.allow_unregistered_dialect)
             build_pass_manager(_pipeline(args))  # reject bad flags before any work
+        except UnknownPass as error:
+            print(f"{PROG}: error: {_unknown_pass_text(args, error)}", file=sys.stderr)
+            return 1
         except (SourceError, PipelineError) as error:
             print(f"{PROG}: error: {error}", file=sys.stderr)
             return 1
@@ -161,16 +194,28 @@ def _main(args) -> int:
         handler = context.attach_diagnostic_handler(driver.collector.handler)
         try:
             outputs, ok = _run_chunks(driver, split_chunks(text, args.split_input_file))
+        except GeneralOptionError as error:
+            print(f"{PROG}: error: {error}", file=sys.stderr)
+            return 1
         finally:
             handler.detach()
     if not ok:
         return 1
     try:
-        write_output(args.output, "// -----\n".join(outputs))
+        write_output(args.output, _joined(outputs))
     except OutputError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _joined(outputs: list[str | bytes]) -> str | bytes:
+    """The chunks' outputs between split markers, as mlir-opt writes them
+    (bytecode chunks too)."""
+    marker = SPLIT_TEXT
+    if outputs and isinstance(outputs[0], bytes):
+        return marker.encode().join(outputs)
+    return marker.join(outputs)
 
 
 def _run_chunks(driver: OptDriver, chunks: list[Chunk]) -> tuple[list[str], bool]:

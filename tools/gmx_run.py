@@ -1,7 +1,7 @@
 """gmx-run: lower a module with --gmx-lower-to-llvm, run a function, show results.
 
     gmx-run FILE|- [-e ENTRY] [--input X.npy ...] [--output OUT.npy|OUT.npz] [--threads N]
-            [--backend engine|iree] [--device NAME]
+            [--backend engine|iree] [--device NAME] [GENERAL OPTIONS...]
 
 In the manner of mlir-runner: the entry function (default `main`) takes the
 `--input` arrays in order and its results are printed as numpy reprs, or
@@ -9,7 +9,10 @@ written to `--output` (`.npy` for one result, `.npz` with keys result0,
 result1, ... for any number). Every failure prints one clear message and
 exits 1: parse and verify errors located as `file:line:col: error: ...`,
 unreadable inputs, arguments that do not fit the signature, and index
-values out of range.
+values out of range. mlir-opt's general options that apply to the lowering
+(`--mlir-print-ir-after-all`, `--mlir-timing`, elision, ...: those
+`general_options` gives gmx-run) apply to the --gmx-lower-to-llvm run of
+the engine backend.
 """
 
 from __future__ import annotations
@@ -25,10 +28,14 @@ from gmx.dialect.errors import GmxError
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.dialect.parsing import UnparsableText
+from gmx.passes.instrument import instrumenting
 from gmx.runtime import CompileError, compile
 from gmx.runtime.backends import BACKENDS
 from gmx.runtime.threads import usable_cores
 
+from . import general_options
+from .about import version_text
+from .general_options import GeneralOptionError, did_you_mean, parse_general
 from .npy_input import InputError, as_argument, load_npy
 from .options import StoreOnce
 from .output import OutputError, write_output
@@ -49,9 +56,47 @@ class RunError(GmxError):
     """A failure to report as one line, without a traceback."""
 
 
+# mlir-runner's --entry-point-result values.
+ENTRY_POINT_RESULTS = ("void", "i32", "i64", "f32")
+
+
+def check_entry_point_result(declared: str | None, entry: str, program) -> None:
+    """mlir-runner's `--entry-point-result`, which gmx-run does not need
+    (the entry's signature says what it returns), checked against the
+    entry: `void` must return nothing; a scalar is never what gmx-run
+    returns (its results are tensors; the runtime refuses an entry
+    returning a scalar before this)."""
+    if declared is None or (declared == "void" and not program.results):
+        return
+    returned = ", ".join(sig.describe() for sig in program.results) or "nothing"
+    raise RunError(f"--entry-point-result={declared}, but @{entry} returns {returned}")
+
+
 def parse_arguments(argv=None) -> argparse.Namespace:
+    """Parse the command line: the general options (`general_options`),
+    then gmx-run's own; an unknown option is one error line, with the
+    nearest real flag if one is close."""
+    parser = _argument_parser()
+    try:
+        general, argv = parse_general(sys.argv[1:] if argv is None else argv, PROG)
+    except GeneralOptionError as error:
+        parser.error(str(error))
+    if general.version:
+        with make_context() as context:
+            sys.stdout.write(version_text(PROG, context))
+        parser.exit()
+    args, rest = parser.parse_known_args(argv)
+    if rest:
+        near = did_you_mean(rest[0].partition("=")[0], general_options.parser_flags(parser))
+        parser.error(f"unrecognized argument '{rest[0]}'" + near)
+    args.general = general
+    return args
+
+
+def _argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
+        usage="%(prog)s FILE|- [options]",
         description="Lower an MLIR module with --gmx-lower-to-llvm and run one of its functions.",
         epilog=BF16_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -59,6 +104,11 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("input_file", metavar="FILE", help="MLIR file, or - for stdin")
     parser.add_argument("-e", "--entry", default="main", action=StoreOnce, help="function to run (default: main)")
+    parser.add_argument(
+        "--entry-point-result", choices=ENTRY_POINT_RESULTS,
+        help="as mlir-runner's, what the entry returns: checked against its signature (gmx-run returns the "
+        "entry's tensors, never a scalar)",
+    )
     parser.add_argument("--input", action="append", default=[], metavar="X.npy", help="an argument array (repeat, in order)")
     parser.add_argument("--output", metavar="OUT", action=StoreOnce, help="write results to OUT.npy (one result) or OUT.npz")
     parser.add_argument("--unchecked", action="store_true", help="no run-time bounds check of indices (benchmarks only)")
@@ -73,7 +123,10 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("--backend", choices=BACKENDS, default="engine", help="engine (default) or iree (the [iree] extra)")
     parser.add_argument("--device", metavar="NAME", help="with --backend iree: local-task (default), local-sync or cuda")
-    return parser.parse_args(argv)
+    general = parser.add_argument_group("General options (mlir-opt's, applied to the lowering)")
+    general_options.add_help_entries(general, PROG, "General options")
+    general_options.add_help_entries(general, PROG, "Generic Options")
+    return parser
 
 
 def positive_int(text: str) -> int:
@@ -133,6 +186,7 @@ def run(args) -> tuple:
             text, args.entry, checked=not args.unchecked, threads=args.threads,
             allow_external=args.allow_external_symbols, backend=args.backend, device=args.device,
         )
+        check_entry_point_result(args.entry_point_result, args.entry, program)
         return results_tuple(program(*_as_arguments(arrays, program)))
     except CompileError as error:
         raise RunError(str(error)) from None
@@ -142,7 +196,8 @@ def run(args) -> tuple:
 
 def main(args) -> int:
     try:
-        results = run(args)
+        with instrumenting(args.general):
+            results = run(args)
         if args.output:
             save_results(args.output, results)
         else:

@@ -11,9 +11,13 @@ from dataclasses import dataclass
 from gmx.dialect.errors import GmxError
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
-from gmx.dialect.parsing import bytecode_as_text, is_bytecode, parse_text
+from gmx.dialect.parsing import BYTECODE_MAGIC, bytecode_as_text, is_bytecode, parse_text
 
 SPLIT_MARKER = re.compile(r"^\s*//\s*-----\s*$")
+SPLIT_TEXT = "// -----\n"
+# Bytecode modules as mlir-opt --split-input-file --emit-bytecode writes
+# them: each after a split marker line (read back as text chunks).
+BYTECODE_CHUNKS = re.compile(rb"// -----\n(?=" + re.escape(BYTECODE_MAGIC) + rb")")
 
 
 @dataclass(frozen=True)
@@ -26,9 +30,10 @@ class SourceError(GmxError):
     """The input could not be read."""
 
 
-def read_source(path: str) -> tuple[str, str]:
+def read_source(path: str, allow_unregistered: bool = False) -> tuple[str, str]:
     """(text, name for locations) of a file, or of stdin for '-' (MLIR
-    bytecode as its text); raises SourceError when it cannot be read, is
+    bytecode as its text, its ops of unregistered dialects read only if
+    `allow_unregistered`); raises SourceError when it cannot be read, is
     not UTF-8 or is broken bytecode."""
     if path == "-":
         if sys.stdin is None:
@@ -42,7 +47,7 @@ def read_source(path: str) -> tuple[str, str]:
             raise SourceError(f"could not open input file '{path}': {error.strerror or error}") from None
     if is_bytecode(data):
         try:
-            return bytecode_as_text(data), name
+            return SPLIT_TEXT.join(bytecode_as_text(c, allow_unregistered) for c in BYTECODE_CHUNKS.split(data)), name
         except ir.MLIRError as error:
             raise SourceError(f"could not read input file '{name}' (MLIR bytecode): {error_text(error)}") from None
     return decode_utf8(data, name), name
@@ -120,10 +125,10 @@ def _wrapped(chunk: Chunk) -> str:
     return "\n" * (chunk.first_line - 1) + head + "module {" + body + "\n}"
 
 
-def _in_implicit_module(op: ir.Operation) -> ir.Operation:
+def _in_implicit_module(op: ir.Operation, source_name: str) -> ir.Operation:
     """A new `builtin.module` holding the one top-level `op` (as mlir-opt
-    wraps a file that is not a module)."""
-    module = ir.Operation.create("builtin.module", regions=1, loc=ir.Location.unknown())
+    wraps a file that is not a module, located at `file:0:0` as there)."""
+    module = ir.Operation.create("builtin.module", regions=1, loc=ir.Location.file(source_name, 0, 0))
     body = module.regions[0].blocks.append()
     body.append(op)
     return module
@@ -144,4 +149,4 @@ def parse_chunk(chunk: Chunk, source_name: str) -> ir.Operation:
         if not any("single top-level operation" in d.message for d in error.error_diagnostics):
             raise
         return parse_text(parse, _wrapped(chunk), source_name)
-    return op if op.name == "builtin.module" else _in_implicit_module(op)
+    return op if op.name == "builtin.module" else _in_implicit_module(op, source_name)

@@ -3,7 +3,7 @@
 // RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm | FileCheck %s --check-prefix=LOWERED
 // RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm=checked=false | FileCheck %s --check-prefix=LOWERED
 // Its first stage raises every tosa.gather: none reaches tosa-to-linalg.
-// RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm --mlir-print-ir-after-all 2>&1 | FileCheck %s --check-prefix=STAGES
+// RUN: gmx-opt %s --split-input-file --gmx-lower-to-llvm --mlir-print-ir-after-all --mlir-print-ir-module-scope 2>&1 | FileCheck %s --check-prefix=STAGES
 
 // In both modes and every case below, nothing above the LLVM dialect is
 // left (LOWERED has only NOT lines, so they cover the whole output; the

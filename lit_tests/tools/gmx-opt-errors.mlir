@@ -2,8 +2,13 @@
 // status 1; those of the command line before any work. They have no source
 // location, so, as upstream's pass-pipeline tests do, they are checked on
 // stderr rather than with --verify-diagnostics.
-// RUN: not gmx-opt %s --no-such-pass 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not gmx-opt %s --no-such-pass 2>&1 | FileCheck %s --check-prefix=UNKNOWN-FLAG
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not gmx-opt %s --mlir-timin 2>&1 | FileCheck %s --check-prefix=NEAR-OPTION
+// RUN: not gmx-opt %s --gmx-canonicalise 2>&1 | FileCheck %s --check-prefix=NEAR-PASS
+// RUN: not gmx-opt %s --pass-pipeline='builtin.module(gmx-canonicalise)' 2>&1 | FileCheck %s --check-prefix=NEAR-ELEMENT
+// RUN: not gmx-opt %s --verify-each=maybe 2>&1 | FileCheck %s --check-prefix=GENERAL-VALUE
+// RUN: not gmx-opt %s --mlir-elide-elementsattrs-if-larger=-1 2>&1 | FileCheck %s --check-prefix=GENERAL-UINT
 // RUN: not gmx-opt %s --convert-gmx-to-linalg=bogus=true 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not gmx-opt %s --pass-pipeline='builtin.module(gmx-stream-row-copies{x})' 2>&1 | FileCheck %s --check-prefix=NO-OPTIONS
 // RUN: not gmx-opt %s --convert-gmx-to-linalg=checked=maybe 2>&1 | FileCheck %s --check-prefix=VALUE
@@ -17,7 +22,13 @@
 // RUN: python -c "import sys; sys.stdout.buffer.write(b'// ok\n\xff')" | not gmx-opt - 2>&1 | FileCheck %s --check-prefix=UTF8
 // RUN: not gmx-opt %S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
 
-// UNKNOWN: gmx-opt: error: unknown pass or malformed pipeline element 'no-such-pass'
+// UNKNOWN-FLAG: gmx-opt: error: unknown pass or option '--no-such-pass'{{$}}
+// UNKNOWN: gmx-opt: error: unknown pass or malformed pipeline element 'no-such-pass'{{$}}
+// NEAR-OPTION: gmx-opt: error: unknown pass or option '--mlir-timin'; did you mean '--mlir-timing'?
+// NEAR-PASS: gmx-opt: error: unknown pass or option '--gmx-canonicalise'; did you mean '--gmx-canonicalize'?
+// NEAR-ELEMENT: gmx-opt: error: unknown pass or malformed pipeline element 'gmx-canonicalise'; did you mean 'gmx-canonicalize'?
+// GENERAL-VALUE: gmx-opt: error: option '--verify-each' takes true or false, not 'maybe'
+// GENERAL-UINT: gmx-opt: error: option '--mlir-elide-elementsattrs-if-larger' takes a non-negative integer, not '-1'
 // OPTION: gmx-opt: error: 'convert-gmx-to-linalg' has no option 'bogus' (options: checked)
 // NO-OPTIONS: gmx-opt: error: 'gmx-stream-row-copies' has no option 'x' (options: none)
 // VALUE: gmx-opt: error: 'convert-gmx-to-linalg' option 'checked' expects true or false, got 'maybe'
