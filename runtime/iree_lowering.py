@@ -6,7 +6,8 @@
 The steps are the engine's up to linalg, then only what IREE needs:
 
 1. the entry alone: every other function private, calls inlined, what is
-   left unused dropped (`inline`, `symbol-dce`);
+   left unused dropped (`inline`, `symbol-dce`); its tm_tensor ops
+   verified (`gmx-verify-tm-tensor`);
 2. TOSA's and tensor's gathers raised into gmx (`gmx-canonicalize{fuse=false}`,
    as --gmx-lower-to-llvm does; checked, one left unraised is an error)
    and StableHLO to linalg with --gmx-lower-to-llvm's own stages
@@ -73,6 +74,9 @@ from .errors import CompileError
 from .lowering import _parse
 
 ENTRY_ONLY = ("inline", "symbol-dce")
+# torch-mlir's tm_tensor ops checked before anything lowers them, as
+# --gmx-lower-to-llvm checks them first.
+VERIFY_TM_TENSOR = "gmx-verify-tm-tensor"
 # Every tosa.gather and tensor.gather raised into gmx, nothing fused, as
 # --gmx-lower-to-llvm's first stage raises them.
 RAISE_GATHERS = "gmx-canonicalize{fuse=false}"
@@ -201,7 +205,7 @@ def _run(module: ir.Module, entry: str, checked: bool) -> None:
     for function in module.body.operations:
         if function.operation.name == "func.func" and ir.StringAttr(function.attributes["sym_name"]).value != entry:
             function.attributes["sym_visibility"] = ir.StringAttr.get("private")
-    build_pass_manager([*ENTRY_ONLY, RAISE_GATHERS]).run(module.operation)
+    build_pass_manager([*ENTRY_ONLY, VERIFY_TM_TENSOR, RAISE_GATHERS]).run(module.operation)
     lower_stablehlo = passmanager.PassManager("builtin.module")
     add_stages(lower_stablehlo, STABLEHLO_LOWERING, LowerOptions(checked=checked))
     lower_stablehlo.run(module.operation)
