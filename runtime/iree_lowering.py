@@ -26,7 +26,9 @@ The steps are the engine's up to linalg, then only what IREE needs:
    arithmetic) to linalg, tensor and arith as --gmx-lower-to-llvm lowers it
    (`TOSA_TO_IREE`: IREE's own TOSA input validates TOSA's profiles and
    rejects what torch-mlir emits, such as casts from i64);
-6. torch-mlir's tm_tensor scan, sort and scatter (its linalg-on-tensors
+6. each op over a static empty tensor replaced by its destinations, as
+   it runs no iteration (`iree_empty_ops`: IREE crashes on some); then
+   torch-mlir's tm_tensor scan, sort and scatter (its linalg-on-tensors
    export; StableHLO's sorts, by `gmx-lower-stablehlo-sort`) as IREE's
    iree_linalg_ext ops (`iree_linalg_ext`);
 7. for a CPU device, each gather's IREE CPU tiles (`iree_cpu_config`).
@@ -47,6 +49,7 @@ from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
 from gmx.passes.lowering.iree_cpu_config import configure_gathers
+from gmx.passes.lowering.iree_empty_ops import drop_empty_ops
 from gmx.passes.lowering.iree_linalg_ext import to_iree_linalg_ext
 from gmx.passes.lowering.iree_scatter_reports import add_scatter_reports
 from gmx.passes.lowering.gmx_lower_to_llvm import (
@@ -165,6 +168,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
         lower_tosa = passmanager.PassManager("builtin.module")
         add_stages(lower_tosa, TOSA_TO_IREE, LowerOptions(checked=checked))
         lower_tosa.run(module.operation)
+        drop_empty_ops(module.operation)
         to_iree_linalg_ext(module.operation)
         configure_gathers(module.operation, cpu)
         storage = output_storage and all(None not in r.shape and 0 not in r.shape and dlpack_carries(r.dtype)

@@ -577,6 +577,31 @@ def test_entry_without_results_returns_an_empty_tuple():
     assert gmx.runtime.run(text, x, **IREE) == () == gmx.runtime.run(text, x)
 
 
+EMPTY_SCATTER = """func.func @main(%x: tensor<3x5xf32>, %u: tensor<0xf32>, %i: tensor<0x2xi64>) -> tensor<3x5xf32> {
+  %r = tm_tensor.scatter {dimension_map = array<i64: 0, 1>} unique_indices(false) ins(%u, %i : tensor<0xf32>, tensor<0x2xi64>) outs(%x : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    tm_tensor.yield %a : f32
+  } -> tensor<3x5xf32>
+  return %r : tensor<3x5xf32>
+}
+"""
+
+
+def test_static_empty_shapes_equal_the_engines():
+    """Checked gathers with a static 0 dim (no indices: IREE crashed on
+    their empty report) and a tm_tensor.scatter of no updates (IREE crashed
+    on it, checked or not): each op over nothing is its destinations
+    (`iree_empty_ops`)."""
+    cases = [(gather_module(s, t, (0,)), (np.zeros(s, np.float32), np.zeros(t, np.int64)), True)
+             for s, t in [((5, 3), (0, 1)), ((0, 3), (0, 1))]]
+    scatter = (np.ones((3, 5), np.float32), np.zeros(0, np.float32), np.zeros((0, 2), np.int64))
+    cases += [(EMPTY_SCATTER, scatter, True), (EMPTY_SCATTER, scatter, False)]
+    for text, arrays, checked in cases:
+        got, want = gmx.runtime.run(text, *arrays, checked=checked, **IREE), gmx.runtime.run(text, *arrays, checked=checked)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
 FORKED = """
 import os, sys
 import numpy as np
