@@ -31,7 +31,9 @@ The steps are the engine's up to linalg, then only what IREE needs:
    torch-mlir's tm_tensor scan, sort and scatter (its linalg-on-tensors
    export; StableHLO's sorts, by `gmx-lower-stablehlo-sort`) as IREE's
    iree_linalg_ext ops (`iree_linalg_ext`);
-7. for a CPU device, each gather's IREE CPU tiles (`iree_cpu_config`).
+7. every `scf.index_switch` with cases (StableHLO's case, JAX's switch)
+   as a chain of `scf.if`, which IREE compiles (`iree_index_switch`);
+8. for a CPU device, each gather's IREE CPU tiles (`iree_cpu_config`).
 
 Nothing is bufferized. The module is printed in generic form, which
 iree-compile parses whatever this MLIR's pretty forms are
@@ -50,6 +52,7 @@ from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
 from gmx.passes.lowering.iree_cpu_config import configure_gathers
 from gmx.passes.lowering.iree_empty_ops import drop_empty_ops
+from gmx.passes.lowering.iree_index_switch import index_switches_as_ifs
 from gmx.passes.lowering.iree_linalg_ext import to_iree_linalg_ext
 from gmx.passes.lowering.iree_scatter_reports import add_scatter_reports
 from gmx.passes.lowering.gmx_lower_to_llvm import (
@@ -170,6 +173,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
         lower_tosa.run(module.operation)
         drop_empty_ops(module.operation)
         to_iree_linalg_ext(module.operation)
+        index_switches_as_ifs(module.operation)
         configure_gathers(module.operation, cpu)
         storage = output_storage and all(None not in r.shape and 0 not in r.shape and dlpack_carries(r.dtype)
                                          for r in results)

@@ -602,6 +602,32 @@ def test_static_empty_shapes_equal_the_engines():
         np.testing.assert_array_equal(got, want)
 
 
+SWITCH = """func.func @main(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = "stablehlo.case"(%i) ({
+    %a = stablehlo.add %x, %x : tensor<4xf32>
+    stablehlo.return %a : tensor<4xf32>
+  }, {
+    %b = stablehlo.multiply %x, %x : tensor<4xf32>
+    stablehlo.return %b : tensor<4xf32>
+  }, {
+    %c = stablehlo.negate %x : tensor<4xf32>
+    stablehlo.return %c : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""
+
+
+def test_switch_of_three_branches_equals_the_engines():
+    """JAX's lax.switch of 3 branches (stablehlo.case, then an
+    scf.index_switch of 2 cases, which IREE 3.13 fails on) runs as a chain
+    of scf.if: each branch, and an index out of range takes the last."""
+    program = gmx.runtime.compile(SWITCH, **IREE)
+    x = np.arange(4, dtype=np.float32)
+    for k in (0, 1, 2, 7, -1):
+        np.testing.assert_array_equal(program(np.array(k, np.int32), x), gmx.runtime.run(SWITCH, np.array(k, np.int32), x))
+
+
 FORKED = """
 import os, sys
 import numpy as np
