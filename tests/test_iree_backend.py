@@ -288,6 +288,30 @@ def test_scatters_are_checked_as_the_engine_checks_them(name):
     assert iree[1] == engine[1] and engine[1][1].endswith(message), (engine, iree)
 
 
+DYNAMIC_ROWS = """func.func @main(%x: tensor<3x?xf32>, %u: tensor<2x?xf32>, %i: tensor<2x1xi64>) -> tensor<3x?xf32> {
+  %r = tm_tensor.scatter {dimension_map = array<i64: 0>} unique_indices(false) ins(%u, %i : tensor<2x?xf32>, tensor<2x1xi64>) outs(%x : tensor<3x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    tm_tensor.yield %a : f32
+  } -> tensor<3x?xf32>
+  return %r : tensor<3x?xf32>
+}
+"""
+
+
+def test_scatter_rows_longer_than_their_dim_at_run_time():
+    """A tm_tensor.scatter's rows written along a dim whose size only the
+    run time knows: rows that fit give the engine's result; rows of 7 into
+    a dim of 5 (which wrote into the next row, and past the buffer) are
+    the engine's ValueError on both backends, and nothing is written."""
+    x, i = np.zeros((3, 5), np.float32), np.array([[0], [2]])
+    for width in (5, 3):
+        u = np.arange(2 * width, dtype=np.float32).reshape(2, width)
+        np.testing.assert_array_equal(gmx.runtime.run(DYNAMIC_ROWS, x, u, i, **IREE), gmx.runtime.run(DYNAMIC_ROWS, x, u, i))
+    u = np.ones((2, 7), np.float32)
+    engine, iree = outcome(DYNAMIC_ROWS, (x, u, i)), outcome(DYNAMIC_ROWS, (x, u, i), **IREE)
+    assert iree[1] == engine[1] == (ValueError, "-:2:8: an updates dim of size 7 is written into a dim of size 5 of the original")
+
+
 def test_scatter_in_a_loop_is_a_located_error():
     """A checked scatter must be in the entry's body to report (as a gather)."""
     text = """func.func @main(%v: tensor<1x6x5xf32>, %i: tensor<1x3xi32>, %x: tensor<1x3x5xf32>, %n: tensor<i64>) -> tensor<1x6x5xf32> {

@@ -24,7 +24,8 @@ The wheel's own verifiers leave holes that its lowering then trusts:
     update position, a window the index check does not cover, and a
     leading dim left unnamed has no position: tm-tensor-to-loops crashes);
   - each update dim fits the original dim it is written into (the
-    wheel's verifier checks this one where both dims are static).
+    wheel's verifier checks this one where both dims are static; checked
+    mode at run time where one is dynamic: --gmx-check-tm-tensor-scatter).
 
   A scatter whose update rows are longer than the non-indexed dims (both
   dims of a `3x5` original indexed, 3-element rows) breaks the first rule:
