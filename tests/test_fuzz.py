@@ -443,7 +443,7 @@ def test_tm_tensor_attribute_ranges(tmp_path_factory):
 # reference's result or IndexError (IREE's compiler crashed on an empty
 # index report: `iree_empty_ops`).
 
-IREE_EMPTY_BATCH = 6
+IREE_EMPTY_BATCH = 4
 
 
 @settings(derandomize=True, max_examples=1, deadline=None, database=None, phases=[Phase.explicit, Phase.generate])
