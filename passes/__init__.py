@@ -67,6 +67,12 @@ def _gmx_check_tm_tensor_scatter() -> PassInfo:
     return gmx_check_tm_tensor_scatter.PASS
 
 
+def _gmx_verify_tm_tensor() -> PassInfo:
+    from .lowering import gmx_verify_tm_tensor
+
+    return gmx_verify_tm_tensor.PASS
+
+
 def _gmx_check_shapes() -> PassInfo:
     from .lowering import gmx_check_shapes
 
@@ -130,6 +136,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
         "gmx-check-shapes": _gmx_check_shapes,
         "gmx-check-tm-tensor-scatter": _gmx_check_tm_tensor_scatter,
+        "gmx-verify-tm-tensor": _gmx_verify_tm_tensor,
         "gmx-report-asserts": _gmx_report_asserts,
         "gmx-lower-stablehlo-sort": _gmx_lower_stablehlo_sort,
         "gmx-lower-stablehlo-control-flow": _gmx_lower_stablehlo_control_flow,

@@ -20,8 +20,10 @@ which devices there are.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import functools
 import gc
+import os
 import shlex
 import threading
 import weakref
@@ -93,16 +95,21 @@ def _iree():
 _devices: dict = {}
 _programs: weakref.WeakSet = weakref.WeakSet()  # released at exit (`_release`)
 _devices_lock = threading.Lock()
+# In a process forked from one that used IREE: the parent's IREE objects,
+# kept for ever (`_after_fork_in_child`).
+_orphans: list = []
+_forked = False
 
 
 def hal_device(name: str):
-    """The IREE device `name`, created once per process; BackendUnavailable
-    naming the devices there are when it cannot be."""
+    """The IREE device `name`, created once per process (a forked child
+    makes its own: `_after_fork_in_child`); BackendUnavailable naming the
+    devices there are when it cannot be."""
     _, runtime = _iree()
     with _devices_lock:
         if name not in _devices:
             try:
-                _devices[name] = runtime.get_device(name)
+                _devices[name] = _fresh_device(runtime, name) if _forked else runtime.get_device(name)
             except (RuntimeError, ValueError) as error:
                 reason = str(error).split("; ", 1)[-1].splitlines()[0]
                 if "libcuda.so" in reason:  # containers often have libcuda.so.1 only
@@ -111,6 +118,44 @@ def hal_device(name: str):
                     f"IREE device '{name}' is not available here ({reason}); available: {', '.join(available_devices())}"
                 ) from None
         return _devices[name]
+
+
+def _fresh_device(runtime, name: str):
+    """Device `name` from a driver of its own: in a forked child the
+    runtime's cached driver holds the parent's task system, whose worker
+    threads the child does not have."""
+    from iree.runtime._binding import create_hal_driver
+
+    driver = create_hal_driver(name)
+    _orphans.append(driver)  # a device needs its driver for as long as it lives
+    return driver.create_device_by_uri(name)
+
+
+def _after_fork_in_child() -> None:
+    """In a child forked from a process that used IREE: the parent's devices,
+    contexts and buffers are kept, never released (releasing a `local-task`
+    device waits for its task system's workers, which fork did not copy: a
+    call, or the child's exit, would hang), IREE's report of them as leaks
+    at exit is silenced, and each device and program is made again in the
+    child when it is first used (`hal_device`, `IreeProgram._open`)."""
+    global _devices_lock, _forked
+    _devices_lock = threading.Lock()  # a parent's thread may have held it
+    if not _devices:
+        return  # IREE not used: nothing to keep
+    _, runtime = _iree()
+    if not _forked:  # the first fork: the kept objects outlive the interpreter
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(_orphans))
+        runtime._binding.disable_leak_checker()
+    _forked = True
+    _orphans.extend(_devices.values())
+    _orphans.extend(runtime.get_driver(name) for name in _devices)  # cached, with the parent's task system
+    _devices.clear()
+    for program in list(_programs):
+        program._forget_device()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @functools.cache
@@ -197,10 +242,23 @@ class IreeProgram:
         self.sites = lowered.sites
         self._kinds, self._index_reports = lowered.report_kinds, lowered.index_reports
         self.vmfb = compile_vmfb(lowered, self.device, self.extra_flags)
+        self._open()
+
+    def _open(self) -> None:
+        """Load the compiled module into a context on this process's device
+        (again in a forked child: `_forget_device`)."""
+        _, runtime = _iree()
         context = runtime.SystemContext(config=runtime.Config(device=hal_device(self.device)))
         context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
         self._function = context.modules.module[self.entry]
         self._context = context
+
+    def _forget_device(self) -> None:
+        """In a forked child: keep this program's IREE objects for ever
+        (`_after_fork_in_child`) and open it again on its first call."""
+        _orphans.extend([self._context, self._function, self._staging])
+        self._context = self._function = None
+        self._staging = threading.local()
 
     def with_threads(self, threads) -> IreeProgram:
         """Itself: IREE's task system, not the call, decides the threads."""
@@ -210,10 +268,13 @@ class IreeProgram:
         if len(arrays) != len(self.arguments):
             raise wrong_arity(self.entry, self.arguments, len(arrays))
         checked = [check_argument(self.entry, i, a, s) for i, (a, s) in enumerate(zip(arrays, self.arguments))]
+        if self._function is None:  # first call in a forked child
+            self._open()
         storage = self._output_storage() if self._storage else []
         views = [self._context.config.device.from_dlpack_capsule(a.__dlpack__()) for a in storage]
+        handed: list[np.ndarray] = []  # host memory IREE reads the arguments from
         try:
-            outputs = self._function(*[self._on_device(k, a) for k, a in enumerate(checked)], *views)
+            outputs = self._function(*[self._on_device(k, a, handed) for k, a in enumerate(checked)], *views)
         except RuntimeError as error:
             # IREE writes a result that is no dispatch's (a constant, an
             # argument returned as it is) with a transfer, which memory it
@@ -224,11 +285,13 @@ class IreeProgram:
                 raise
             self._load(output_storage=False)
             return self(*arrays)
-        if not isinstance(outputs, (tuple, list)):
+        if outputs is None:  # an entry with no results and no reports
+            outputs = ()
+        elif not isinstance(outputs, (tuple, list)):
             outputs = (outputs,)
         own = len(self.results)
         self._raise_reported([np.asarray(o.to_host()) for o in outputs[own:]], arrays)
-        results = storage or [np.asarray(o.to_host()) for o in outputs[:own]]
+        results = _owned(storage or [np.asarray(o.to_host()) for o in outputs[:own]], handed)
         if len(results) == 1:
             return results[0]
         return tuple(results)
@@ -247,8 +310,9 @@ class IreeProgram:
             arrays.append(buffers[k].array())
         return arrays
 
-    def _on_device(self, k: int, array: np.ndarray):
-        """Argument k as the device reads it. On the CPU devices: the
+    def _on_device(self, k: int, array: np.ndarray, handed: list[np.ndarray]):
+        """Argument k as the device reads it, its host memory appended to
+        `handed` where the device reads it there. On the CPU devices: the
         array itself where it is IMPORT_ALIGNMENT-aligned (imported through
         DLPack, no copy), else copied into this thread's buffer for
         argument k, allocated by IREE once and mapped (a warm memcpy: the
@@ -260,6 +324,7 @@ class IreeProgram:
         if DEVICES[self.device].target != "llvm-cpu" or array.size == 0:
             return runtime.asdevicearray(hal, array)
         if array.ctypes.data % IMPORT_ALIGNMENT == 0 and array.flags.writeable and dlpack_carries(array.dtype):
+            handed.append(array)
             return runtime.DeviceArray(hal, hal.from_dlpack_capsule(array.__dlpack__()))
         staged = getattr(self._staging, "buffers", None)
         if staged is None:
@@ -274,6 +339,7 @@ class IreeProgram:
             staged[key] = (runtime.DeviceArray(hal, view), buffer.map().asarray(array.shape, array.dtype))
         device_array, host = staged[key]
         np.copyto(host, array)
+        handed.append(host)
         return device_array
 
     def _raise_reported(self, reports: list[np.ndarray], arrays: tuple) -> None:
@@ -319,6 +385,23 @@ class IreeProgram:
             f"{site_text(self.sites, report.site)}: {bad} indices were out of bounds, and none when read again: "
             "the arguments changed during the call"
         )
+
+
+def _owned(results: list[np.ndarray], handed: list[np.ndarray]) -> list[np.ndarray]:
+    """The results as new arrays the caller owns, as the engine returns
+    them: IREE hands back an argument returned as it is, or a reshape of
+    one, in the argument's own memory (the caller's array, or this
+    thread's staging buffer, which the next call overwrites), and the same
+    value returned twice in one buffer. A result whose memory may overlap
+    `handed` (the host memory the arguments were read from) or an earlier
+    result is copied; the others (IREE's fresh buffers, the output
+    storage) are the caller's already."""
+    owned: list[np.ndarray] = []
+    for result in results:
+        if any(np.may_share_memory(result, other) for other in (*handed, *owned)):
+            result = result.copy()
+        owned.append(result)
+    return owned
 
 
 @atexit.register

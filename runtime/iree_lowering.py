@@ -6,7 +6,8 @@
 The steps are the engine's up to linalg, then only what IREE needs:
 
 1. the entry alone: every other function private, calls inlined, what is
-   left unused dropped (`inline`, `symbol-dce`);
+   left unused dropped (`inline`, `symbol-dce`); its tm_tensor ops
+   verified (`gmx-verify-tm-tensor`);
 2. TOSA's and tensor's gathers raised into gmx (`gmx-canonicalize{fuse=false}`,
    as --gmx-lower-to-llvm does; checked, one left unraised is an error)
    and StableHLO to linalg with --gmx-lower-to-llvm's own stages
@@ -25,10 +26,14 @@ The steps are the engine's up to linalg, then only what IREE needs:
    arithmetic) to linalg, tensor and arith as --gmx-lower-to-llvm lowers it
    (`TOSA_TO_IREE`: IREE's own TOSA input validates TOSA's profiles and
    rejects what torch-mlir emits, such as casts from i64);
-6. torch-mlir's tm_tensor scan, sort and scatter (its linalg-on-tensors
+6. each op over a static empty tensor replaced by its destinations, as
+   it runs no iteration (`iree_empty_ops`: IREE crashes on some); then
+   torch-mlir's tm_tensor scan, sort and scatter (its linalg-on-tensors
    export; StableHLO's sorts, by `gmx-lower-stablehlo-sort`) as IREE's
    iree_linalg_ext ops (`iree_linalg_ext`);
-7. for a CPU device, each gather's IREE CPU tiles (`iree_cpu_config`).
+7. every `scf.index_switch` with cases (StableHLO's case, JAX's switch)
+   as a chain of `scf.if`, which IREE compiles (`iree_index_switch`);
+8. for a CPU device, each gather's IREE CPU tiles (`iree_cpu_config`).
 
 Nothing is bufferized. The module is printed in generic form, which
 iree-compile parses whatever this MLIR's pretty forms are
@@ -46,6 +51,8 @@ from gmx.dialect.locations import diagnostic_text, error_text
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
 from gmx.passes.lowering.iree_cpu_config import configure_gathers
+from gmx.passes.lowering.iree_empty_ops import drop_empty_ops
+from gmx.passes.lowering.iree_index_switch import index_switches_as_ifs
 from gmx.passes.lowering.iree_linalg_ext import to_iree_linalg_ext
 from gmx.passes.lowering.iree_scatter_reports import add_scatter_reports
 from gmx.passes.lowering.gmx_lower_to_llvm import (
@@ -73,6 +80,9 @@ from .errors import CompileError
 from .lowering import _parse
 
 ENTRY_ONLY = ("inline", "symbol-dce")
+# torch-mlir's tm_tensor ops checked before anything lowers them, as
+# --gmx-lower-to-llvm checks them first.
+VERIFY_TM_TENSOR = "gmx-verify-tm-tensor"
 # Every tosa.gather and tensor.gather raised into gmx, nothing fused, as
 # --gmx-lower-to-llvm's first stage raises them.
 RAISE_GATHERS = "gmx-canonicalize{fuse=false}"
@@ -161,7 +171,9 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
         lower_tosa = passmanager.PassManager("builtin.module")
         add_stages(lower_tosa, TOSA_TO_IREE, LowerOptions(checked=checked))
         lower_tosa.run(module.operation)
+        drop_empty_ops(module.operation)
         to_iree_linalg_ext(module.operation)
+        index_switches_as_ifs(module.operation)
         configure_gathers(module.operation, cpu)
         storage = output_storage and all(None not in r.shape and 0 not in r.shape and dlpack_carries(r.dtype)
                                          for r in results)
@@ -201,7 +213,7 @@ def _run(module: ir.Module, entry: str, checked: bool) -> None:
     for function in module.body.operations:
         if function.operation.name == "func.func" and ir.StringAttr(function.attributes["sym_name"]).value != entry:
             function.attributes["sym_visibility"] = ir.StringAttr.get("private")
-    build_pass_manager([*ENTRY_ONLY, RAISE_GATHERS]).run(module.operation)
+    build_pass_manager([*ENTRY_ONLY, VERIFY_TM_TENSOR, RAISE_GATHERS]).run(module.operation)
     lower_stablehlo = passmanager.PassManager("builtin.module")
     add_stages(lower_stablehlo, STABLEHLO_LOWERING, LowerOptions(checked=checked))
     lower_stablehlo.run(module.operation)

@@ -16,7 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gmx.passes.lowering.runtime_abi import SHAPE_ERROR_ASSERT, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_NOT_DIVISIBLE
+from gmx.passes.lowering.runtime_abi import (
+    SHAPE_ERROR_ASSERT,
+    SHAPE_ERROR_EMPTY_AXIS,
+    SHAPE_ERROR_NOT_DIVISIBLE,
+    SHAPE_ERROR_SCATTER_ROWS,
+)
 
 
 def site_text(sites: Sequence[str], site: int) -> str:
@@ -53,6 +58,8 @@ def shape_error_message(
         return f"{where}: {assert_messages[a]}"
     if dim == SHAPE_ERROR_NOT_DIVISIBLE:
         return f"{where}: indices last dim {a} is not a multiple of the coordinate size {b}"
+    if dim == SHAPE_ERROR_SCATTER_ROWS:
+        return f"{where}: an updates dim of size {a} is written into a dim of size {b} of the original"
     return (
         f"{where}: non-axis dim {dim} is not broadcastable at run time: "
         f"input has size {a}, logical indices have size {b}"

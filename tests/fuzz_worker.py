@@ -3,7 +3,8 @@ crash of the compiled code shows as a signal instead of killing the tests.
 
     python fuzz_worker.py CASES RESULTS
 
-CASES is a pickle of a list of `{"text": module, "arrays": (x, indices)}`;
+CASES is a pickle of a list of `{"text": module, "arrays": (x, indices)}`
+(and `"options"`: gmx.runtime.run's keyword arguments, such as the backend);
 RESULTS gets, per case, `("ok", output)` or `(exception type name,
 message)`. Before each case the worker writes `case N` to stderr, so the
 case that crashed it is the last one named there.
@@ -23,7 +24,7 @@ def run_cases(cases: list[dict]) -> list[tuple]:
         sys.stderr.write(f"case {number}\n")
         sys.stderr.flush()
         try:
-            results.append(("ok", gmx.runtime.run(case["text"], *case["arrays"])))
+            results.append(("ok", gmx.runtime.run(case["text"], *case["arrays"], **case.get("options", {}))))
         except Exception as error:  # the parent compares the kind and message
             results.append((type(error).__name__, str(error)))
     return results

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
@@ -151,7 +152,7 @@ def materialise(case, mode=None) -> dict:
 def run_in_worker(cases: list[dict], tmp_path: Path) -> tuple[list, subprocess.CompletedProcess]:
     cases_path, results_path = tmp_path / "cases.pkl", tmp_path / "results.pkl"
     with open(cases_path, "wb") as handle:
-        pickle.dump([{"text": c["text"], "arrays": c["arrays"]} for c in cases], handle)
+        pickle.dump([{"text": c["text"], "arrays": c["arrays"], "options": c.get("options", {})} for c in cases], handle)
     done = subprocess.run([sys.executable, str(WORKER), str(cases_path), str(results_path)],
                           capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
@@ -347,3 +348,111 @@ def test_scalars_for_rank_0_arguments(dtype, value):
             return
         assert out.shape == () and out.dtype == np.dtype(dtype)
         assert_identical(out, np.asarray(value, dtype=dtype))
+
+
+# -- tm_tensor ops whose attributes may not fit their operands ----------------
+# A scan's dimension anywhere around its input's rank; scatters of every
+# updates rank and dimension_map the wheel's verifier lets through (and some
+# it refuses). Each must run as its reference or be a located CompileError
+# naming the op (`gmx-verify-tm-tensor`): never a crash of the lowering
+# (scan dimension(7): SIGSEGV) or a write past the rows (longer updates).
+# In the worker, where a crash shows as a signal.
+
+TM_BATCH = 16
+
+
+def tm_tensor_case(rng) -> dict:
+    """A random scan or scatter (seeded: every run tries the same ones)."""
+    rank = int(rng.integers(1, 4))
+    shape = tuple(int(n) for n in rng.integers(1, 5, rank))
+    if rng.random() < 0.4:
+        dimension = rng.integers(0, rank) if rng.random() < 0.5 else rng.choice([-2, -1, rank, rank + 1, 7])
+        return scan_case(shape, int(dimension), rng)
+    depth = int(rng.integers(1, rank + 1))
+    dims = [int(d) for d in rng.permutation(rank)[:depth]]
+    updates_rank = int(rng.integers(max(1, rank - depth + 1), rank + 2))
+    first = rank - (updates_rank - 1)  # the original dim the updates' dim 1 is written along
+    rows = tuple(max(1, min(shape[first + j] + int(rng.integers(-1, 2)), 4)) for j in range(updates_rank - 1))
+    return scatter_case(shape, dims, (int(rng.integers(1, 4)), *rows), rng)
+
+
+def scan_case(shape: tuple, dimension: int, rng) -> dict:
+    """An inclusive sum scan along `dimension`; its accumulator of the shape
+    the wheel's verifier accepts (the first rank - 1 dims where `dimension`
+    names none)."""
+    rank = len(shape)
+    valid = 0 <= dimension < rank
+    acc = [n for d, n in enumerate(shape) if d != dimension] if valid else list(shape[:-1])
+    tx, ta = tensor_type(shape, np.float32), tensor_type(acc, np.float32)
+    text = (f"func.func @main(%x: {tx}) -> {tx} {{\n"
+            f"  %e = tensor.empty() : {tx}\n  %z = arith.constant 0.0 : f32\n  %a = tensor.empty() : {ta}\n"
+            f"  %acc = linalg.fill ins(%z : f32) outs(%a : {ta}) -> {ta}\n"
+            f"  %r:2 = tm_tensor.scan dimension({dimension}) inclusive(true) ins(%x : {tx}) outs(%e, %acc : {tx}, {ta}) {{\n"
+            f"  ^bb0(%p: f32, %q: f32):\n    %s = arith.addf %p, %q : f32\n    tm_tensor.yield %s : f32\n"
+            f"  }} -> {tx}, {ta}\n  return %r#0 : {tx}\n}}\n")
+    x = rng.integers(-9, 9, shape).astype(np.float32)
+    return {"text": text, "arrays": (x,), "op": "tm_tensor.scan", "want": np.cumsum(x, dimension) if valid else None}
+
+
+def scatter_case(shape: tuple, dims: list[int], updates_shape: tuple, rng) -> dict:
+    """A scatter writing `updates_shape` updates into `shape` at indices in
+    range of the dims `dims` names; its reference where the shapes follow
+    the scatter rule (updates of rank 1 + rank - depth, `dims` the leading
+    ones, rows that fit)."""
+    depth = len(dims)
+    tx, tu = tensor_type(shape, np.float32), tensor_type(updates_shape, np.float32)
+    ti = tensor_type((updates_shape[0], depth), np.int64)
+    text = (f"func.func @main(%x: {tx}, %u: {tu}, %i: {ti}) -> {tx} {{\n"
+            f"  %r = tm_tensor.scatter {{dimension_map = array<i64: {', '.join(map(str, dims))}>}} unique_indices(false) "
+            f"ins(%u, %i : {tu}, {ti}) outs(%x : {tx}) {{\n"
+            f"  ^bb0(%a: f32, %b: f32):\n    tm_tensor.yield %a : f32\n  }} -> {tx}\n  return %r : {tx}\n}}\n")
+    x = rng.integers(-9, 9, shape).astype(np.float32)
+    u = rng.integers(10, 99, updates_shape).astype(np.float32)
+    i = np.stack([rng.integers(0, shape[d], updates_shape[0]) for d in dims], axis=-1)
+    rows = updates_shape[1:]
+    valid = (len(updates_shape) == 1 + len(shape) - depth and sorted(dims) == list(range(depth))
+             and all(n <= m for n, m in zip(rows, shape[depth:])))
+    want = None
+    if valid:
+        want = x.copy()
+        for n in range(updates_shape[0]):
+            lead = [0] * depth
+            for j, d in enumerate(dims):
+                lead[d] = i[n, j]
+            want[tuple(lead) + tuple(slice(0, r) for r in rows)] = u[n]
+    return {"text": text, "arrays": (x, u, i), "op": "tm_tensor.scatter", "want": want}
+
+
+def test_tm_tensor_attribute_ranges(tmp_path_factory):
+    rng = np.random.default_rng(30)
+    # The issue's two: dimension(7) on a rank-2 scan, 3-element rows into a 3x5 tensor indexed on both dims.
+    batch = [scan_case((2, 3), 7, rng), scatter_case((3, 5), [0, 1], (2, 3), rng)]
+    batch += [tm_tensor_case(rng) for _ in range(TM_BATCH - len(batch))]
+    results, done = run_in_worker(batch, tmp_path_factory.mktemp("tm_tensor"))
+    assert done.returncode == 0, f"the worker died ({done.returncode}):\n{done.stderr[-2000:]}"
+    for case, (kind, value) in zip(batch, results):
+        if case["want"] is None:
+            assert kind == "CompileError" and f"error: '{case['op']}' op" in value, (case["text"], kind, value)
+        else:
+            assert kind == "ok", (case["text"], kind, value)
+            np.testing.assert_array_equal(value, case["want"], err_msg=case["text"])
+
+
+# -- IREE on static shapes with a 0 dim ----------------------------------------
+# Gathers over static shapes with empty dims, on the iree backend: the
+# reference's result or IndexError (IREE's compiler crashed on an empty
+# index report: `iree_empty_ops`).
+
+IREE_EMPTY_BATCH = 4
+
+
+@settings(derandomize=True, max_examples=1, deadline=None, database=None, phases=[Phase.explicit, Phase.generate])
+@given(st.lists(fuzz_cases().map(lambda c: (*c[:5], (), (), *c[7:]))
+                .filter(lambda c: 0 in c[0] or 0 in c[1]), min_size=IREE_EMPTY_BATCH, max_size=IREE_EMPTY_BATCH))
+def test_static_empty_shapes_on_iree(tmp_path_factory, batch):
+    pytest.importorskip("iree.runtime")
+    cases = [dict(materialise(case), options={"backend": "iree"}) for case in batch]
+    results, done = run_in_worker(cases, tmp_path_factory.mktemp("iree_empty"))
+    assert done.returncode == 0, f"the worker died ({done.returncode}):\n{done.stderr[-2000:]}"
+    problems = [(case, why) for case, result in zip(cases, results) if (why := mismatch(case, result))]
+    assert not problems, "\n\n".join(f"{why}\n{describe(case)}" for case, why in problems[:3])

@@ -288,6 +288,30 @@ def test_scatters_are_checked_as_the_engine_checks_them(name):
     assert iree[1] == engine[1] and engine[1][1].endswith(message), (engine, iree)
 
 
+DYNAMIC_ROWS = """func.func @main(%x: tensor<3x?xf32>, %u: tensor<2x?xf32>, %i: tensor<2x1xi64>) -> tensor<3x?xf32> {
+  %r = tm_tensor.scatter {dimension_map = array<i64: 0>} unique_indices(false) ins(%u, %i : tensor<2x?xf32>, tensor<2x1xi64>) outs(%x : tensor<3x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    tm_tensor.yield %a : f32
+  } -> tensor<3x?xf32>
+  return %r : tensor<3x?xf32>
+}
+"""
+
+
+def test_scatter_rows_longer_than_their_dim_at_run_time():
+    """A tm_tensor.scatter's rows written along a dim whose size only the
+    run time knows: rows that fit give the engine's result; rows of 7 into
+    a dim of 5 (which wrote into the next row, and past the buffer) are
+    the engine's ValueError on both backends, and nothing is written."""
+    x, i = np.zeros((3, 5), np.float32), np.array([[0], [2]])
+    for width in (5, 3):
+        u = np.arange(2 * width, dtype=np.float32).reshape(2, width)
+        np.testing.assert_array_equal(gmx.runtime.run(DYNAMIC_ROWS, x, u, i, **IREE), gmx.runtime.run(DYNAMIC_ROWS, x, u, i))
+    u = np.ones((2, 7), np.float32)
+    engine, iree = outcome(DYNAMIC_ROWS, (x, u, i)), outcome(DYNAMIC_ROWS, (x, u, i), **IREE)
+    assert iree[1] == engine[1] == (ValueError, "-:2:8: an updates dim of size 7 is written into a dim of size 5 of the original")
+
+
 def test_scatter_in_a_loop_is_a_located_error():
     """A checked scatter must be in the entry's body to report (as a gather)."""
     text = """func.func @main(%v: tensor<1x6x5xf32>, %i: tensor<1x3xi32>, %x: tensor<1x3x5xf32>, %n: tensor<i64>) -> tensor<1x6x5xf32> {
@@ -499,3 +523,166 @@ def test_random_gathers_equal_the_engines(seed):
             assert iree[1] == engine[1], (text, indices)
             if engine[0] is not None:
                 np.testing.assert_array_equal(iree[0], engine[0])
+
+
+# -- results the caller owns, under every kind of argument ----------------------
+# An argument returned as it is, a reshape of one and one value returned
+# twice: IREE hands each back in memory that is not a new array (the
+# caller's own array, this thread's staging buffer that the next call
+# overwrites, one buffer for both results). Each result must be a new
+# array, as the engine's are.
+
+OWNERSHIP = {
+    "static": """func.func @main(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %flat = tensor.collapse_shape %x [[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
+  %r = arith.addf %x, %x : tensor<2x2xf32>
+  return %x, %flat, %r, %r : tensor<2x2xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}
+""",
+    "dynamic": """func.func @main(%x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?xf32>, tensor<?x2xf32>, tensor<?x2xf32>) {
+  %flat = tensor.collapse_shape %x [[0, 1]] : tensor<?x2xf32> into tensor<?xf32>
+  %r = arith.addf %x, %x : tensor<?x2xf32>
+  return %x, %flat, %r, %r : tensor<?x2xf32>, tensor<?xf32>, tensor<?x2xf32>, tensor<?x2xf32>
+}
+""",
+}
+
+
+def _argument(kind: str, values: np.ndarray) -> np.ndarray:
+    """`values` as an argument of `kind`: 64-byte aligned (read in place),
+    unaligned or read-only (copied into a staging buffer), strided (made
+    contiguous), or 0-size."""
+    from gmx.runtime.memref import AlignedBuffer
+
+    if kind == "empty":
+        return np.zeros((0, 2), np.float32)
+    if kind == "strided":
+        wide = np.zeros((values.shape[0], 4), np.float32)
+        wide[:, ::2] = values
+        return wide[:, ::2]
+    if kind == "unaligned":
+        raw = np.zeros(values.size * 4 + 128, np.uint8)
+        array = np.ndarray(values.shape, np.float32, raw, (-raw.ctypes.data % 64) + 4)
+    else:
+        array = AlignedBuffer(values.shape, values.dtype).array()
+    array[...] = values
+    array.flags.writeable = kind != "read-only"
+    return array
+
+
+@pytest.mark.parametrize("device", ["local-task", "local-sync"])
+@pytest.mark.parametrize("form", list(OWNERSHIP))
+def test_results_are_new_arrays_the_caller_owns(form, device):
+    """Under every argument kind: no result shares memory with the argument
+    or with another result, writing a result leaves the argument as it was,
+    and the next call leaves the earlier results as they were."""
+    program = gmx.runtime.compile(OWNERSHIP[form], backend="iree", device=device)
+    kinds = ["aligned", "unaligned", "read-only", "strided"] + (["empty"] if form == "dynamic" else [])
+    for kind in kinds:
+        x = _argument(kind, np.arange(4, dtype=np.float32).reshape(2, 2))
+        kept = x.copy()
+        first = program(x)
+        want = [r.copy() for r in gmx.runtime.run(OWNERSHIP[form], kept)]
+        for k, result in enumerate(first):
+            np.testing.assert_array_equal(result, want[k])
+            assert not np.shares_memory(result, x), (kind, k)
+            assert not any(np.shares_memory(result, other) for other in first[:k]), (kind, k)
+        for result in first:
+            result[...] = -1
+        np.testing.assert_array_equal(x, kept)
+        program(_argument(kind, np.full((2, 2), 7, np.float32)))
+        assert all((result == -1).all() for result in first), kind
+
+
+def test_entry_without_results_returns_an_empty_tuple():
+    """As the engine: `()` (IREE's call returns None)."""
+    text = "func.func @main(%x: tensor<2xf32>) {\n  return\n}\n"
+    x = np.zeros(2, np.float32)
+    assert gmx.runtime.run(text, x, **IREE) == () == gmx.runtime.run(text, x)
+
+
+EMPTY_SCATTER = """func.func @main(%x: tensor<3x5xf32>, %u: tensor<0xf32>, %i: tensor<0x2xi64>) -> tensor<3x5xf32> {
+  %r = tm_tensor.scatter {dimension_map = array<i64: 0, 1>} unique_indices(false) ins(%u, %i : tensor<0xf32>, tensor<0x2xi64>) outs(%x : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    tm_tensor.yield %a : f32
+  } -> tensor<3x5xf32>
+  return %r : tensor<3x5xf32>
+}
+"""
+
+
+def test_static_empty_shapes_equal_the_engines():
+    """Checked gathers with a static 0 dim (no indices: IREE crashed on
+    their empty report) and a tm_tensor.scatter of no updates (IREE crashed
+    on it, checked or not): each op over nothing is its destinations
+    (`iree_empty_ops`)."""
+    cases = [(gather_module(s, t, (0,)), (np.zeros(s, np.float32), np.zeros(t, np.int64)), True)
+             for s, t in [((5, 3), (0, 1)), ((0, 3), (0, 1))]]
+    scatter = (np.ones((3, 5), np.float32), np.zeros(0, np.float32), np.zeros((0, 2), np.int64))
+    cases += [(EMPTY_SCATTER, scatter, True), (EMPTY_SCATTER, scatter, False)]
+    for text, arrays, checked in cases:
+        got, want = gmx.runtime.run(text, *arrays, checked=checked, **IREE), gmx.runtime.run(text, *arrays, checked=checked)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+SWITCH = """func.func @main(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = "stablehlo.case"(%i) ({
+    %a = stablehlo.add %x, %x : tensor<4xf32>
+    stablehlo.return %a : tensor<4xf32>
+  }, {
+    %b = stablehlo.multiply %x, %x : tensor<4xf32>
+    stablehlo.return %b : tensor<4xf32>
+  }, {
+    %c = stablehlo.negate %x : tensor<4xf32>
+    stablehlo.return %c : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""
+
+
+def test_switch_of_three_branches_equals_the_engines():
+    """JAX's lax.switch of 3 branches (stablehlo.case, then an
+    scf.index_switch of 2 cases, which IREE 3.13 fails on) runs as a chain
+    of scf.if: each branch, and an index out of range takes the last."""
+    program = gmx.runtime.compile(SWITCH, **IREE)
+    x = np.arange(4, dtype=np.float32)
+    for k in (0, 1, 2, 7, -1):
+        np.testing.assert_array_equal(program(np.array(k, np.int32), x), gmx.runtime.run(SWITCH, np.array(k, np.int32), x))
+
+
+FORKED = """
+import os, sys
+import numpy as np
+import gmx.runtime
+from gather_programs import gather_module
+
+program = gmx.runtime.compile(gather_module((5, 3), (4, 1), (0,)), backend="iree", device=sys.argv[1])
+x, i = np.arange(15, dtype=np.float32).reshape(5, 3), np.array([[0], [4], [-1], [2]])
+want = program(x, i)
+pid = os.fork()
+if pid == 0:
+    assert (program(x, i) == want).all()
+    other = gmx.runtime.compile(gather_module((6, 3), (4, 1), (0,)), backend="iree", device=sys.argv[1])
+    assert other(np.ones((6, 3), np.float32), i).sum() == 12
+    print("child", flush=True)
+    sys.exit(0)  # a normal exit: the interpreter's teardown must not hang either
+_, status = os.waitpid(pid, 0)
+assert status == 0 and (program(x, i) == want).all()
+print("parent")
+"""
+
+
+def test_calls_in_a_forked_child():
+    """A child forked after calls on the parent's device (local-task, the
+    default) calls the parent's programs, compiles new ones and exits; it
+    hung in both: the task system's workers are not in the child."""
+    import subprocess
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-c", FORKED, "local-task"], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["child", "parent"]
+    assert "leaked" not in done.stderr

@@ -29,6 +29,30 @@ func.func @test_scatter(%x: tensor<3x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2xf
 
 // -----
 
+// Rows of 7 written along a dim of run-time size: the scatter also runs
+// only when 7 fits that size, else the runtime is told the sizes
+// (SHAPE_ERROR_SCATTER_ROWS = -4) and nothing is written.
+// CHECK-LABEL: func.func @test_dynamic_rows
+// CHECK-DAG: %[[C7:.*]] = arith.constant 7 : i64
+// CHECK-DAG: %[[CM4:.*]] = arith.constant -4 : i64
+// CHECK: %[[DIM:.*]] = tensor.dim %arg0, %{{.*}} : tensor<3x?xf32>
+// CHECK: %[[ROOM:.*]] = arith.index_cast %[[DIM]] : index to i64
+// CHECK: %[[FITS:.*]] = arith.cmpi uge, %[[ROOM]], %[[C7]] : i64
+// CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[FITS]] : i1
+// CHECK: scf.if %[[OK]] -> (tensor<3x?xf32>) {
+// CHECK: tm_tensor.scatter
+// CHECK: } else {
+// CHECK: func.call @gmx_shape_error(%{{.*}}, %[[CM4]], %{{.*}}, %{{.*}})
+func.func @test_dynamic_rows(%x: tensor<3x?xf32>, %u: tensor<2x7xf32>, %i: tensor<2x1xi64>) -> tensor<3x?xf32> {
+  %r = tm_tensor.scatter {dimension_map = array<i64: 0>} unique_indices(false) ins(%u, %i : tensor<2x7xf32>, tensor<2x1xi64>) outs(%x : tensor<3x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    tm_tensor.yield %a : f32
+  } -> tensor<3x?xf32>
+  return %r : tensor<3x?xf32>
+}
+
+// -----
+
 // Negative: no tm_tensor.scatter, nothing changes.
 // CHECK-LABEL: func.func @test_no_scatter
 // CHECK-NOT: linalg.generic

@@ -106,17 +106,24 @@ def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
     )
 
 
-def guard_behind_scan(op: ir.Operation, scanned: ir.Value, *, in_range, report, unchanged, fold: Folder) -> None:
+def guard_behind_scan(op: ir.Operation, scanned: ir.Value, *, in_range, report, unchanged, fold: Folder,
+                      also: Folded = True, report_also=None) -> None:
     """Put `op` (one result) behind an and-reduction of `in_range` over the
-    values of `scanned`; on the other branch, the reporting scan (`report`,
-    calling back for each bad value) and `unchanged()` for the result (the
-    scatter writes nothing). Builds at the current insertion point, which
-    must be just before `op`; both scatter checks share it."""
+    values of `scanned` (and the i1 `also`, if not True); on the other
+    branch, `report_also()` where `also` fails, the reporting scan
+    (`report`, calling back for each bad value) and `unchanged()` for the
+    result (the scatter writes nothing). Builds at the current insertion
+    point, which must be just before `op`; both scatter checks share it."""
     result = op.results[0]
     init = true_flag(fold)
     flag = and_reduction(scanned, init, in_range, fold)
-    branch = scf.IfOp(tensor.extract(flag, []), [result.type], has_else=True)
+    branch = scf.IfOp(fold.and_(tensor.extract(flag, []), also), [result.type], has_else=True)
     with ir.InsertionPoint(branch.else_block):
+        if also is not True:
+            failed = scf.IfOp(fold.not_(also))
+            with ir.InsertionPoint(failed.then_block):
+                report_also()
+                scf.YieldOp([])
         and_reduction(scanned, init, report, fold)
         scf.YieldOp([unchanged()])
     result.replace_all_uses_with(branch.results[0])

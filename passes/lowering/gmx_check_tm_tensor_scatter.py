@@ -7,7 +7,12 @@ stores at the indices unchecked.
 
 Row `i` of the indices (`N x k`) holds the coordinates of update `i`:
 coordinate `j` indexes dim `dimension_map[j]` of the original, and must
-lie in `[0, size)` of that dim.
+lie in `[0, size)` of that dim. The updates' other dims are written into
+the original's trailing dims (`--gmx-verify-tm-tensor` has checked the
+shapes); where one of such a pair is dynamic, the scatter also runs only
+when the updates dim fits, else the runtime raises ValueError
+(`SHAPE_ERROR_SCATTER_ROWS`: it would write into the next row, or past
+the buffer).
 
 Before:
 
@@ -37,8 +42,9 @@ from __future__ import annotations
 from gmx.dialect.mlir import func, ir, linalg, scf, tensor
 
 from .folding import Folded, Folder
+from .gather_builder import _dims
 from .gmx_check_scatter_indices import guard_behind_scan, guard_each
-from .runtime_abi import INDEX_ERROR_FN
+from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_FN, SHAPE_ERROR_SCATTER_ROWS
 from ..registry import PassInfo, add_python_pass
 from ..walking import ops_named
 
@@ -90,13 +96,37 @@ class _Check:
         return fold.and_(acc, ok)
 
 
+def rows_fit(op, fold: Folder) -> tuple[Folded, Folded, Folded]:
+    """Whether each dim of the tm_tensor.scatter `op`'s updates after the
+    first fits the original's dim it is written into (True where every
+    pair is static: the op's verifier checked those), and the first that
+    does not: (its size, the original dim's), i64. At the insertion point."""
+    updates, original = op.operands[0], op.operands[2]
+    depth = len(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
+    i64 = ir.IntegerType.get_signless(64)
+    fits, size, room = True, 0, 0
+    for n, m in reversed(list(zip(_dims(fold, updates)[1:], _dims(fold, original)[depth:]))):
+        n, m = fold.to_i64(n), fold.to_i64(m)
+        ok = fold.cmp("uge", m, n)
+        fits = fold.and_(ok, fits)
+        size, room = fold.select(ok, size, n, i64), fold.select(ok, room, m, i64)
+    return fits, size, room
+
+
 def guard_scatter(op, site: int, fold: Folder) -> None:
-    """Put the tm_tensor.scatter `op` behind the scan of its indices, the
-    reporting scan on the other branch (module docstring). Builds at the
-    current insertion point, just before `op`."""
+    """Put the tm_tensor.scatter `op` behind the scan of its indices and the
+    fit of its updates' dims, the reports on the other branch (module
+    docstring). Builds at the current insertion point, just before `op`."""
     indices, original = op.operands[1], op.operands[2]
     check = _Check(op, site, fold)
-    guard_behind_scan(op, indices, in_range=check.in_range, report=check.report, unchanged=lambda: original, fold=fold)
+    fits, size, room = rows_fit(op, fold)
+    i64 = ir.IntegerType.get_signless(64)
+
+    def report_rows():
+        func.CallOp([], SHAPE_ERROR_FN, [fold.value(a, i64) for a in (site, SHAPE_ERROR_SCATTER_ROWS, size, room)])
+
+    guard_behind_scan(op, indices, in_range=check.in_range, report=check.report, unchanged=lambda: original, fold=fold,
+                      also=fits, report_also=report_rows)
 
 
 def check_tm_tensor_scatters(module) -> None:

@@ -15,8 +15,8 @@ gmx-check-scatter-indices, since those loops write unchecked indices (and
 torch-mlir's tm_tensor.scatter behind gmx-check-tm-tensor-scatter).
 
 Beyond gathers: StableHLO's sort and control flow (gmx-lower-stablehlo-sort,
--control-flow), CHLO, torch-mlir's TMTensor ops (gmx-bufferize-tm-tensor,
-tm-tensor-to-loops), integer tosa.negate (gmx-lower-tosa-negate), arith and
+-control-flow), CHLO, torch-mlir's TMTensor ops (verified first:
+gmx-verify-tm-tensor; gmx-bufferize-tm-tensor, tm-tensor-to-loops), integer tosa.negate (gmx-lower-tosa-negate), arith and
 math on tensors, loops carrying tensors. An op of a frontend dialect left
 before bufferization is a located error naming it (gmx-require-tensor-level).
 Every cf.assert reports to the runtime instead of aborting
@@ -69,6 +69,7 @@ from . import (
     gmx_prefetch_rows,
     gmx_report_asserts,
     gmx_stream_row_copies,
+    gmx_verify_tm_tensor,
 )
 from .block_pieces import split_long_blocks
 from .entry_points import mark_arguments_noalias, prepare_entry_points
@@ -299,6 +300,9 @@ STABLEHLO_LOWERING: tuple[Stage, ...] = (
 
 # Every gmx op becomes linalg; the frontends' other ops are as they were.
 TO_LINALG: tuple[Stage, ...] = (
+    # torch-mlir's tm_tensor ops whose attributes their lowering would
+    # trust (a scan's dimension, a scatter's shapes): located errors first.
+    GmxPass(gmx_verify_tm_tensor.PASS),
     Step("gmx-prepare-entry-points", "public functions: C interface, gmx.signature, read-only arguments",
          prepare_entry_points),
     GmxPass(gmx_destination_passing.PASS, when=with_destinations),

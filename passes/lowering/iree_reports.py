@@ -384,13 +384,19 @@ def shape_reports(module, entry) -> int:
         with ir.InsertionPoint(anchor), call.location:
             i64 = _i64()
             flag = arith.ConstantOp(i64, 1).result if static else arith.extui(i64, guard.operands[0])
-            report = tensor.from_elements(ir.RankedTensorType.get([len(SHAPE_REPORT)], i64), [flag, *call.operands])
-            report.owner.attributes[_REPORT_MARK] = ir.StringAttr.get(SHAPE_KIND)
+            shape_report([flag, *call.operands])
         anchor.erase()
     if failed:
         raise PassFailed(f"{failed} run-time checks cannot be reported on iree")
     _drop_callback_declarations(module)
     return len(calls)
+
+
+def shape_report(values: list[ir.Value]) -> None:
+    """A shape report (SHAPE_REPORT's i64 values) at the insertion point,
+    marked for `return_reports`."""
+    report = tensor.from_elements(ir.RankedTensorType.get([len(SHAPE_REPORT)], _i64()), values)
+    report.owner.attributes[_REPORT_MARK] = ir.StringAttr.get(SHAPE_KIND)
 
 
 def _drop_callback_declarations(module) -> None:

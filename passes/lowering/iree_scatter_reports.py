@@ -20,19 +20,23 @@ As the engine checks them: a value must lie in [0, size) of the dim it
 indexes (dim 1 of `values` for tosa.scatter; dim `dimension_map[j]` of the
 original for coordinate j of a tm_tensor.scatter), read before a narrowing
 cast. Sites follow those already recorded, tosa.scatter's first, as the
-engine's two checks number them.
+engine's two checks number them. A tm_tensor.scatter whose updates dims
+are written into original dims of which one is dynamic also reports
+whether they fit (a shape report, `SHAPE_ERROR_SCATTER_ROWS`) and writes
+only when they do.
 """
 
 from __future__ import annotations
 
 from gmx.dialect.locations import location_text
-from gmx.dialect.mlir import ir, linalg, tensor
+from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
 
 from .folding import Constants, Folded, Folder
 from .gather_builder import read_through_narrowing
 from .gmx_check_scatter_indices import K_AXIS
-from .iree_reports import IndexReport, _axis_size, _dim, _generic, build_report
-from .runtime_abi import error_sites, set_error_sites
+from .gmx_check_tm_tensor_scatter import rows_fit
+from .iree_reports import IndexReport, _axis_size, _dim, _generic, build_report, shape_report
+from .runtime_abi import SHAPE_ERROR_SCATTER_ROWS, error_sites, set_error_sites
 from ..registry import PassFailed
 from ..walking import ops_named
 
@@ -63,12 +67,35 @@ def add_scatter_reports(module, entry, details: bool) -> list[IndexReport]:
             wide, _ = read_through_narrowing(indices)
             build_report(fold, wide, None, sizes, 0, details, len(sites), negatives_wrap=False)
             op.operands[INDICES_OPERAND] = _clamped(fold, indices, sizes)
+            if op.name == TM_TENSOR_SCATTER:
+                _write_if_rows_fit(op, fold, len(sites))
         reports.append(IndexReport(len(sites), axes))
         sites.append(location_text(op.location))
     if failed:
         raise PassFailed(f"{failed} scatters cannot be checked on iree")
     set_error_sites(module, sites)
     return reports
+
+
+def _write_if_rows_fit(op, fold: Folder, site: int) -> None:
+    """Where the tm_tensor.scatter `op`'s updates dims may not fit the
+    original's (`rows_fit`: a dynamic dim), their shape report, and `op`
+    behind an scf.if on their fit (the original otherwise). At the
+    insertion point, just before `op`."""
+    fits, size, room = rows_fit(op, fold)
+    if fits is True:
+        return
+    i64 = ir.IntegerType.get_signless(64)
+    failed = arith.extui(i64, fold.not_(fits))
+    shape_report([failed, *(fold.value(v, i64) for v in (site, SHAPE_ERROR_SCATTER_ROWS, size, room))])
+    result, original = op.results[0], op.operands[2]
+    branch = scf.IfOp(fits, [result.type], has_else=True)
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([original])
+    result.replace_all_uses_with(branch.results[0])
+    with ir.InsertionPoint(branch.then_block):
+        kept = scf.YieldOp([result])
+    op.move_before(kept.operation)
 
 
 def _indexing(op, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:

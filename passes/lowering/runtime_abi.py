@@ -16,6 +16,9 @@ four i64 and returning nothing:
         SHAPE_ERROR_ASSERT         (site, -3, message number, 0): a failed
             `cf.assert`, its message `assert_messages(module)[number]`
             (module attribute `gmx.assert_messages`, --gmx-report-asserts)
+        SHAPE_ERROR_SCATTER_ROWS   (site, -4, updates dim size, original dim size):
+            a tm_tensor.scatter's updates dim longer, at run time, than the
+            original's dim it is written into
 
 `site` indexes the module attribute `gmx.error_sites` (`error_sites`
 reads it), which holds each lowered gather's `file:line:col`.
@@ -50,6 +53,7 @@ CALLBACK_ARITY = 4  # i64 arguments of each callback
 SHAPE_ERROR_NOT_DIVISIBLE = -1
 SHAPE_ERROR_EMPTY_AXIS = -2
 SHAPE_ERROR_ASSERT = -3
+SHAPE_ERROR_SCATTER_ROWS = -4
 
 ERROR_SITES_ATTR = "gmx.error_sites"
 SIGNATURE_ATTR = "gmx.signature"
