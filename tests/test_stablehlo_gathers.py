@@ -12,14 +12,8 @@ import numpy as np
 import pytest
 
 from gmx.passes.patterns import NoMatch
-from gmx.passes.raising.stablehlo_gathers import (
-    GatherDims,
-    Slot,
-    absorb_iota_coordinates,
-    gmx_shapes,
-    plan_gather,
-    unit_view_shapes,
-)
+from gmx.passes.raising.stablehlo_dims import GatherDims, Slot, absorb_iota_coordinates, gmx_shapes, plan_gather
+from gmx.passes.raising.stablehlo_indices import unit_view_shapes
 from gmx.reference import gather_multiaxis
 
 
