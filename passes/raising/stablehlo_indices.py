@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from gmx.dialect.gmx import infer_result_type, is_index_element_type, mlir_shape, static_shape
 from gmx.dialect.mlir import ir, stablehlo, tensor
 from gmx.dialect.shapes import GatherShapeError
@@ -29,10 +31,18 @@ def ranked_shape_of(value: ir.Value) -> list:
 
 def iota_dim(value: ir.Value) -> int | None:
     """The iota dim of `value` if it is a `stablehlo.iota` (or a
-    `dynamic_iota`, torch-mlir's where a dim is `?`), else None."""
-    if op_name(value) not in ("stablehlo.iota", "stablehlo.dynamic_iota"):
+    `dynamic_iota`, torch-mlir's where a dim is `?`) or a constant that
+    counts 0, 1, ... along one dim (JAX's `arange` broadcast), else None."""
+    if op_name(value) in ("stablehlo.iota", "stablehlo.dynamic_iota"):
+        return ir.IntegerAttr(defining_op(value).attributes["iota_dimension"]).value
+    array = constant_value(value)
+    if array is None:
         return None
-    return ir.IntegerAttr(defining_op(value).attributes["iota_dimension"]).value
+    for d, size in enumerate(array.shape):
+        counting = np.arange(size).reshape([size if k == d else 1 for k in range(array.ndim)])
+        if size > 1 and np.array_equal(array, np.broadcast_to(counting, array.shape)):
+            return d
+    return None
 
 
 def index_components(indices: ir.Value, ivd: int) -> list[ir.Value] | None:
@@ -192,7 +202,7 @@ def layout(read: Indexing, start: Built, stablehlo_shape: Sequence, what: str) -
     input_shape, indices_shape = gmx_shapes(plan, operand_shape, index_shape)
     vector_shape = [index_shape[s.index] for s in plan.slots if s.index is not None] + [len(plan.axes)]
     element_type = ir.RankedTensorType(read.operand.type).element_type
-    index_type = ir.RankedTensorType(read.indices.type).element_type
+    index_type = ir.IntegerType.get_signless(64)  # shapes alone: `index` indices are cast when built
     try:
         gathered = infer_result_type(ir.RankedTensorType.get(mlir_shape(input_shape), element_type),
                                      ir.RankedTensorType.get(mlir_shape(indices_shape), index_type), list(plan.axes))
