@@ -11,7 +11,9 @@ mean what the export means: the raised module (StableHLO's interpreter
 around `gmx.reference.scatter_multiaxis`, `interpret_raised`) equals the
 interpreter on the export, on indices in range, out of range and negative;
 on in-range indices both equal eager. Run by gmx's engine once
-`--gmx-lower-to-llvm` lowers the scatter (`scatters_lowered`).
+`--gmx-lower-to-llvm` lowers the scatter (`scatters_lowered`). The
+corpus's StableHLO scatters (`segment_means@stablehlo`,
+`unpad_pad@stablehlo`) are checked raised by test_real_programs' `fused`.
 """
 
 from __future__ import annotations
@@ -128,3 +130,4 @@ def test_raised_torch_scatter_runs_as_eager(name):
         pytest.skip("--gmx-lower-to-llvm does not lower gmx.scatter_multiaxis yet")
     fn, inputs, _, _ = PROGRAMS[name]
     np.testing.assert_allclose(gmx.runtime.run(raised(name), *inputs), eager(fn, inputs), rtol=1e-6, atol=1e-6)
+
