@@ -52,6 +52,14 @@ def modes_lowered() -> bool:
     return bool(np.array_equal(got, [30.0, 10.0]))
 
 
+def jax_eager(fn, inputs) -> np.ndarray:
+    """JAX's own result of `fn` on `inputs` (64-bit types kept, as `jax_to_stablehlo` exports them)."""
+    import jax
+
+    with jax.enable_x64(True):
+        return np.asarray(fn(*inputs))
+
+
 SCATTER_PROBE = """
 func.func @main(%x: tensor<3xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<3xf32> {
   %s = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<3xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<3xf32>

@@ -34,7 +34,7 @@ import gmx.runtime  # noqa: E402
 from gmx.dialect.scatter import SCATTER_OP_NAME  # noqa: E402
 from gmx.tools.experiments.frontends import jax_to_stablehlo  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
-from stablehlo_oracle import interpret, interpret_raised, scatters_lowered  # noqa: E402
+from stablehlo_oracle import interpret, interpret_raised, jax_eager, scatters_lowered  # noqa: E402
 
 RNG = np.random.default_rng(29)
 X = RNG.standard_normal((6, 4)).astype(np.float32)
@@ -108,19 +108,19 @@ UNRAISED = {
 
 
 @functools.lru_cache(maxsize=None)
-def exported(name: str) -> str:
+def source_and_raised(name: str) -> tuple[str, str]:
+    """JAX's StableHLO of program `name`, and that after --gmx-canonicalize."""
     fn, inputs = (PROGRAMS[name][:2]) if name in PROGRAMS else UNRAISED[name]
-    return jax_to_stablehlo(fn, inputs)
+    text = jax_to_stablehlo(fn, inputs)
+    return text, run_pipeline(text, ["gmx-canonicalize"]).text
 
 
-@functools.lru_cache(maxsize=None)
+def exported(name: str) -> str:
+    return source_and_raised(name)[0]
+
+
 def raised(name: str) -> str:
-    return run_pipeline(exported(name), ["gmx-canonicalize"]).text
-
-
-def jax_result(fn, inputs) -> np.ndarray:
-    with jax.enable_x64(True):
-        return np.asarray(fn(*inputs))
+    return source_and_raised(name)[1]
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -144,7 +144,7 @@ def test_raised_jax_scatter_means_what_stablehlo_means(name):
     equals the interpreter on JAX's StableHLO, and JAX, on every index."""
     fn, inputs, _ = PROGRAMS[name]
     want = interpret(exported(name), *inputs)[0]
-    np.testing.assert_array_equal(want, jax_result(fn, inputs))
+    np.testing.assert_array_equal(want, jax_eager(fn, inputs))
     np.testing.assert_array_equal(interpret_raised(raised(name), *inputs)[0], want)
 
 
@@ -153,7 +153,7 @@ def test_raised_jax_scatter_runs_as_jax(name):
     if not scatters_lowered():
         pytest.skip("--gmx-lower-to-llvm does not lower gmx.scatter_multiaxis yet")
     fn, inputs, _ = PROGRAMS[name]
-    np.testing.assert_array_equal(gmx.runtime.run(raised(name), *inputs), jax_result(fn, inputs))
+    np.testing.assert_array_equal(gmx.runtime.run(raised(name), *inputs), jax_eager(fn, inputs))
 
 
 def test_windowed_scatter_stays():
@@ -182,4 +182,4 @@ def test_narrowed_drop_index_beyond_i32():
     fn, _, _ = PROGRAMS["at_set_default"]
     beyond = np.array([-2**32 + 1, 0, 0, 0, 0, 0], np.int64)
     inputs = (X, beyond, U)
-    np.testing.assert_array_equal(interpret_raised(raised("at_set_default"), *inputs)[0], jax_result(fn, inputs))
+    np.testing.assert_array_equal(interpret_raised(raised("at_set_default"), *inputs)[0], jax_eager(fn, inputs))
