@@ -95,6 +95,9 @@ def region_reduction(region: ir.Region, element_type: ir.Type) -> Reduction:
     blocks = list(region.blocks)
     require(len(blocks) == 1 and len(blocks[0].arguments) == 2, "an update computation of other than one block of two arguments")
     current, update = blocks[0].arguments
+    require(all(isinstance(a.type, ir.RankedTensorType) and ir.RankedTensorType(a.type).rank == 0
+                and ir.RankedTensorType(a.type).element_type == element_type for a in (current, update)),
+            f"an update computation on {current.type}, {update.type}, not the operand's {element_type}")
     operations = list(blocks[0].operations)
     returned = operations[-1]
     require(returned.name == "stablehlo.return" and len(returned.operands) == 1, "an update computation of several results")
