@@ -131,10 +131,10 @@ def never_negative(value: ir.Value) -> bool:
 
 
 def skip_negative(value: ir.Value) -> ir.Value:
-    """`select(value < 0, INT_MAX, value)`: gmx's drop skips what StableHLO
-    skips (a negative index) instead of wrapping it."""
+    """`select(value < 0, INT_MAX, value)` (`value` of a static shape):
+    gmx's drop skips what StableHLO skips (a negative index) instead of
+    wrapping it."""
     value_type = ir.RankedTensorType(value.type)
-    require(value_type.has_static_shape, "a possibly negative index with a `?` dim")
     element = value_type.element_type
     zero = _splat_constant(value_type, 0)
     largest = _splat_constant(value_type, (1 << (element.width - 1)) - 1)
@@ -208,7 +208,7 @@ def _read(op):
     """(operand, updates, dims as the gather's, reduction) of a scatter gmx can express; NoMatch otherwise."""
     require(len(op.operands) == 3 and len(op.results) == 1, "a variadic scatter (several inputs)")
     operand, _, updates = op.operands
-    ranked_shape_of(operand), ranked_shape_of(updates)  # NoMatch for an unranked tensor
+    require(all(isinstance(v.type, ir.RankedTensorType) for v in op.operands), "an unranked tensor")
     element_type = ir.RankedTensorType(operand.type).element_type
     require(ir.RankedTensorType(updates.type).element_type == element_type,
             "updates of another element type than the operand's")
