@@ -100,9 +100,12 @@ def test_torch_stablehlo_scatter_raises(name):
 
 
 def test_broadcast_spelling_is_two_axes():
-    """The arange coordinate is no coordinate: a batching dim of the gmx op."""
-    line = next(line for line in raised("broadcast_spelling").splitlines() if SCATTER_OP_NAME in line)
-    assert "axes = array<i64: 0, 2>" in line, line
+    """The arange coordinate is no coordinate: a batching dim of the gmx op,
+    along which the other indices are not broadcast either."""
+    text = raised("broadcast_spelling")
+    line = next(line for line in text.splitlines() if SCATTER_OP_NAME in line)
+    assert "axes = array<i64: 0, 2>" in line and "tensor<4x1x2xi64>" in line, line
+    assert "broadcast_in_dim" not in text, "the indices are read before their broadcast along the batching dim"
 
 
 def test_iota_coordinate_over_the_whole_dim_is_no_coordinate():

@@ -208,3 +208,33 @@ func.func @torch_clamp(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %u: tensor<3x4xf3
   }) : (tensor<6x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<6x4xf32>
   return %0 : tensor<6x4xf32>
 }
+
+// -----
+
+// raise-stablehlo-scatter: torch-mlir's x[i[:, None], arange(4), j[:, None]] = v: the arange is no coordinate
+// (a batching dim, axes = [0, 2]) and the indices are read before their broadcast along it.
+// CHECK-LABEL: func.func @broadcast_spelling
+// CHECK-NOT: stablehlo.broadcast_in_dim
+// CHECK-DAG: %[[I:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2]] output_shape [4, 1, 1] : tensor<4xi64> into tensor<4x1x1xi64>
+// CHECK-DAG: %[[J:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2]] output_shape [4, 1, 1] : tensor<4xi64> into tensor<4x1x1xi64>
+// CHECK: %[[IJ:.*]] = tensor.concat dim(2) %[[I]], %[[J]] : (tensor<4x1x1xi64>, tensor<4x1x1xi64>) -> tensor<4x1x2xi64>
+// CHECK: %[[V:.*]] = tensor.expand_shape %arg3 {{\[}}[0], [1, 2]] output_shape [4, 4, 1] : tensor<4x4xf32> into tensor<4x4x1xf32>
+// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[IJ]], %[[V]]) {axes = array<i64: 0, 2>, mode = "drop"} : (tensor<3x4x5xf32>, tensor<4x1x2xi64>, tensor<4x4x1xf32>) -> tensor<3x4x5xf32>
+// CHECK: return %[[S]]
+func.func @broadcast_spelling(%x: tensor<3x4x5xf32>, %i: tensor<4xi64>, %j: tensor<4xi64>, %v: tensor<4x4xf32>) -> tensor<3x4x5xf32> {
+  %0 = stablehlo.reshape %i : (tensor<4xi64>) -> tensor<4x1xi64>
+  %1 = stablehlo.iota dim = 0 : tensor<4xi64>
+  %2 = stablehlo.reshape %j : (tensor<4xi64>) -> tensor<4x1xi64>
+  %3 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<4x1xi64>) -> tensor<4x4xi64>
+  %4 = stablehlo.reshape %3 : (tensor<4x4xi64>) -> tensor<4x4x1xi64>
+  %5 = stablehlo.broadcast_in_dim %1, dims = [1] : (tensor<4xi64>) -> tensor<4x4xi64>
+  %6 = stablehlo.reshape %5 : (tensor<4x4xi64>) -> tensor<4x4x1xi64>
+  %7 = stablehlo.broadcast_in_dim %2, dims = [0, 1] : (tensor<4x1xi64>) -> tensor<4x4xi64>
+  %8 = stablehlo.reshape %7 : (tensor<4x4xi64>) -> tensor<4x4x1xi64>
+  %9 = stablehlo.concatenate %4, %6, %8, dim = 2 : (tensor<4x4x1xi64>, tensor<4x4x1xi64>, tensor<4x4x1xi64>) -> tensor<4x4x3xi64>
+  %10 = "stablehlo.scatter"(%x, %9, %v) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1, 2], scatter_dims_to_operand_dims = [0, 1, 2], index_vector_dim = 2>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) : (tensor<3x4x5xf32>, tensor<4x4x3xi64>, tensor<4x4xf32>) -> tensor<3x4x5xf32>
+  return %10 : tensor<3x4x5xf32>
+}

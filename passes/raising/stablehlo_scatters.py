@@ -51,7 +51,7 @@ from gmx.dialect.scatter import reduction_violation
 from .index_values import constant_value
 from .raised_gather import Viewed
 from .raised_scatter import RaisedScatter, emit_scatter
-from .stablehlo_dims import GatherDims, scatter_as_gather, scatter_dims
+from .stablehlo_dims import GatherDims, GatherPlan, plan_gather, scatter_as_gather, scatter_dims
 from .stablehlo_indices import (
     Built,
     Indexing,
@@ -71,7 +71,7 @@ from .stablehlo_indices import (
     view_source,
 )
 from ..patterns import pattern, require
-from ..views import defining_op, op_name
+from ..views import can_view, defining_op, op_name, unit_view_groups
 
 SCATTER = "stablehlo.scatter"
 
@@ -151,34 +151,70 @@ def _splat_constant(value_type: ir.RankedTensorType, number: int) -> ir.Value:
     return ir.Operation.create("stablehlo.constant", results=[value_type], attributes={"value": attr}).result
 
 
-def _dropping_component(piece: ir.Value, size: int | None):
+def spread_dims(piece: ir.Value) -> tuple[ir.Value, set]:
+    """`(source, dims)` where `piece` is `source` broadcast along `dims` of
+    `piece` (a `stablehlo.broadcast_in_dim` under at most a reshape adding or
+    dropping unit dims: torch-mlir's `i[:, None]` broadcast against an
+    arange); `(piece, set())` for anything else."""
+    below = defining_op(piece).operands[0] if op_name(piece) == "stablehlo.reshape" else piece
+    if op_name(below) != "stablehlo.broadcast_in_dim":
+        return piece, set()
+    broadcast = defining_op(below)
+    source, dims = broadcast.operands[0], list(ir.DenseI64ArrayAttr(broadcast.attributes["broadcast_dimensions"]))
+    wide, narrow = ranked_shape_of(below), ranked_shape_of(source)
+    pairs = unit_view_groups(wide, ranked_shape_of(piece))
+    if pairs is None or None in wide or dims != sorted(dims):
+        return piece, set()
+    spread = {k for k, size in enumerate(wide) if size != 1 and (k not in dims or narrow[dims.index(k)] == 1)}
+    return source, {t for s, t in pairs if s in spread}
+
+
+def unspread_dims(pieces: list, plan: GatherPlan) -> set:
+    """The dims along which every piece is only a broadcast and which the gmx
+    op broadcasts itself (a batching dim: its input dim as large, so an index
+    dim of 1 there reads the same positions); empty unless every piece
+    spreads exactly those."""
+    batching = {s.index for p, s in enumerate(plan.slots)
+                if s.operand is not None and s.index is not None and p not in plan.axes}
+    spreads = [spread_dims(p)[1] for p in pieces]
+    common = set.intersection(*spreads) & batching if spreads else set()
+    return common if all(spread == common for spread in spreads) else set()
+
+
+def _dropping_component(piece: ir.Value, size: int | None, unspread: set):
     """How to build one start-index component (or the whole index vector,
-    `size` None) so that gmx's drop skips exactly what StableHLO skips."""
-    raw = None if size is None else raw_component(piece, size)
+    `size` None), unbroadcast along `unspread`, so that gmx's drop skips
+    exactly what StableHLO skips."""
+    shape = [1 if k in unspread else n for k, n in enumerate(ranked_shape_of(piece))]
+    value = spread_dims(piece)[0] if unspread else piece
+    require(can_view(ranked_shape_of(value), shape), f"no view from {ranked_shape_of(value)} to {shape}")
+    raw = None if size is None or unspread else raw_component(piece, size)
     if raw is not None:
         return raw.build
-    if never_negative(piece):
-        return lambda: as_is(piece)
-    source = view_source(piece)
+    source = view_source(value)
+    if never_negative(value):
+        return lambda: view(source, shape)
     require(ir.RankedTensorType(source.type).has_static_shape, "a possibly negative index with a `?` dim")
-    return lambda: view(skip_negative(source), ranked_shape_of(piece))
+    return lambda: view(skip_negative(source), shape)
 
 
 def dropping_start(read: Indexing, operand_shape: list) -> Built:
     """The start indices gmx's drop reads: per component, JAX's index before
     its wrap, an index never negative as it is, any other sent out of range
-    where negative."""
+    where negative; read before a broadcast along dims the gmx op broadcasts
+    itself (`unspread_dims`)."""
     ivd, dims = read.dims.index_vector_dim, read.dims
     sizes = [operand_shape[d] for d in dims.start_index_map]
     pieces = read.components if read.components is not None else index_components(read.indices, ivd)
+    if pieces is None or len(pieces) != len(sizes):
+        pieces, sizes = [read.indices], [sizes[0] if len(sizes) == 1 else None]
     shape = ranked_shape_of(read.indices)
     if ivd < len(shape):
-        shape[ivd] = len(sizes)
-    if pieces is not None and len(pieces) == len(sizes):
-        builders = [_dropping_component(p, size) for p, size in zip(pieces, sizes)]
-    else:
-        builders = [_dropping_component(read.indices, sizes[0] if len(sizes) == 1 else None)]
-    return Built(shape, lambda: concat([build() for build in builders], ivd))
+        shape[ivd] = len(dims.start_index_map)
+    unspread = unspread_dims(pieces, plan_gather(dims, operand_shape, shape))
+    builders = [_dropping_component(p, size, unspread) for p, size in zip(pieces, sizes)]
+    return Built([1 if k in unspread else n for k, n in enumerate(shape)],
+                 lambda: concat([build() for build in builders], ivd))
 
 
 def clamped_index(indices: ir.Value, dims: GatherDims, operand_shape: list) -> ir.Value | None:
@@ -260,8 +296,9 @@ def raise_stablehlo_scatter(op, rewriter):
     Batching dims (`vmap`) are non-axis dims of gmx; iota components over a
     batch dim as large as the operand dim they index (torch-mlir's
     `scatter` / `scatter_add`, torch's `arange` in `x[i[:, None], arange(n),
-    j[:, None]] = v`) become batching dims too. A scatter whose indices JAX
-    clamps is left to raise-jax-clip-scatter.
+    j[:, None]] = v`) become batching dims too, the other components read
+    before their broadcast along them. A scatter whose indices JAX clamps is
+    left to raise-jax-clip-scatter.
     """
     with op.location:
         operand, updates, dims, reduction = _read(op)
