@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import gmx.runtime
+
 from gmx.dialect import make_context
 from gmx.dialect.mlir import ir
 from gmx.dialect.reductions import Reduction
@@ -22,7 +24,7 @@ from gmx.passes.raising.stablehlo_scatters import region_reduction
 from gmx.passes.raising.tensor_scatters import tensor_scatter_dims
 from gmx.reference import scatter_multiaxis
 from gmx.tools.experiments.pipelines import run_pipeline
-from stablehlo_oracle import interpret_raised
+from stablehlo_oracle import interpret_raised, scatters_lowered
 
 
 def stablehlo_scatter(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, dims: ScatterDims,
@@ -224,3 +226,16 @@ def test_raised_tensor_scatter_is_tensor_scatter(source, dest, index, scatter_di
 def test_tensor_scatter_dims():
     assert tensor_scatter_dims([4, 5, 6], 1, [0, 2], True).offset_dims == (1,)
     assert tensor_scatter_dims([4, 5, 6], 1, [1], False).slice_sizes == (4, 1, 6)
+
+
+def test_tensor_scatter_runs_without_canonicalize():
+    """gmx-run's lowering raises a tensor.scatter in its first stage (upstream
+    lowers none): the program runs as written, an index out of range an IndexError."""
+    if not scatters_lowered():
+        pytest.skip("--gmx-lower-to-llvm does not lower gmx.scatter_multiaxis yet")
+    text = TENSOR_SCATTER.format(s="3x5", d="4x5x6", i="3x2", dims="[0, 2]")
+    u, x = np.arange(15, dtype=np.float32).reshape(3, 5), np.zeros((4, 5, 6), np.float32)
+    indices = np.array([[0, 1], [3, 5], [2, 0]], np.int32)
+    np.testing.assert_array_equal(gmx.runtime.run(text, u, x, indices), tensor_scatter(u, x, indices, [0, 2]))
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
+        gmx.runtime.run(text, u, x, np.array([[0, 1], [4, 5], [2, 0]], np.int32))
