@@ -1,8 +1,12 @@
 """StableHLO's reference interpreter as a test oracle, and whether gmx
-lowers the out-of-range modes yet.
+lowers the out-of-range modes and the scatter yet.
 
-    want = interpret(text, *arrays)   # eval_module on a StableHLO module, numpy out
-    if modes_lowered(): ...           # gmx runs mode "clip" as StableHLO clamps
+    want = interpret(text, *arrays)         # eval_module on a StableHLO module, numpy out
+    got = interpret_raised(text, *arrays)   # the same around gmx.reference's scatters
+    if modes_lowered(): ...                 # gmx runs mode "clip" as StableHLO clamps
+    if scatters_lowered(): ...              # gmx runs gmx.scatter_multiaxis
+    jax_eager(fn, inputs)                   # JAX's own result
+    index_vector, vector_last               # StableHLO's index vectors, for numpy transcriptions of its spec
 """
 
 from __future__ import annotations
@@ -50,6 +54,21 @@ def modes_lowered() -> bool:
     except IndexError:
         return False
     return bool(np.array_equal(got, [30.0, 10.0]))
+
+
+def index_vector(indices: np.ndarray, ivd: int, batch: list) -> np.ndarray:
+    """The index vector of StableHLO's `indices` (a gather's start indices,
+    a scatter's scatter indices) at the batch position `batch` (the batch
+    dims in order, the index vector dim `ivd` skipped)."""
+    where = list(batch)
+    where.insert(ivd, slice(None))
+    return indices[tuple(where)]
+
+
+def vector_last(indices: np.ndarray, ivd: int) -> np.ndarray:
+    """`indices` with their index vector dim `ivd` last (a unit dim added where
+    it is implicit, `ivd` = their rank), as a gmx op reads them."""
+    return indices[..., None] if ivd == indices.ndim else np.moveaxis(indices, ivd, -1)
 
 
 def jax_eager(fn, inputs) -> np.ndarray:

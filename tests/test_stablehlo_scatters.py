@@ -24,7 +24,7 @@ from gmx.passes.raising.stablehlo_scatters import region_reduction
 from gmx.passes.raising.tensor_scatters import tensor_scatter_dims
 from gmx.reference import scatter_multiaxis
 from gmx.tools.experiments.pipelines import run_pipeline
-from stablehlo_oracle import interpret_raised, scatters_lowered
+from stablehlo_oracle import index_vector, interpret_raised, scatters_lowered, vector_last
 
 
 def stablehlo_scatter(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, dims: ScatterDims,
@@ -42,9 +42,7 @@ def stablehlo_scatter(operand: np.ndarray, indices: np.ndarray, updates: np.ndar
     index_batch = [d for d in range(indices.ndim) if d != ivd]
     for u in np.ndindex(*updates.shape):
         batch = [u[d] for d in update_scatter_dims]
-        where = list(batch)
-        where.insert(ivd, slice(None))
-        vector = indices[tuple(where)]
+        vector = index_vector(indices, ivd, batch)
         full = [0] * operand.ndim
         for j, d in enumerate(dims.scatter_dims_to_operand_dims):
             full[d] = int(vector[j])
@@ -65,10 +63,7 @@ def gmx_of_plan(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, d
     index_shape = list(indices.shape)
     plan = plan_gather(gather, list(operand.shape), index_shape)
     input_shape, indices_shape = gmx_shapes(plan, list(operand.shape), index_shape)
-    if dims.index_vector_dim == indices.ndim:
-        indices = indices[..., None]
-    else:
-        indices = np.moveaxis(indices, dims.index_vector_dim, -1)
+    indices = vector_last(indices, dims.index_vector_dim)
     indices = np.where(indices < 0, np.iinfo(indices.dtype).max, indices)
     kept = iter(updates.shape)
     update_shape = [next(kept) if s.in_result else 1 for s in plan.slots]
