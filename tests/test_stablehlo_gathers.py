@@ -12,15 +12,10 @@ import numpy as np
 import pytest
 
 from gmx.passes.patterns import NoMatch
-from gmx.passes.raising.stablehlo_gathers import (
-    GatherDims,
-    Slot,
-    absorb_iota_coordinates,
-    gmx_shapes,
-    plan_gather,
-    unit_view_shapes,
-)
+from gmx.passes.raising.stablehlo_dims import GatherDims, Slot, absorb_iota_coordinates, gmx_shapes, plan_gather
+from gmx.passes.raising.stablehlo_indices import unit_view_shapes
 from gmx.reference import gather_multiaxis
+from stablehlo_oracle import index_vector, vector_last
 
 
 def stablehlo_gather(operand: np.ndarray, indices: np.ndarray, dims: GatherDims) -> np.ndarray:
@@ -41,9 +36,7 @@ def stablehlo_gather(operand: np.ndarray, indices: np.ndarray, dims: GatherDims)
     out = np.zeros(out_shape, operand.dtype)
     for o in itertools.product(*map(range, out_shape)):
         batch = [o[p] for p in batch_positions]
-        where = list(batch)
-        where.insert(ivd, slice(None))
-        vector = indices[tuple(where)]
+        vector = index_vector(indices, ivd, batch)
         start = [0] * operand.ndim
         for j, d in enumerate(dims.start_index_map):
             start[d] = int(np.clip(vector[j], 0, operand.shape[d] - dims.slice_sizes[d]))
@@ -61,10 +54,7 @@ def gmx_of_plan(operand: np.ndarray, indices: np.ndarray, dims: GatherDims) -> n
     index_shape = list(indices.shape)
     plan = plan_gather(dims, list(operand.shape), index_shape)
     input_shape, indices_shape = gmx_shapes(plan, list(operand.shape), index_shape)
-    if dims.index_vector_dim == indices.ndim:
-        indices = indices[..., None]
-    else:
-        indices = np.moveaxis(indices, dims.index_vector_dim, -1)  # a unit dim or already last
+    indices = vector_last(indices, dims.index_vector_dim)  # a unit dim or already last
     result = gather_multiaxis(operand.reshape(input_shape), indices.reshape(indices_shape), list(plan.axes), mode="clip")
     return result.reshape([n for n, s in zip(result.shape, plan.slots) if s.in_result])
 

@@ -1,61 +1,55 @@
-"""--gmx-canonicalize: raise what frontends emit for gathers into gmx.gather_multiaxis.
+"""--gmx-canonicalize: raise what frontends emit for gathers and scatters into
+gmx.gather_multiaxis and gmx.scatter_multiaxis.
 
 IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened
-input, with reshapes (any of the four spellings, see `views`) around it and
-linearised index arithmetic in front of it
+input with reshapes around it and linearised index arithmetic in front of it
 (docs/semantics.md#how-frontends-spell-gathers-today), as `stablehlo.gather`,
-as linalg-on-tensors `linalg.generic`s reading one element at computed
-positions, or as `tensor.gather`.
-IR out: one `gmx.gather_multiaxis` per gather, over the unflattened input
+as `linalg.generic`s reading one element at computed positions, or as
+`tensor.gather`; their scatters as `stablehlo.scatter` and `tensor.scatter`.
+IR out: one gmx op per gather or scatter, over the unflattened input
 with its true axes, and at most one reshape per operand and result.
 
 The patterns, by family (one module each, exporting its `PATTERNS`), each one
-rewrite of one recognised shape (the IR before and after is in each
-docstring; `lit_tests/passes/gmx-canonicalize*.mlir` has a positive and a
-negative case for each, marked `positive: <name>` and `negative: <name>`):
+rewrite of one recognised shape (IR before and after in its docstring, its
+summary in docs/passes.md's generated table; `lit_tests/passes/gmx-canonicalize*.mlir`
+has a positive and a negative case for each, marked `positive: <name>` and
+`negative: <name>`):
 
   tosa_gathers
-    raise-tosa-gather         tosa.gather            -> gmx, axes = [1]
+    raise-tosa-gather         tosa.gather -> gmx, axes = [1]
   input_views
-    fold-input-reshape        gmx(reshape(x))        -> gmx(x), rank and axes adjusted
+    fold-input-reshape        gmx(reshape(x)) -> gmx(x), rank and axes adjusted
     raise-linearised-indices  gmx(reshape(x), sum(c_i * stride_i)) -> gmx(x, c...), true axes
-    split-linearised-index    gmx(v, sum(concat(c...) * strides)) -> gmx(view(v), c...): the dims
-                              the strides imply (a reshape before indexing, unit dims)
-    fold-constant-input       gmx(const)             -> gmx(const without the unit dims it does not gather)
+    split-linearised-index    gmx(v, sum(concat(c...) * strides)) -> gmx(view(v), c...)
+    fold-constant-input       gmx(const) -> gmx(const without the unit dims it does not gather)
   input_folds
-    fold-input-transpose      gmx(transpose(x))      -> gmx(x), axes permuted (tosa or linalg.transpose)
-    fold-input-broadcast      gmx(tile(x))           -> gmx(x) broadcasting its unit dims
+    fold-input-transpose      gmx(transpose(x)) -> gmx(x), axes permuted (tosa or linalg.transpose)
+    fold-input-broadcast      gmx(tile(x)) -> gmx(x) broadcasting its unit dims
   result_folds
-    fold-value-casts          cast(gmx(cast(x)))     -> gmx(x) when the casts round-trip
-    fold-result-reshape       reshape(gmx)           -> gmx with the reshaped output
-    view-shared-result        reshape(views(gmx)), the views shared -> one view of the gmx result
-                              per user (the gather computed once)
+    fold-value-casts          cast(gmx(cast(x))) -> gmx(x) when the casts round-trip
+    fold-result-reshape       reshape(gmx) -> gmx with the reshaped output
+    view-shared-result        reshape(views(gmx)), the views shared -> one view of the gmx result per user
   index_folds
-    simplify-indices          gmx(f(i))              -> gmx(i): views, broadcasting tiles, casts
-                              and negative-index normalisation absorbed; iota
-                              constants become non-axis dims; an identity
-                              gather becomes its input; a broadcast constant
-                              index is folded
-    absorb-floor-modulo       gmx(i mod size)        -> gmx(i) {mode = "wrap"}: the floor-modulo
-                              arithmetic of torch.take_along_dim / torch.remainder, and JAX's
-                              `remainder` in front of a clamping gather (jnp.take(mode="wrap"))
-    drop-inert-mode           gmx(const in range) {mode = m} -> gmx(const): no mode changes what
-                              it reads (StableHLO's clamp of an arange)
+    simplify-indices          gmx(f(i)) -> gmx(i): views, tiles, casts, negative wrap, iotas absorbed
+    absorb-floor-modulo       gmx(i mod size) -> gmx(i) {mode = "wrap"}
+    drop-inert-mode           gmx(const in range) {mode = m} -> gmx(const)
   linalg_gathers
-    raise-linalg-gather       linalg.generic that is provably a gather -> gmx (TorchToLinalg,
-                              tosa-to-linalg, stablehlo-legalize-to-linalg; mode clip
-                              for StableHLO's clamp), static or dynamic
+    raise-linalg-gather       linalg.generic that is provably a gather -> gmx (mode clip for StableHLO's clamp)
   tensor_gathers
-    raise-tensor-gather       tensor.gather          -> gmx, static or dynamic
+    raise-tensor-gather       tensor.gather -> gmx, static or dynamic
   dynamic_gathers
-    fold-dynamic-input-views     gmx(views(x))  -> gmx(view(x)), one expand/collapse, where a dim is `?`
+    fold-dynamic-input-views     gmx(views(x)) -> gmx(view(x)), where a dim is `?`
     fold-dynamic-index-views     gmx(views(cast(views(i)))) -> gmx(view(cast(i))), where a dim is `?`
     fold-dynamic-result-reshape  reshape(gmx) -> gmx with reshaped indices, where a dim is `?`
   stablehlo_gathers
-    raise-stablehlo-gather    stablehlo.gather       -> gmx, mode = "clip"
-    raise-jax-fill-gather     select(in_bounds(i), stablehlo.gather(x, wrap(i)), fill) -> gmx(x, i),
-                              mode = "fill"
+    raise-stablehlo-gather    stablehlo.gather -> gmx, mode = "clip"
+    raise-jax-fill-gather     select(in_bounds(i), stablehlo.gather(x, wrap(i)), fill) -> gmx(x, i), mode "fill"
     fold-stablehlo-constant-arithmetic  integer stablehlo ops on constants -> stablehlo.constant
+  stablehlo_scatters
+    raise-jax-clip-scatter    stablehlo.scatter(clamp(0, i, dim - 1)) -> gmx scatter(i), mode = "clip"
+    raise-stablehlo-scatter   stablehlo.scatter -> gmx scatter, mode = "drop"
+  tensor_scatters
+    raise-tensor-scatter      tensor.scatter -> gmx scatter
 
 With `inline=true` (the default, with `fuse=true`), calls are inlined first
 (upstream's `inline`, without its nested canonicalization) and dead private
@@ -64,22 +58,23 @@ functions dropped (`symbol-dce`): JAX puts its gathers in private helpers
 their operands before anything can be raised.
 
 Every reader hands the gather it recognised to `raised_gather.emit_gather`,
-the one builder of the gmx op; views come from `views.emit_view` alone.
+the one builder of the gmx op (a scatter to `raised_scatter.emit_scatter`);
+views come from `views.emit_view` alone.
 A pattern that cannot express the whole gather (`NoMatch`), or that fails
 (a bug, reported as `gmx.passes.patterns` says), changes nothing. The
 rewrites of a gmx op change index values and axis sizes, which only "raise"
 survives: a gmx op of another mode (made by absorb-floor-modulo and the
 StableHLO and linalg raisings, the last step of a raising) is left as it is.
 A gather with a `?` dim is read by shapes alone (`dynamic_gathers`).
-With `fuse=false`, every tosa.gather and tensor.gather becomes a gmx op and
-nothing around it is fused (the first stage of `--gmx-lower-to-llvm`, which
-needs every gather bounds-checked). Exactness contract: see `coordinates`.
+With `fuse=false`, every tosa.gather, tensor.gather and tensor.scatter becomes
+a gmx op and nothing around it is fused (the first stage of
+`--gmx-lower-to-llvm`). Exactness contract: see `coordinates`.
 """
 
 from __future__ import annotations
 
 from . import dynamic_gathers, index_folds, input_folds, input_views, linalg_gathers, result_folds
-from . import stablehlo_gathers, tensor_gathers, tosa_gathers
+from . import stablehlo_gathers, stablehlo_scatters, tensor_gathers, tensor_scatters, tosa_gathers
 from .index_values import evaluation_cache
 from ..patterns import Pattern, apply_patterns
 from ..registry import PassInfo, PassOption, add_python_pass
@@ -100,12 +95,14 @@ PATTERNS: tuple[Pattern, ...] = (
     *tensor_gathers.PATTERNS,
     *dynamic_gathers.PATTERNS,
     *stablehlo_gathers.PATTERNS,
+    *stablehlo_scatters.PATTERNS,
+    *tensor_scatters.PATTERNS,
 )
 
 # `fuse=false`: what every checked lowering needs first (a tosa.gather
-# bounds-checked as gmx; a tensor.gather, which upstream cannot lower), with
-# nothing around it fused.
-RAISE_ONLY: tuple[Pattern, ...] = (*tosa_gathers.PATTERNS, *tensor_gathers.PATTERNS)
+# bounds-checked as gmx; a tensor.gather or tensor.scatter, which upstream
+# cannot lower), with nothing around it fused.
+RAISE_ONLY: tuple[Pattern, ...] = (*tosa_gathers.PATTERNS, *tensor_gathers.PATTERNS, *tensor_scatters.PATTERNS)
 
 
 def canonicalize(module, fuse: bool = True) -> None:
@@ -130,15 +127,17 @@ def _build(pm, options) -> None:
 PASS = PassInfo(
     argument="gmx-canonicalize",
     description="Raise tosa.gather with reshapes and linearised indices, stablehlo.gather, gather-shaped "
-    "linalg.generic and tensor.gather into gmx.gather_multiaxis; gmx folds (calls inlined first, "
+    "linalg.generic and tensor.gather into gmx.gather_multiaxis, stablehlo.scatter and tensor.scatter "
+    "into gmx.scatter_multiaxis; gmx folds (calls inlined first, "
     "dead private functions dropped: see inline)",
     build=_build,
     options=(
         PassOption(
             "fuse",
             True,
-            "fold what surrounds each gather into it (false: raise-tosa-gather and raise-tensor-gather alone, "
-            "every tosa.gather a gmx op with axes = [1], every tensor.gather a gmx op, nothing around it fused)",
+            "fold what surrounds each gather into it (false: raise-tosa-gather, raise-tensor-gather and "
+            "raise-tensor-scatter alone, every tosa.gather a gmx op with axes = [1], every tensor.gather and "
+            "tensor.scatter a gmx op, nothing around it fused)",
         ),
         PassOption(
             "inline",

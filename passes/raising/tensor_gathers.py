@@ -51,7 +51,7 @@ def tensor_gather_coords(source_rank: int, batch_rank: int, gather_dims: list[in
     return coords
 
 
-def _as_integers(indices: ir.Value) -> ir.Value:
+def integer_indices(indices: ir.Value) -> ir.Value:
     """`index` indices as i64 (an elementwise linalg.generic), others as they are."""
     index_type = ir.RankedTensorType(indices.type)
     if not isinstance(index_type.element_type, ir.IndexType):
@@ -96,7 +96,7 @@ def raise_tensor_gather(op, rewriter):
         return replace_by_gmx(op, gather, rewriter)
     # the cast is emitted only once the gather is known to match
     return replace_by_gmx(op, gather, rewriter,
-                          prepare=lambda: LoopGather(source, coords(_as_integers(indices)), result_type, sizes))
+                          prepare=lambda: LoopGather(source, coords(integer_indices(indices)), result_type, sizes))
 
 
 PATTERNS = (pattern(raise_tensor_gather, "tensor.gather"),)

@@ -170,7 +170,8 @@ def fusion_problems(program: RealProgram, fused_text: str) -> list[str]:
     """What keeps `fused_text` (the export after --gmx-canonicalize) from
     being fully fused: a gmx op count other than `program.gmx_ops`, a
     gather of the source form left (`source_gathers`), linearisation in front of a gmx op beyond
-    `program.kept`, a view of a gmx op's data left (gather_sites)."""
+    `program.kept`, a view of a gmx op's data left (gather_sites), a
+    `stablehlo.scatter` left (raise-stablehlo-scatter raises every one the corpus has)."""
     from gmx.dialect import OP_NAME, make_context
     from gmx.dialect.mlir import ir
 
@@ -189,6 +190,8 @@ def fusion_problems(program: RealProgram, fused_text: str) -> list[str]:
     left = linearisation_left(sites, dict(program.kept))
     if left:
         problems.append(f"linearisation in front of a gmx op: {left}")
+    if counts["stablehlo.scatter"]:
+        problems.append(f"{counts['stablehlo.scatter']} stablehlo.scatter left")
     views = [s.line for s in sites if s.data_reshapes]
     if views and not program.data_view:
         problems.append(f"views of the data in front of the gmx op at {', '.join(views)}")
@@ -862,7 +865,8 @@ ALL = ("tosa", "linalg", "stablehlo")
 SLICE = "the position_ids buffer[:, :T] is arange(T): a slice"
 IDENTITY = "an index_select at arange(n) is the identity: the input"
 NO_STABLEHLO = "torch-mlir cannot lower it to StableHLO (Torch Backend IR -> StableHLO Backend IR fails)"
-SCATTER = "stablehlo.scatter does not lower (op was not bufferized)"
+# raised into gmx.scatter_multiaxis by --gmx-canonicalize; runs once --gmx-lower-to-llvm lowers it
+SCATTER = "gmx.scatter_multiaxis (the raised stablehlo.scatter) has no lowering yet"
 OUT_OF_MEMORY = "torch-mlir's Torch Backend IR -> StableHLO Backend IR runs out of memory (std::bad_alloc after 16 GB)"
 _add_forms("deberta_v2", "DeBERTa-v2", "DebertaV2Model hidden states (relative positions, c2p and p2c attention)",
            _hf("DebertaV2Model", "DebertaV2Config", _hidden, relative_attention=True, position_buckets=4,
