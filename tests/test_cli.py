@@ -1,9 +1,11 @@
 """gmx-opt, gmx-run and the pass registry, called in-process."""
 
+import io
 import os
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -308,6 +310,60 @@ def test_run_bad_output_suffix(gmx_run, gather_file, tmp_path, capsys):
     code = gmx_run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", tmp_path / "o.txt")
     assert code == 1
     assert "must end in .npy or .npz" in capsys.readouterr().err
+
+
+def _read_fifo_while(fifo, write) -> bytes:
+    """What `write()` wrote into the fifo `fifo`, read by a thread."""
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    write()
+    reader.join(timeout=30)
+    return received[0]
+
+
+@pytest.mark.parametrize("name", ["fifo", "fifo.txt"])
+def test_run_writes_through_a_fifo_whatever_its_name(gmx_run, gather_file, tmp_path, name):
+    """The extension rule is for regular files: a fifo (or a device, such as
+    /dev/null) gets .npy for one result, as docs/runtime.md says it is
+    written through ("must end in .npy or .npz" before)."""
+    np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(4, 3))
+    np.save(tmp_path / "i.npy", np.array([[1], [2]]))
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    codes = []
+    data = _read_fifo_while(fifo, lambda: codes.append(gmx_run(
+        gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", fifo)))
+    assert codes == [0]
+    np.testing.assert_array_equal(np.load(io.BytesIO(data)), [[3, 4, 5], [6, 7, 8]])
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_run_writes_several_results_through_a_fifo_as_npz(gmx_run, mlir_file, tmp_path):
+    two = mlir_file(
+        "func.func @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {\n"
+        "  return %x, %x : tensor<2xf32>, tensor<2xf32>\n}\n"
+    )
+    np.save(tmp_path / "x.npy", np.array([1, 2], np.float32))
+    fifo = tmp_path / "results"
+    os.mkfifo(fifo)
+    codes = []
+    data = _read_fifo_while(fifo, lambda: codes.append(gmx_run(two, "--input", tmp_path / "x.npy", "--output", fifo)))
+    assert codes == [0]
+    with np.load(io.BytesIO(data)) as results:
+        assert sorted(results) == ["result0", "result1"]
+
+
+def test_run_writes_through_a_device(gmx_run, gather_file, tmp_path):
+    np.save(tmp_path / "x.npy", np.zeros((4, 3), np.float32))
+    np.save(tmp_path / "i.npy", np.zeros((2, 1), np.int64))
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # what /dev/null is
+    except OSError as error:
+        pytest.skip(f"cannot make a device node here: {error}")
+    assert gmx_run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", null) == 0
+    assert stat.S_ISCHR(null.stat().st_mode)
 
 
 def test_run_accepts_a_module_lowered_by_gmx_opt(gmx_opt, gmx_run, gather_file, tmp_path, capsys):

@@ -63,6 +63,14 @@ def write_strategy(mode: int, links: int, owned: bool = True) -> Strategy:
     return Strategy.IN_PLACE
 
 
+def written_through(path: str) -> bool:
+    """Whether `path` (symbolic links followed) is an existing character
+    or block device, fifo or socket: what write_output writes through
+    rather than replaces, whatever its name."""
+    existing = _stat_or_none(path) if path != "-" else None
+    return existing is not None and not (stat.S_ISREG(existing.st_mode) or stat.S_ISDIR(existing.st_mode))
+
+
 def write_output(path: str, data: str | bytes) -> None:
     """Write `data` (str as UTF-8) to stdout for '-', else to `path` as the
     module's docstring says; raises OutputError naming what failed."""
