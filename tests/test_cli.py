@@ -415,6 +415,23 @@ def test_broken_bytecode_is_one_error(gmx_opt, tmp_path, capsys):
     assert "Traceback" not in err
 
 
+def test_deeply_nested_bytecode_is_one_error_in_every_tool(tmp_path):
+    """104 KB of bytecode holding an array nested 20,000 deep crashed
+    gmx-opt and gmx-run with SIGSEGV (each in a process of its own here, so
+    that a crash fails the test, not the session; compile(bytes):
+    test_fuzz.test_nested_bytecode)."""
+    from nested_bytecode import nested_bytecode
+
+    source = tmp_path / "deep.mlirbc"
+    source.write_bytes(nested_bytecode("array", 20_000))
+    for tool in ("gmx_opt", "gmx_run"):
+        done = subprocess.run([sys.executable, "-c", f"from gmx.tools.{tool} import _cli_main; _cli_main()", source],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1, (tool, done.returncode, done.stderr[-500:])
+        assert done.stderr.count("\n") == 1 and f"could not read input file '{source}' (MLIR bytecode)" in done.stderr
+        assert "nest" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize("tool, twice, option", [
     ("gmx_opt", ["-o", "a.mlir", "-o", "b.mlir"], "-o"),
     ("gmx_opt", ["--pass-pipeline=builtin.module(cse)", "--pass-pipeline", "builtin.module(canonicalize)"],

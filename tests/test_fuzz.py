@@ -35,6 +35,8 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from gather_programs import assert_identical, gather_module, random_bits, tensor_type
+from nested_bytecode import KINDS as NESTING_KINDS
+from nested_bytecode import nested_bytecode
 from gmx.reference import gather_multiaxis
 
 WORKER = Path(__file__).with_name("fuzz_worker.py")
@@ -357,6 +359,29 @@ def test_symbols_of_every_op_and_linkage(tmp_path_factory, batch):
         else:
             name = case["what"].rsplit("@", 1)[1]
             assert result[0] == "CompileError" and f"'@{name}'" in result[1], (case["what"], result)
+
+
+# Bytecode nested deeper than text may be (which the bytecode reader and
+# the printer recursed through until they overflowed their stack), of every
+# kind that nests: read in a child, refused beyond MAX_NESTING_DEPTH. An
+# array or a location 20,000 deep crashes the child; the other kinds are
+# taken past the bound only (a tuple type 20,000 deep takes the child 50 s
+# to crash, and the writer takes regions to ~6,000 only): printed, then
+# refused. Shallow (every kind reads the same way): read and run.
+DEEP = {"array": 20_000, "dictionary": 2_000, "type": 2_000, "location": 20_000, "region": 1_500}
+
+
+def test_nested_bytecode(tmp_path):
+    x = np.arange(2, dtype=np.float32)
+    depths = [("array", 50), *((kind, DEEP[kind]) for kind in NESTING_KINDS)]
+    cases = [{"text": nested_bytecode(kind, depth), "arrays": (x,)} for kind, depth in depths]
+    results, done = run_in_worker(cases, tmp_path)
+    assert done.returncode == 0, f"the worker died ({done.returncode}):\n{done.stderr[-2000:]}"
+    for (kind, depth), (name, value) in zip(depths, results):
+        if depth == 50:
+            assert name == "ok" and np.array_equal(value, x), (kind, name, value)
+        else:
+            assert name == "CompileError" and value.startswith("-:0:0: error: ") and "nest" in value, (kind, value)
 
 
 # .npy headers as a hostile file would write them: whatever the header
