@@ -9,7 +9,9 @@ Runtime's threads); the ExecutionEngine gets them one by one
 `kmp_set_defaults`, before it starts): a spinning worker would take the
 cores from torch's threads after a gmx call. The thread count is set per
 calling thread (`omp_set_num_threads` sets the calling thread's own
-count), so calls from several Python threads each run on their own.
+count), so calls from several Python threads each run on their own. It
+initialises without the OpenMP variables of the environment it would
+misread (`openmp_environment`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import importlib.metadata
 import os
 import threading
 
+from . import openmp_environment
 from .errors import CompileError
 
 PACKAGE = "cmeel-libomp"
@@ -74,14 +77,19 @@ def library_path() -> str:
 def library() -> ctypes.CDLL:
     """libomp, loaded locally, its workers set not to spin (once)."""
     path = library_path()
-    try:
-        lib = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
-    except OSError as error:
-        raise OpenMPUnavailable(f"cannot load libomp of the package '{PACKAGE}' ({path}): {error}") from None
-    lib.kmp_set_defaults.argtypes = [ctypes.c_char_p]
-    lib.kmp_set_defaults(b"KMP_BLOCKTIME=0")
+    with _loading, openmp_environment.for_libomp():
+        try:
+            lib = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
+        except OSError as error:
+            raise OpenMPUnavailable(f"cannot load libomp of the package '{PACKAGE}' ({path}): {error}") from None
+        lib.kmp_set_defaults.argtypes = [ctypes.c_char_p]
+        # Initialises libomp (it reads the environment), then sets the default.
+        lib.kmp_set_defaults(b"KMP_BLOCKTIME=0")
     lib.omp_set_num_threads.argtypes = [ctypes.c_int]
     return lib
+
+
+_loading = threading.Lock()  # one libomp initialisation at a time (functools.cache does not lock)
 
 
 def register(engine) -> None:
