@@ -163,7 +163,7 @@ def provided(name: str) -> bool:
 
 
 def refused(name: str, written: bool) -> bool:
-    """Whether the runtime refuses to resolve the external function `name`,
+    """Whether the runtime refuses to resolve the process symbol `name`,
     `written` when the module's text declared it (not the lowering)."""
     return not provided(name) and (written or name not in LOWERING_OWN)
 
