@@ -205,6 +205,10 @@ _read_lock = threading.Lock()
 
 
 def _read_in_child(data: bytes) -> str:
+    if not sys.executable:  # an embedding interpreter that cannot start one
+        raise UnreadableBytecode(
+            "-:0:0: error: no Python interpreter to read the MLIR bytecode in (sys.executable is unset)"
+        )
     try:
         done = subprocess.run(
             [sys.executable, "-c", _CHILD], input=data, capture_output=True, timeout=BYTECODE_TIMEOUT_S,
@@ -213,7 +217,9 @@ def _read_in_child(data: bytes) -> str:
     except subprocess.TimeoutExpired:
         raise UnreadableBytecode(f"-:0:0: error: reading the MLIR bytecode took over {BYTECODE_TIMEOUT_S} s") from None
     except OSError as error:
-        raise UnreadableBytecode(f"-:0:0: error: could not start a process to read the MLIR bytecode: {error}") from None
+        raise UnreadableBytecode(
+            f"-:0:0: error: could not start a process to read the MLIR bytecode: {error}"
+        ) from None
     output = done.stdout.decode("utf-8", "surrogatepass")
     if done.returncode == _REFUSED:
         raise UnreadableBytecode(output)
