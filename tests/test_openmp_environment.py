@@ -5,6 +5,7 @@ OMP_NUM_THREADS ('', '-3', 'abc') made a call on 2 threads abort with
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -74,11 +75,9 @@ def _children(environments: list[dict]) -> list[tuple[dict, subprocess.Popen]]:
             for environment in environments]
 
 
-def test_no_crash_nor_hang_under_any_value(monkeypatch):
+def test_no_crash_nor_hang_under_any_value():
     """In children with timeouts: every variable at once at a hostile
     value, the issue's own values first; once well-formed."""
-    import os
-
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "KMP_", "GOMP_", "LIBOMP_"))}
     values = ["", "-3", "abc", "99999999999999999999", "{"]
     environments = [base | {name: value for name in VARIABLES} for value in values] + [base | WELL_FORMED]
