@@ -93,12 +93,12 @@ def refused_values(environ) -> tuple[list[str], list[str]]:
 
 
 @contextlib.contextmanager
-def for_libomp() -> Iterator[None]:
+def for_libomp(warn: bool = True) -> Iterator[None]:
     """While libomp initialises (loaded, its settings read): the
     environment without what it must not read (the module's docstring),
-    a warning naming each malformed value; put back afterwards."""
+    a warning naming each malformed value (if `warn`); put back afterwards."""
     hidden, malformed = refused_values(os.environ)
-    if malformed:
+    if malformed and warn:
         described = ", ".join(f"{name}={os.environ[name]!r}" for name in malformed)
         warnings.warn(
             f"gmx's OpenMP runtime (libomp) ignores {described}: not a value it reads safely "

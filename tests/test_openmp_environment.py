@@ -63,6 +63,13 @@ with warnings.catch_warnings(record=True) as caught:
     for _ in range(20):
         assert (program(x) == -x).all()
 assert dict(os.environ) == before, "the environment changed"
+for _ in range(3):  # libomp starts over in a forked child, reading the environment again
+    pid = os.fork()
+    if pid == 0:
+        ok = all((program(x) == -x).all() for _ in range(10)) and dict(os.environ) == before
+        os._exit(0 if ok else 3)
+    assert os.waitpid(pid, 0)[1] == 0, "a forked child failed"
+assert dict(os.environ) == before, "the environment changed across a fork"
 print("\\n".join(str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)))
 print("RAN")
 """
@@ -77,7 +84,8 @@ def _children(environments: list[dict]) -> list[tuple[dict, subprocess.Popen]]:
 
 def test_no_crash_nor_hang_under_any_value():
     """In children with timeouts: every variable at once at a hostile
-    value, the issue's own values first; once well-formed."""
+    value, the issue's own values first; once well-formed. Each forks too
+    (a malformed OMP_NUM_THREADS crashed every forked child's call)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "KMP_", "GOMP_", "LIBOMP_"))}
     values = ["", "-3", "abc", "99999999999999999999", "{"]
     environments = [base | {name: value for name in VARIABLES} for value in values] + [base | WELL_FORMED]
