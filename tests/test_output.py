@@ -144,7 +144,7 @@ def test_written_through_is_what_is_not_replaced(tmp_path):
     folder.mkdir()
     (tmp_path / "link").symlink_to(fifo)
     assert output.written_through(str(fifo)) and output.written_through(str(tmp_path / "link"))
-    for path in (regular, folder, tmp_path / "missing", "-"):
+    for path in (regular, folder, tmp_path / "missing", "-", regular / "below", "x" * 5000):
         assert not output.written_through(str(path)), path
 
 

@@ -67,8 +67,13 @@ def written_through(path: str) -> bool:
     """Whether `path` (symbolic links followed) is an existing character
     or block device, fifo or socket: what write_output writes through
     rather than replaces, whatever its name."""
-    existing = _stat_or_none(path) if path != "-" else None
-    return existing is not None and not (stat.S_ISREG(existing.st_mode) or stat.S_ISDIR(existing.st_mode))
+    if path == "-":
+        return False
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # none there, or none to reach: write_output says which when it writes
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def write_output(path: str, data: str | bytes) -> None:
