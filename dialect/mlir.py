@@ -67,5 +67,17 @@ def _torch_mlir_capi() -> ctypes.CDLL:
     library = ctypes.CDLL(os.path.join(os.path.dirname(_mlir_libs.__file__), "libTorchMLIRAggregateCAPI.so"))
     library.torchMlirRegisterAllDialects.argtypes = [_MlirContext]
     library.torchMlirRegisterAllDialects.restype = None
+    library.LLVMLookupIntrinsicID.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    library.LLVMLookupIntrinsicID.restype = ctypes.c_uint
     library.torchMlirRegisterAllPasses()
     return library
+
+
+def is_llvm_intrinsic(name: str) -> bool:
+    """Whether LLVM (the wheel's) has an intrinsic of this name
+    (`llvm.abs.i32`, `llvm.memcpy.p0.p0.i64`): a `llvm.*` name that is not
+    one is an ordinary symbol to LLVM, looked up in the process."""
+    with _capi_lock:
+        library = _torch_mlir_capi()
+    encoded = name.encode("utf-8", "surrogatepass")
+    return library.LLVMLookupIntrinsicID(encoded, len(encoded)) != 0

@@ -19,12 +19,26 @@ ir.MLIRError with its located diagnostics.
 
 MLIR bytecode is taken wherever text is, as mlir-opt takes it:
 `bytecode_as_text` prints a bytecode module as text with the locations it
-holds (`is_bytecode` tells one by its magic number).
+holds (`is_bytecode` tells one by its magic number). The bytecode reader
+and the printer recurse once per level of nesting (an attribute nested in
+an attribute, an op in a region) with no guard, and bytecode has no
+brackets to scan beforehand: 104 KB of bytecode holding an array nested
+20,000 deep crashed them (SIGSEGV). So bytecode is read and printed in a
+child process, on its main thread's stack, and what comes back is held
+to the same nesting bound as text: a crash of the child, or text nested
+deeper than MAX_NESTING_DEPTH, is UnreadableBytecode, never a crash here.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import signal
+import subprocess
+import sys
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -32,6 +46,7 @@ import numpy as np
 
 from .errors import GmxError
 from .gmx import Gmx, make_context
+from .locations import error_text
 from .mlir import ext, ir
 
 # Real IR nests a few dozen deep. On an 8 MiB stack the parser of this
@@ -157,11 +172,99 @@ def is_bytecode(data: bytes) -> bool:
     return data.startswith(BYTECODE_MAGIC)
 
 
+class UnreadableBytecode(GmxError):
+    """MLIR bytecode gmx does not read: broken (the reader's diagnostics),
+    nested deeper than MAX_NESTING_DEPTH, or such that its reader crashed.
+    str() is diagnostics, `-:0:0: error: ...` (bytecode has no lines)."""
+
+
+# The child of bytecode_as_text, and how it says the reader refused the bytecode.
+_CHILD = "from gmx.dialect.parsing import _print_bytecode; _print_bytecode()"
+_REFUSED = 3
+_ALLOW_UNREGISTERED = "--allow-unregistered-dialect"  # the child's one argument, or ""
+BYTECODE_TIMEOUT_S = 600
+
+
 def bytecode_as_text(data: bytes, allow_unregistered: bool = False) -> str:
     """The module of MLIR bytecode `data` as text, with its locations
-    (parsed in a context of its own, taking ops of unregistered dialects
-    if `allow_unregistered`); raises ir.MLIRError with the reader's
-    diagnostics when it is not valid bytecode."""
+    (read and printed in a child process, in a context of its own that
+    takes ops of unregistered dialects if `allow_unregistered`: the
+    module's docstring); raises UnreadableBytecode when it is broken, nests
+    deeper than MAX_NESTING_DEPTH or crashes the reader. The last few
+    bytecodes read are remembered (by digest): a child costs about half a
+    second, and `gmx.runtime.compile(bytes)` may be asked again."""
+    digest = hashlib.sha256(bytes([allow_unregistered]) + data).digest()
+    with _read_lock:
+        if digest in _read:
+            _read.move_to_end(digest)
+            return _read[digest]
+    text = _read_in_child(data, allow_unregistered)
+    with _read_lock:
+        _read[digest] = text
+        while len(_read) > _READ_KEPT:
+            _read.popitem(last=False)
+    return text
+
+
+_READ_KEPT = 8
+_read: OrderedDict[bytes, str] = OrderedDict()  # sha256 of bytecode -> its text
+_read_lock = threading.Lock()
+
+
+def _read_in_child(data: bytes, allow_unregistered: bool) -> str:
+    if not sys.executable:  # an embedding interpreter that cannot start one
+        raise UnreadableBytecode(
+            "-:0:0: error: no Python interpreter to read the MLIR bytecode in (sys.executable is unset)"
+        )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, _ALLOW_UNREGISTERED if allow_unregistered else ""], input=data, capture_output=True, timeout=BYTECODE_TIMEOUT_S,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))},
+        )
+    except subprocess.TimeoutExpired:
+        raise UnreadableBytecode(f"-:0:0: error: reading the MLIR bytecode took over {BYTECODE_TIMEOUT_S} s") from None
+    except OSError as error:
+        raise UnreadableBytecode(
+            f"-:0:0: error: could not start a process to read the MLIR bytecode: {error}"
+        ) from None
+    output = done.stdout.decode("utf-8", "surrogatepass")
+    if done.returncode == _REFUSED:
+        raise UnreadableBytecode(output)
+    if done.returncode != 0:
+        raise UnreadableBytecode(f"-:0:0: error: {_child_failure(done)}")
+    problem = nesting_problem(code_only(done.stdout))
+    if problem is not None:
+        raise UnreadableBytecode(f"-:0:0: error: MLIR bytecode with {problem[1]}")
+    return output
+
+
+def _child_failure(done: subprocess.CompletedProcess) -> str:
+    """Why the child reading bytecode failed, for a message."""
+    if done.returncode < 0:
+        name = signal.Signals(-done.returncode).name if -done.returncode in signal.valid_signals() else -done.returncode
+        return (
+            f"the MLIR bytecode reader crashed on this input ({name}): it nests deeper than the reader's "
+            f"stack holds (gmx reads nesting up to {MAX_NESTING_DEPTH} levels), or it is malformed"
+        )
+    last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+    return f"the process reading the MLIR bytecode failed (exit {done.returncode}){': ' + last[0] if last else ''}"
+
+
+def _print_bytecode() -> None:
+    """The child of bytecode_as_text: bytecode on stdin, its text on
+    stdout (exit 0), or the reader's diagnostics (exit _REFUSED). A crash
+    leaves no core file behind."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    data = sys.stdin.buffer.read()
     with make_context() as context:
-        context.allow_unregistered_dialects = allow_unregistered
-        return ir.Module.parse(data).operation.get_asm(enable_debug_info=True)
+        context.allow_unregistered_dialects = sys.argv[1:] == [_ALLOW_UNREGISTERED]
+        try:
+            text = ir.Module.parse(data).operation.get_asm(enable_debug_info=True)
+        except ir.MLIRError as error:
+            sys.stdout.buffer.write(error_text(error).encode("utf-8", "surrogatepass"))
+            sys.stdout.flush()
+            sys.exit(_REFUSED)
+    sys.stdout.buffer.write(text.encode("utf-8", "surrogatepass"))
+    sys.stdout.flush()

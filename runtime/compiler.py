@@ -87,15 +87,31 @@ class CompiledProgram:
         self._log = _ErrorLog()
         # Kept here, as register_runtime asks: they must outlive the engine.
         self._callbacks = [_CALLBACK(self._log.on_index_error), _CALLBACK(self._log.on_shape_error)]
-        self._engine.register_runtime(INDEX_ERROR_FN, self._callbacks[0])
-        self._engine.register_runtime(SHAPE_ERROR_FN, self._callbacks[1])
-        self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
-        openmp.register(self._engine)
-        self._function = self._engine.lookup(entry)
+        self._function = self._link(entry)
         self.destinations = jitted.destinations
         self._result_kinds = [(sig.rank, sig.dtype) for sig in self.results]
         self._frames = threading.local()
         self._set_threads(check_threads(threads))
+
+    def _link(self, entry: str):
+        """Hand the engine the runtime's symbols (the callbacks, memrefCopy,
+        libomp: `external_symbols.REGISTERED`) and return the entry's C
+        interface. `external_symbols` refused the modules that would not
+        link beforehand; should LLVM's code still need a symbol nothing
+        provides, the engine fails with a bare RuntimeError (LLVM names the
+        symbol on stderr), which is a CompileError here, not a traceback."""
+        try:
+            self._engine.register_runtime(INDEX_ERROR_FN, self._callbacks[0])
+            self._engine.register_runtime(SHAPE_ERROR_FN, self._callbacks[1])
+            self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
+            openmp.register(self._engine)
+            return self._engine.lookup(entry)
+        except RuntimeError as error:
+            raise CompileError(
+                f"<unknown>: error: the JIT could not link @{entry} ({error}): the compiled code needs a "
+                "symbol that neither gmx.runtime nor the process provides, or defines one twice "
+                "(LLVM's 'JIT session error' names it)"
+            ) from None
 
     # -- threads -----------------------------------------------------------------
     def _set_threads(self, threads: int) -> None:

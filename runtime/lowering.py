@@ -41,7 +41,7 @@ from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, assert_messages, 
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
-from .external_symbols import check_external_functions, declared_functions
+from .external_symbols import check_external_symbols, written_symbols
 from .pipeline_attributes import reject_pipeline_attributes
 
 
@@ -63,8 +63,9 @@ class Jitted:
 def jit(text: str, entry: str, checked: bool, allow_external: bool = False) -> Jitted:
     """Parse, lower (unless already in the LLVM dialect) and JIT `entry`;
     a tensor-level entry with static results takes destinations. The
-    module may declare only functions the runtime provides unless
-    `allow_external` (`external_symbols`)."""
+    module may use only symbols of the process that the runtime provides
+    unless `allow_external`, and only symbols something provides
+    (`external_symbols`)."""
     context = make_context()
     with context, ir.Location.unknown():
         module = _parse(text)
@@ -72,11 +73,10 @@ def jit(text: str, entry: str, checked: bool, allow_external: bool = False) -> J
         if entry_op.name == "func.func":
             reject_pipeline_attributes(module)
         arguments, results = numpy_signature(entry_op)
-        written = declared_functions(module)
+        written = written_symbols(module)
         if entry_op.name == "func.func":
             _lower(module, text, checked)
-        if not allow_external:
-            check_external_functions(module, written)
+        check_external_symbols(module, written, allow_external)
         # Lowering rewrote the entry: its handle is stale, look it up again.
         lowered = find_entry(module, entry)
         destinations = DESTINATIONS_ATTR in lowered.attributes

@@ -9,17 +9,21 @@ Runtime's threads); the ExecutionEngine gets them one by one
 `kmp_set_defaults`, before it starts): a spinning worker would take the
 cores from torch's threads after a gmx call. The thread count is set per
 calling thread (`omp_set_num_threads` sets the calling thread's own
-count), so calls from several Python threads each run on their own.
+count), so calls from several Python threads each run on their own. It
+initialises without the OpenMP variables of the environment it would
+misread (`openmp_environment`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import importlib.metadata
 import os
 import threading
 
+from . import openmp_environment
 from .errors import CompileError
 
 PACKAGE = "cmeel-libomp"
@@ -74,14 +78,45 @@ def library_path() -> str:
 def library() -> ctypes.CDLL:
     """libomp, loaded locally, its workers set not to spin (once)."""
     path = library_path()
-    try:
-        lib = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
-    except OSError as error:
-        raise OpenMPUnavailable(f"cannot load libomp of the package '{PACKAGE}' ({path}): {error}") from None
-    lib.kmp_set_defaults.argtypes = [ctypes.c_char_p]
-    lib.kmp_set_defaults(b"KMP_BLOCKTIME=0")
+    with _loading, openmp_environment.for_libomp():
+        try:
+            lib = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
+        except OSError as error:
+            raise OpenMPUnavailable(f"cannot load libomp of the package '{PACKAGE}' ({path}): {error}") from None
+        lib.kmp_set_defaults.argtypes = [ctypes.c_char_p]
+        # Initialises libomp (it reads the environment), then sets the default.
+        lib.kmp_set_defaults(_DEFAULTS)
     lib.omp_set_num_threads.argtypes = [ctypes.c_int]
     return lib
+
+
+_DEFAULTS = b"KMP_BLOCKTIME=0"
+_loading = threading.Lock()  # one libomp initialisation at a time (functools.cache does not lock)
+
+
+class _AcrossFork:
+    """libomp's own fork handler starts it over in the child, reading the
+    environment again, unguarded (a malformed OMP_NUM_THREADS crashed every
+    call in a forked child, multiprocessing's included): from just before
+    os.fork until it returns, the environment is the one libomp starts
+    with (`openmp_environment`; the malformed values were named at load).
+    In the child, this thread's count is libomp's default again."""
+
+    hiding: contextlib.ExitStack | None = None
+
+    @classmethod
+    def before(cls) -> None:
+        if library.cache_info().currsize:  # loaded in this process
+            cls.hiding = contextlib.ExitStack()
+            cls.hiding.enter_context(openmp_environment.for_libomp(warn=False))
+
+    @classmethod
+    def after(cls, in_child: bool = False) -> None:
+        hiding, cls.hiding = cls.hiding, None
+        if hiding is not None:
+            hiding.close()
+        if in_child:
+            _count.value = 0
 
 
 def register(engine) -> None:
@@ -96,6 +131,8 @@ class _ThreadCount(threading.local):
 
 
 _count = _ThreadCount()
+os.register_at_fork(before=_AcrossFork.before, after_in_parent=_AcrossFork.after,
+                    after_in_child=lambda: _AcrossFork.after(in_child=True))
 
 
 def set_threads(threads: int) -> None:

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
-from gmx.dialect.parsing import bytecode_as_text, is_bytecode
+from gmx.dialect.parsing import UnreadableBytecode, bytecode_as_text, is_bytecode
 
 from .errors import CompileError
 
@@ -64,8 +63,8 @@ def _decode(data: bytes) -> str:
     if is_bytecode(data):
         try:
             return bytecode_as_text(data)
-        except ir.MLIRError as error:
-            raise CompileError(error_text(error)) from None
+        except UnreadableBytecode as error:
+            raise CompileError(str(error)) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

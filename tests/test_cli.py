@@ -1,9 +1,11 @@
 """gmx-opt, gmx-run and the pass registry, called in-process."""
 
+import io
 import os
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -310,6 +312,60 @@ def test_run_bad_output_suffix(gmx_run, gather_file, tmp_path, capsys):
     assert "must end in .npy or .npz" in capsys.readouterr().err
 
 
+def _read_fifo_while(fifo, write) -> bytes:
+    """What `write()` wrote into the fifo `fifo`, read by a thread."""
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    write()
+    reader.join(timeout=30)
+    return received[0]
+
+
+@pytest.mark.parametrize("name", ["fifo", "fifo.txt"])
+def test_run_writes_through_a_fifo_whatever_its_name(gmx_run, gather_file, tmp_path, name):
+    """The extension rule is for regular files: a fifo (or a device, such as
+    /dev/null) gets .npy for one result, as docs/runtime.md says it is
+    written through ("must end in .npy or .npz" before)."""
+    np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(4, 3))
+    np.save(tmp_path / "i.npy", np.array([[1], [2]]))
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    codes = []
+    data = _read_fifo_while(fifo, lambda: codes.append(gmx_run(
+        gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", fifo)))
+    assert codes == [0]
+    np.testing.assert_array_equal(np.load(io.BytesIO(data)), [[3, 4, 5], [6, 7, 8]])
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_run_writes_several_results_through_a_fifo_as_npz(gmx_run, mlir_file, tmp_path):
+    two = mlir_file(
+        "func.func @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {\n"
+        "  return %x, %x : tensor<2xf32>, tensor<2xf32>\n}\n"
+    )
+    np.save(tmp_path / "x.npy", np.array([1, 2], np.float32))
+    fifo = tmp_path / "results"
+    os.mkfifo(fifo)
+    codes = []
+    data = _read_fifo_while(fifo, lambda: codes.append(gmx_run(two, "--input", tmp_path / "x.npy", "--output", fifo)))
+    assert codes == [0]
+    with np.load(io.BytesIO(data)) as results:
+        assert sorted(results) == ["result0", "result1"]
+
+
+def test_run_writes_through_a_device(gmx_run, gather_file, tmp_path):
+    np.save(tmp_path / "x.npy", np.zeros((4, 3), np.float32))
+    np.save(tmp_path / "i.npy", np.zeros((2, 1), np.int64))
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # what /dev/null is
+    except OSError as error:
+        pytest.skip(f"cannot make a device node here: {error}")
+    assert gmx_run(gather_file, "--input", tmp_path / "x.npy", "--input", tmp_path / "i.npy", "--output", null) == 0
+    assert stat.S_ISCHR(null.stat().st_mode)
+
+
 def test_run_accepts_a_module_lowered_by_gmx_opt(gmx_opt, gmx_run, gather_file, tmp_path, capsys):
     lowered = tmp_path / "lowered.mlir"
     assert gmx_opt(gather_file, "--gmx-lower-to-llvm", "-o", lowered) == 0
@@ -357,6 +413,25 @@ def test_broken_bytecode_is_one_error(gmx_opt, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"gmx-opt: error: could not read input file '{source}' (MLIR bytecode): ")
     assert "Traceback" not in err
+
+
+def test_deeply_nested_bytecode_is_one_error_in_every_tool(tmp_path):
+    """104 KB of bytecode holding an array nested 20,000 deep crashed
+    gmx-opt and gmx-run with SIGSEGV (each in a process of its own here, so
+    that a crash fails the test, not the session; compile(bytes):
+    test_fuzz.test_nested_bytecode)."""
+    from nested_bytecode import nested_bytecode
+
+    source = tmp_path / "deep.mlirbc"
+    source.write_bytes(nested_bytecode("array", 20_000))
+    tools = {tool: subprocess.Popen([sys.executable, "-c", f"from gmx.tools.{tool} import _cli_main; _cli_main()",
+                                     source], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for tool in ("gmx_opt", "gmx_run")}  # at once
+    for tool, child in tools.items():
+        _, err = child.communicate(timeout=120)
+        assert child.returncode == 1, (tool, child.returncode, err[-500:])
+        assert err.count("\n") == 1 and f"could not read input file '{source}' (MLIR bytecode)" in err
+        assert "nest" in err and "Traceback" not in err, err
 
 
 @pytest.mark.parametrize("tool, twice, option", [

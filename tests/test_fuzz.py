@@ -36,6 +36,8 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from gather_programs import assert_identical, gather_module, random_bits, tensor_type
+from nested_bytecode import KINDS as NESTING_KINDS
+from nested_bytecode import nested_bytecode
 from gmx.reference import gather_multiaxis
 
 WORKER = Path(__file__).with_name("fuzz_worker.py")
@@ -295,6 +297,92 @@ def test_declared_external_functions(tmp_path_factory, batch):
             assert (why := mismatch(case, result)) is None, f"@{case['name']}: {why}"
         else:
             assert result[0] == "CompileError" and f"'@{case['name']}'" in result[1], (case["name"], result)
+
+
+# Every op that makes an LLVM symbol, with every linkage its verifier
+# takes: the symbol is the module's own only when defined with a linkage
+# LLVM keeps (external, internal, private); with any other (one LLVM may
+# drop, or replace by another definition) or none, it is the process's, and
+# runs only when the runtime provides it.
+KEPT = ("external", "internal", "private")
+SYMBOL_FORMS = {  # form: (template of `N` and `L`, whether it defines N, the linkages it takes)
+    "func.func body": ("func.func @N(%a: i64) -> i64 attributes {llvm.linkage = #llvm.linkage<L>} {\n"
+                       "  return %a : i64\n}\n", True,
+                       KEPT + ("available_externally", "linkonce", "linkonce_odr", "weak", "weak_odr",
+                               "appending", "extern_weak")),
+    "func.func declaration": ("func.func private @N(i64) -> i64 attributes {llvm.linkage = #llvm.linkage<L>}\n",
+                              False, ("external", "extern_weak")),
+    "llvm.func body": ("llvm.func L @N(%a: i64) -> i64 {\n  llvm.return %a : i64\n}\n", True,
+                       KEPT + ("available_externally", "linkonce", "linkonce_odr", "weak", "weak_odr",
+                               "appending", "extern_weak")),
+    "llvm.func declaration": ("llvm.func L @N(i64) -> i64\n", False, ("external", "extern_weak")),
+    "global value": ("llvm.mlir.global L @N(0 : i64) {addr_space = 0 : i32} : i64\n", True,
+                     KEPT + ("available_externally", "linkonce", "linkonce_odr", "weak", "weak_odr", "common",
+                             "extern_weak")),
+    "global declaration": ("llvm.mlir.global L @N() {addr_space = 0 : i32} : i64\n", False,
+                           KEPT + ("available_externally", "linkonce", "linkonce_odr", "weak", "weak_odr",
+                                   "common", "extern_weak")),
+    "alias": ("llvm.mlir.global internal @N_target(0 : i64) {addr_space = 0 : i32} : i64\n"
+              "llvm.mlir.alias L @N : i64 {\n  %0 = llvm.mlir.addressof @N_target : !llvm.ptr\n"
+              "  llvm.return %0 : !llvm.ptr\n}\n", True,
+              KEPT + ("available_externally", "linkonce", "linkonce_odr", "weak", "weak_odr")),
+    "ifunc": ("llvm.func internal @N_resolver() -> !llvm.ptr {\n  %0 = llvm.mlir.zero : !llvm.ptr\n"
+              "  llvm.return %0 : !llvm.ptr\n}\nllvm.mlir.ifunc L @N : !llvm.func<i64 (i64)>, !llvm.ptr @N_resolver\n",
+              True, KEPT + ("linkonce", "linkonce_odr", "weak", "weak_odr")),
+}
+SYMBOL_CASES = [(form, linkage) for form, (_, _, linkages) in SYMBOL_FORMS.items() for linkage in linkages]
+# A process function and global the runtime does not provide, an omp_*
+# function libomp has but the runtime does not register, a name nothing
+# has, and one the runtime provides.
+SYMBOL_NAMES = ["system", "environ", "omp_get_wtime", "gmx_fuzz_nowhere", "erff"]
+
+
+@settings(derandomize=True, max_examples=1, deadline=None, database=None, phases=[Phase.explicit, Phase.generate])
+@given(st.lists(st.tuples(fuzz_cases(), st.sampled_from(SYMBOL_NAMES)),
+                min_size=len(SYMBOL_CASES), max_size=len(SYMBOL_CASES)))
+def test_symbols_of_every_op_and_linkage(tmp_path_factory, batch):
+    """Before, the allow-list looked only at bodies: an available_externally
+    function or global (LLVM drops its body or value) linked the process's."""
+    cases = []
+    for (form, linkage), (case, name) in zip(SYMBOL_CASES, batch):
+        template, defines, _ = SYMBOL_FORMS[form]
+        program = materialise(case)
+        program["text"] = template.replace("@N", f"@{name}").replace(" L ", f" {linkage} ").replace(
+            "<L>", f"<{linkage}>") + program["text"]
+        program["own"] = (defines and linkage in KEPT) or name == "erff"
+        program["what"] = f"{form} {linkage} @{name}"
+        cases.append(program)
+    results, done = run_in_worker(cases, tmp_path_factory.mktemp("symbols"))
+    assert done.returncode == 0, f"the worker died ({done.returncode}):\n{done.stderr[-2000:]}"
+    for case, result in zip(cases, results):
+        if case["own"]:
+            assert (why := mismatch(case, result)) is None, f"{case['what']}: {why}"
+        else:
+            name = case["what"].rsplit("@", 1)[1]
+            assert result[0] == "CompileError" and f"'@{name}'" in result[1], (case["what"], result)
+
+
+# Bytecode nested deeper than text may be (which the bytecode reader and
+# the printer recursed through until they overflowed their stack), of every
+# kind that nests: read in a child, refused beyond MAX_NESTING_DEPTH. An
+# array or a location 20,000 deep crashes the child; the other kinds are
+# taken past the bound only (a tuple type 20,000 deep takes the child 50 s
+# to crash, and the writer takes regions to ~6,000 only): printed, then
+# refused. Shallow (every kind reads the same way): read and run.
+DEEP = {"array": 20_000, "dictionary": 2_000, "type": 2_000, "location": 20_000, "region": 1_500}
+
+
+def test_nested_bytecode(tmp_path):
+    x = np.arange(2, dtype=np.float32)
+    depths = [("array", 50), *((kind, DEEP[kind]) for kind in NESTING_KINDS)]
+    cases = [{"text": nested_bytecode(kind, depth), "arrays": (x,)} for kind, depth in depths]
+    results, done = run_in_worker(cases, tmp_path)
+    assert done.returncode == 0, f"the worker died ({done.returncode}):\n{done.stderr[-2000:]}"
+    for (kind, depth), (name, value) in zip(depths, results):
+        if depth == 50:
+            assert name == "ok" and np.array_equal(value, x), (kind, name, value)
+        else:
+            assert name == "CompileError" and value.startswith("-:0:0: error: ") and "nest" in value, (kind, value)
 
 
 # .npy headers as a hostile file would write them: whatever the header

@@ -135,6 +135,19 @@ def test_a_fifo_is_written_through(tmp_path):
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
 
+def test_written_through_is_what_is_not_replaced(tmp_path):
+    """gmx-run takes a device's or a fifo's format from the result count,
+    not from its name (output.written_through)."""
+    fifo, regular, folder = tmp_path / "fifo", tmp_path / "file", tmp_path / "folder"
+    os.mkfifo(fifo)
+    regular.write_text("x")
+    folder.mkdir()
+    (tmp_path / "link").symlink_to(fifo)
+    assert output.written_through(str(fifo)) and output.written_through(str(tmp_path / "link"))
+    for path in (regular, folder, tmp_path / "missing", "-", regular / "below", "x" * 5000):
+        assert not output.written_through(str(path)), path
+
+
 def test_a_character_device_is_written_through_not_replaced(tmp_path, gmx_opt, mlir_file):
     null = device_node(tmp_path / "null", NULL)
     assert gmx_opt(mlir_file(GATHER), "-o", null) == 0

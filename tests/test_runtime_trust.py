@@ -174,12 +174,16 @@ def test_what_the_runtime_provides_still_links():
 
 
 def test_provided_names():
-    for name in ("gmx_index_error", "_mlir_ciface_gmx_shape_error", "memrefCopy", "malloc", "free",
+    """Exactly what the runtime registers or finds: the callbacks' C
+    interfaces (the lowering defines their plain names), the 18 libomp
+    entry points it registers, real intrinsics."""
+    for name in ("_mlir_ciface_gmx_index_error", "_mlir_ciface_gmx_shape_error", "memrefCopy", "malloc", "free",
                  "aligned_alloc", "erff", "erf", "tanhf", "powf", "__kmpc_fork_call", "omp_get_num_threads",
-                 "llvm.memcpy.p0.p0.i64"):
+                 "llvm.memcpy.p0.p0.i64", "llvm.abs.i32"):
         assert provided(name), name
     for name in ("system", "exit", "abort", "popen", "execve", "dlsym", "gmx_index_errors", "mallocx",
-                 "_mlir_ciface_main", "__kmp", "omp", "erfff", ""):
+                 "_mlir_ciface_main", "__kmp", "omp", "erfff", "", "gmx_index_error", "omp_get_wtime",
+                 "omp_set_num_threads", "__kmpc_fork_teams", "llvm.gmx.nothing", "llvm."):
         assert not provided(name), name
     # cf.assert's lowering prints and aborts; a module declaring them is refused.
     assert not refused("abort", written=False) and refused("abort", written=True)
@@ -212,3 +216,114 @@ def test_gmx_run_refuses_and_allows(gmx_run, mlir_file, tmp_path, capsys):
     getpid = mlir_file(calling("getpid").replace("(i32) -> i32", "() -> i32").replace("(%c0)", "()"), "pid.mlir")
     assert gmx_run(getpid, "--allow-external-symbols", "--output", out) == 0
     assert np.load(out)[0] == os.getpid()
+
+
+# -- what LLVM takes from the process, whatever the op and the linkage -------
+
+SYSTEM_AVAILABLE_EXTERNALLY = textwrap.dedent("""\
+    llvm.func available_externally @system(%cmd: !llvm.ptr) -> i32 {
+      %c = llvm.mlir.constant(0 : i32) : i32
+      llvm.return %c : i32
+    }
+    func.func @main() -> tensor<1xi32> {
+      %p = llvm.mlir.zero : !llvm.ptr
+      %r = llvm.call @system(%p) : (!llvm.ptr) -> i32
+      %t = tensor.from_elements %r : tensor<1xi32>
+      return %t : tensor<1xi32>
+    }
+    """)
+
+
+def test_a_function_with_a_body_llvm_may_drop_is_the_processs():
+    """LLVM drops an available_externally body and links libc's system()
+    (it ran with no opt-in before)."""
+    with pytest.raises(CompileError) as caught:
+        compile(SYSTEM_AVAILABLE_EXTERNALLY)
+    message = str(caught.value)
+    assert message.startswith("-:1:1: error: the module defines function '@system' with available_externally linkage")
+    assert "--allow-external-symbols" in message
+    assert run(SYSTEM_AVAILABLE_EXTERNALLY, allow_external=True).shape == (1,)
+
+
+def test_a_global_with_a_value_llvm_may_drop_is_the_processs():
+    """`available_externally @environ` handed the module the process's environment."""
+    text = textwrap.dedent("""\
+        llvm.mlir.global available_externally @environ(0 : i64) {addr_space = 0 : i32} : i64
+        func.func @main() -> tensor<1xi64> {
+          %p = llvm.mlir.addressof @environ : !llvm.ptr
+          %i = llvm.load %p : !llvm.ptr -> i64
+          %t = tensor.from_elements %i : tensor<1xi64>
+          return %t : tensor<1xi64>
+        }
+        """)
+    with pytest.raises(CompileError, match=r"^-:1:1: error: the module defines global '@environ' with "
+                                           r"available_externally linkage"):
+        compile(text)
+
+
+def test_a_definition_llvm_keeps_is_the_modules_own():
+    """A process name defined with a kept linkage is the module's: its own
+    body runs, with no opt-in."""
+    text = SYSTEM_AVAILABLE_EXTERNALLY.replace("available_externally", "internal").replace("0 : i32)", "7 : i32)")
+    assert run(text)[0] == 7
+
+
+def _calling_missing(declaration: str, name: str) -> str:
+    return calling(name).replace(f"func.func private @{name}(i32) -> i32", declaration)
+
+
+@pytest.mark.parametrize("allow_external", [False, True])
+@pytest.mark.parametrize("declaration, name", [
+    ("func.func private @omp_get_wtime(i32) -> i32", "omp_get_wtime"),  # omp_* beyond the 18 registered
+    ("func.func private @gmx_no_such_symbol(i32) -> i32", "gmx_no_such_symbol"),
+    ("llvm.func @llvm.gmx.nothing(i32) -> i32", "llvm.gmx.nothing"),  # llvm.* that is no intrinsic
+])
+def test_a_symbol_nothing_provides_is_one_located_error(declaration, name, allow_external):
+    """It ended in 'JIT session error: Symbols not found' and a traceback
+    (`RuntimeError: Unknown function main`), with or without the opt-in."""
+    text = _calling_missing(declaration, name)
+    if declaration.startswith("llvm.func"):
+        text = text.replace("func.call", "llvm.call")
+    with pytest.raises(CompileError, match=rf"^-:1:\d+: error: the module declares external function '@{re.escape(name)}', "
+                                           r"which neither gmx.runtime nor the process provides"):
+        compile(text, allow_external=allow_external)
+
+
+def test_an_intrinsic_declared_by_the_module_links():
+    text = textwrap.dedent("""\
+        llvm.func @llvm.fabs.f64(f64) -> f64
+        func.func @main() -> tensor<1xf64> {
+          %c = arith.constant -3.0 : f64
+          %r = llvm.call @llvm.fabs.f64(%c) : (f64) -> f64
+          %t = tensor.from_elements %r : tensor<1xf64>
+          return %t : tensor<1xf64>
+        }
+        """)
+    assert run(text)[0] == 3.0
+
+
+@pytest.mark.parametrize("name", ["memrefCopy", "__kmpc_barrier", "_mlir_ciface_gmx_index_error"])
+def test_a_definition_of_a_runtime_symbol_is_refused(name):
+    """The engine refused to register the runtime's own (a traceback:
+    `RuntimeError: Invalid argument`)."""
+    text = f"llvm.func @{name}() {{\n  llvm.return\n}}\n" + forged("", 4)
+    with pytest.raises(CompileError, match=rf"^-:1:1: error: the module defines function '@{name}', a symbol "
+                                           "gmx.runtime defines itself"):
+        compile(text, allow_external=True)
+
+
+def test_a_link_failure_past_the_check_is_a_compile_error(monkeypatch):
+    """What the check cannot see (a symbol LLVM's code generation asks
+    for) still ends in a CompileError, not a RuntimeError."""
+    from gmx.runtime import external_symbols
+
+    monkeypatch.setattr(external_symbols, "resolvable", lambda name: True)
+    with pytest.raises(CompileError, match=r"^<unknown>: error: the JIT could not link @main"):
+        compile(calling("gmx_no_such_symbol_either"), allow_external=True)
+
+
+def test_gmx_run_names_a_missing_symbol_in_one_line(gmx_run, mlir_file, capsys):
+    path = mlir_file(calling("omp_get_wtime"))
+    assert gmx_run(path, "--allow-external-symbols") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"{path}:1:") and "'@omp_get_wtime'" in err, err

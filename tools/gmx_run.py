@@ -38,7 +38,7 @@ from .about import version_text
 from .general_options import GeneralOptionError, did_you_mean, parse_general
 from .npy_input import InputError, as_argument, load_npy
 from .options import StoreOnce
-from .output import OutputError, write_output
+from .output import OutputError, write_output, written_through
 from .source import Chunk, SourceError, parse_chunk, read_source
 
 PROG = "gmx-run"
@@ -157,16 +157,28 @@ def results_tuple(results) -> tuple:
     return results if isinstance(results, tuple) else (results,)
 
 
+def output_format(path: str, count: int) -> str:
+    """'npy' or 'npz': what `--output path` gets for `count` results. A
+    file's name says it (.npy for one result, .npz for any number); a
+    device, fifo or socket (`/dev/null`, a pipe) has no name to say it and
+    gets .npy for one result, .npz for several."""
+    if path.endswith(".npz"):
+        return "npz"
+    if path.endswith(".npy") or written_through(path):
+        if count == 1:
+            return "npy"
+        if path.endswith(".npy"):
+            raise RunError(f"@entry returns {count} results; write them to an .npz file")
+        return "npz"
+    raise RunError(f"output '{path}' must end in .npy or .npz (or be a device or a fifo)")
+
+
 def save_results(path: str, results: tuple) -> None:
     buffer = io.BytesIO()
-    if path.endswith(".npz"):
+    if output_format(path, len(results)) == "npz":
         np.savez(buffer, **{f"result{i}": r for i, r in enumerate(results)})
-    elif path.endswith(".npy"):
-        if len(results) != 1:
-            raise RunError(f"@entry returns {len(results)} results; write them to an .npz file")
-        np.save(buffer, results[0])
     else:
-        raise RunError(f"output '{path}' must end in .npy or .npz")
+        np.save(buffer, results[0])
     write_output(path, buffer.getvalue())
 
 

@@ -63,6 +63,19 @@ def write_strategy(mode: int, links: int, owned: bool = True) -> Strategy:
     return Strategy.IN_PLACE
 
 
+def written_through(path: str) -> bool:
+    """Whether `path` (symbolic links followed) is an existing character
+    or block device, fifo or socket: what write_output writes through
+    rather than replaces, whatever its name."""
+    if path == "-":
+        return False
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # none there, or none to reach: write_output says which when it writes
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def write_output(path: str, data: str | bytes) -> None:
     """Write `data` (str as UTF-8) to stdout for '-', else to `path` as the
     module's docstring says; raises OutputError naming what failed."""

@@ -9,9 +9,8 @@ import sys
 from dataclasses import dataclass
 
 from gmx.dialect.errors import GmxError
-from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
-from gmx.dialect.parsing import BYTECODE_MAGIC, bytecode_as_text, is_bytecode, parse_text
+from gmx.dialect.parsing import BYTECODE_MAGIC, UnreadableBytecode, bytecode_as_text, is_bytecode, parse_text
 
 SPLIT_MARKER = re.compile(r"^\s*//\s*-----\s*$")
 SPLIT_TEXT = "// -----\n"
@@ -34,7 +33,7 @@ def read_source(path: str, allow_unregistered: bool = False) -> tuple[str, str]:
     """(text, name for locations) of a file, or of stdin for '-' (MLIR
     bytecode as its text, its ops of unregistered dialects read only if
     `allow_unregistered`); raises SourceError when it cannot be read, is
-    not UTF-8 or is broken bytecode."""
+    not UTF-8 or is bytecode gmx does not read (broken, nested too deep)."""
     if path == "-":
         if sys.stdin is None:
             raise SourceError("could not read input file '<stdin>': it is closed")
@@ -48,8 +47,8 @@ def read_source(path: str, allow_unregistered: bool = False) -> tuple[str, str]:
     if is_bytecode(data):
         try:
             return SPLIT_TEXT.join(bytecode_as_text(c, allow_unregistered) for c in BYTECODE_CHUNKS.split(data)), name
-        except ir.MLIRError as error:
-            raise SourceError(f"could not read input file '{name}' (MLIR bytecode): {error_text(error)}") from None
+        except UnreadableBytecode as error:
+            raise SourceError(f"could not read input file '{name}' (MLIR bytecode): {error}") from None
     return decode_utf8(data, name), name
 
 
