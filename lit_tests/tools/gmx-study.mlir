@@ -32,7 +32,7 @@
 // CHECK: tosa.gather {{ +}}1 {{ +}}- {{ +}}- {{ +}}- {{ +}}-
 // CHECK: total {{ +}}25 {{ +}}5
 
-// CHECK: === results against numpy: np.take(x, idx, axis=1) ===
+// CHECK: === results against the reference: np.take(x, idx, axis=1) ===
 // CHECK-NEXT: fused {{ +}}equal
 // CHECK-NEXT: unfused {{ +}}equal
 // CHECK-NEXT: numpy {{ +}}equal: the reference
