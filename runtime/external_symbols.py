@@ -32,14 +32,13 @@ from __future__ import annotations
 
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir
-from gmx.passes.lowering.runtime_abi import ERROR_CALLBACKS, MEMREF_COPY_FN
+from gmx.passes.lowering.runtime_abi import ERROR_CALLBACKS, MEMREF_COPY_FN, REPORTED_FN
 
 from .errors import CompileError
 
 C_INTERFACE_PREFIX = "_mlir_ciface_"
-RUNTIME_FUNCTIONS = frozenset(
-    (*ERROR_CALLBACKS, *(C_INTERFACE_PREFIX + name for name in ERROR_CALLBACKS), MEMREF_COPY_FN)
-)
+_CALLBACKS = (*ERROR_CALLBACKS, REPORTED_FN)
+RUNTIME_FUNCTIONS = frozenset((*_CALLBACKS, *(C_INTERFACE_PREFIX + name for name in _CALLBACKS), MEMREF_COPY_FN))
 MEMORY_FUNCTIONS = frozenset(
     ("malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign", "free", "memcpy", "memmove", "memset")
 )
