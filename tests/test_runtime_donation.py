@@ -257,3 +257,41 @@ def test_lowered_module_donates_what_it_was_lowered_with():
         compile(lowered)
     x = np.zeros((5, 7), np.float32)
     assert compile(lowered, donate=(0,))(x) is x and (x == 1).all()
+
+
+# --- gmx-bench: a donating contender gets its inputs as they were, per call -------------------
+
+
+def test_donating_contender_is_timed_on_fresh_inputs():
+    from gmx.tools.experiments.contenders import Case, Fused, check, time_run
+
+    x = np.zeros((5, 7), np.float32)
+    case = Case(study=None, inputs=(x,), expected=x + 1, text=INCREMENT, export_s=0.0)
+    run = check([Fused("gmx donated", fused_text=INCREMENT, donate=(0,))], case)
+    assert run.results["gmx donated"].status == "equal"
+    results = []
+    run.calls = {"gmx donated": lambda call=run.calls["gmx donated"]: results.append(call().copy())}
+    time_run(run, repeat=3, warmup=1)
+    assert len(results) == 4 and all((r == 1).all() for r in results)  # never 2, 3, ...
+    assert (x == 0).all()  # the case's own inputs are never written
+
+
+# --- IREE: the same contract, by a copy into the donated array ------------------------------
+
+
+def test_iree_writes_the_donated_array_after_a_clean_call():
+    pytest.importorskip("iree.compiler")
+    pytest.importorskip("iree.runtime")
+    cache, token, pos = _kv_inputs()
+    program = compile(KV, backend="iree", donate=(0,))
+    assert program.donations == (0,)
+    expected = _kv_expected(cache, token, pos)
+    assert program(cache, _read_only(token), _read_only(pos)) is cache
+    np.testing.assert_array_equal(cache, expected)
+    with pytest.raises(DonationError, match="is read-only"):
+        program(_read_only(cache), token, pos)
+    gather = compile(GATHER, backend="iree", donate=(2,))
+    out = np.full((4, 3), -1, np.float32)
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        gather(np.zeros((4, 3), np.float32), np.array([[0], [9], [1], [2]]), out)
+    assert (out == -1).all()
