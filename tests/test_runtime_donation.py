@@ -295,3 +295,10 @@ def test_iree_writes_the_donated_array_after_a_clean_call():
     with pytest.raises(IndexError, match="index 9 is out of bounds"):
         gather(np.zeros((4, 3), np.float32), np.array([[0], [9], [1], [2]]), out)
     assert (out == -1).all()
+
+
+def test_run_donates_too():
+    from gmx.runtime import run
+
+    x = np.zeros((5, 7), np.float32)
+    assert run(INCREMENT, x, donate=(0,)) is x and (x == 1).all()
