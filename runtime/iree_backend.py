@@ -33,9 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmx.passes.lowering.iree_reports import INDEX_COUNTS, INDEX_REPORT, SHAPE_KIND, IndexReport
-from gmx.passes.lowering.runtime_abi import SHAPE_ERROR_EMPTY_AXIS
-
-from gmx.passes.lowering.runtime_abi import NOT_DONATED
+from gmx.passes.lowering.runtime_abi import NOT_DONATED, SHAPE_ERROR_EMPTY_AXIS
 
 from .donation import check_donate, check_donated_argument, check_unaliased, entry_donations
 from .entry import TensorSignature, check_argument, wrong_arity

@@ -21,3 +21,10 @@ func.func @out_of_range(%x: tensor<3xf32>) -> tensor<3xf32> attributes {gmx.dona
 func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> attributes {gmx.donations = array<i64: 0>} {
   return %x : tensor<?xf32>
 }
+
+// -----
+
+// expected-error@+1 {{'gmx.donations' must name, for each result, an argument of its type (each at most once) or -1}}
+func.func @twice(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) attributes {gmx.donations = array<i64: 0, 0>} {
+  return %x, %x : tensor<3xf32>, tensor<3xf32>
+}

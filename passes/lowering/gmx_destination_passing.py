@@ -111,10 +111,11 @@ def _check_donations(function, ftype: ir.FunctionType) -> tuple[int, ...]:
     type."""
     pairs = donations(function) or (NOT_DONATED,) * len(ftype.results)
     inputs = list(ftype.inputs)
-    bad = len(pairs) != len(ftype.results) or any(
+    taken = [k for k in pairs if k != NOT_DONATED]
+    bad = len(pairs) != len(ftype.results) or len(set(taken)) != len(taken) or any(
         k != NOT_DONATED and not (0 <= k < len(inputs) and inputs[k] == t) for k, t in zip(pairs, ftype.results)
     )
-    if bad or len({k for k in pairs if k != NOT_DONATED}) != len([k for k in pairs if k != NOT_DONATED]):
+    if bad:
         function.location.emit_error(
             "'gmx.donations' must name, for each result, an argument of its type (each at most once) or -1"
         )
