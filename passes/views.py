@@ -80,6 +80,18 @@ def ops_named(root, name: str) -> list:
     return found
 
 
+# Ops whose memref result views (part of) their first operand's buffer.
+MEMREF_VIEW_OPS = ("memref.subview", "memref.cast", "memref.reinterpret_cast", "memref.collapse_shape",
+                   "memref.expand_shape", "memref.transpose", "memref.view", "memref.assume_alignment")
+
+
+def buffer_root(memref: ir.Value) -> ir.Value:
+    """The buffer a memref value views (through MEMREF_VIEW_OPS)."""
+    while (op := defining_op(memref)) is not None and op.name in MEMREF_VIEW_OPS:
+        memref = op.operands[0]
+    return memref
+
+
 def view_source(value: ir.Value) -> ir.Value | None:
     """The tensor `value` is a static reshape of, or None."""
     if op_name(value) not in VIEW_OPS:

@@ -25,8 +25,8 @@ def check_backend(backend, device) -> tuple:
     return ("iree", check_device(device))
 
 
-def iree_program(asm: str, entry: str, checked: bool, device: str):
+def iree_program(asm: str, entry: str, checked: bool, device: str, donate: tuple[int, ...] = ()):
     """An IreeProgram (imported here: the engine never loads IREE)."""
     from .iree_backend import IreeProgram
 
-    return IreeProgram(asm, entry, checked, device)
+    return IreeProgram(asm, entry, checked, device, donate=donate)

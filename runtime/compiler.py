@@ -6,8 +6,17 @@
 The entry function takes and returns ranked tensors. An index outside its
 axis raises IndexError (located at the gather that read it); shapes that
 turn out incompatible at run time raise ValueError. Programs are cached by
-(text, entry, checked), so compiling the same program again is free; the
-thread count is the call's, not the compiled code's (`with_threads`).
+(text, entry, checked, donate, ...), so compiling the same program again
+is free; the thread count is the call's, not the compiled code's
+(`with_threads`).
+
+    program = compile(asm, donate=(0,))       # results into argument #0
+    out = program(cache, token, pos)           # out is cache, updated
+
+A donated argument is written: the result its type pairs with
+(`program.donations`, decided at compile time: `donation`) is computed
+into it, in place where the program allows, and the call returns that
+very array. An argument not donated is never written.
 
 A call points this thread's prebuilt descriptors (`_Frame`) at the
 arguments and, for an entry with destinations (static results, the usual
@@ -29,11 +38,14 @@ from gmx.passes.lowering.runtime_abi import (
     CALLBACK_ARITY,
     INDEX_ERROR_FN,
     MEMREF_COPY_FN,
+    NOT_DONATED,
+    REPORTED_FN,
     SHAPE_ERROR_FN,
 )
 
 from . import memref, openmp
 from .backends import check_backend, iree_program
+from .donation import check_donate, check_donated_argument, check_unaliased
 from .entry import TensorSignature, check_argument, wrong_arity
 from .errors import CompileError
 from .lowering import jit
@@ -44,6 +56,7 @@ from .threads import check_threads
 __all__ = ["CompileError", "CompiledProgram", "compile", "run"]
 
 _CALLBACK = ctypes.CFUNCTYPE(None, *[ctypes.c_int64] * CALLBACK_ARITY)
+_REPORTED = ctypes.CFUNCTYPE(ctypes.c_int64)
 _CACHE_SIZE = 64
 _cache: OrderedDict = OrderedDict()
 _cache_lock = threading.Lock()
@@ -71,14 +84,19 @@ class _ErrorLog(threading.local):
     def on_shape_error(self, site, dim, a, b):
         self.shape_errors.append((site, dim, a, b))
 
+    def reported(self) -> int:
+        return len(self.index_errors) + len(self.shape_errors)
+
 
 class CompiledProgram:
     """A lowered, JIT-compiled entry function, callable on numpy arrays
     from any number of threads at once; freed like any Python object."""
 
-    def __init__(self, asm: str, entry: str, checked: bool, threads: int | None = None, allow_external: bool = False):
+    def __init__(self, asm: str, entry: str, checked: bool, threads: int | None = None, allow_external: bool = False,
+                 donate: tuple[int, ...] = ()):
         self.entry = entry
-        jitted = jit(asm, entry, checked, allow_external)
+        self.donate = check_donate(donate)
+        jitted = jit(asm, entry, checked, allow_external, self.donate)
         self.arguments: list[TensorSignature] = jitted.arguments
         self.results: list[TensorSignature] = jitted.results
         self.sites = jitted.sites
@@ -86,9 +104,14 @@ class CompiledProgram:
         self._engine = jitted.engine
         self._log = _ErrorLog()
         # Kept here, as register_runtime asks: they must outlive the engine.
-        self._callbacks = [_CALLBACK(self._log.on_index_error), _CALLBACK(self._log.on_shape_error)]
+        self._callbacks = [_CALLBACK(self._log.on_index_error), _CALLBACK(self._log.on_shape_error),
+                           _REPORTED(self._log.reported)]
         self._function = self._link(entry)
         self.destinations = jitted.destinations
+        # Per result, the donated argument it is written into (None: a new array).
+        self.donations: tuple[int | None, ...] = tuple(
+            None if k == NOT_DONATED else k for k in (jitted.donations or (NOT_DONATED,) * len(self.results))
+        )
         self._result_kinds = [(sig.rank, sig.dtype) for sig in self.results]
         self._frames = threading.local()
         self._set_threads(check_threads(threads))
@@ -103,6 +126,7 @@ class CompiledProgram:
         try:
             self._engine.register_runtime(INDEX_ERROR_FN, self._callbacks[0])
             self._engine.register_runtime(SHAPE_ERROR_FN, self._callbacks[1])
+            self._engine.register_runtime(REPORTED_FN, self._callbacks[2])
             self._engine.raw_register_runtime(MEMREF_COPY_FN, ctypes.cast(memref.MEMREF_COPY, ctypes.c_void_p))
             openmp.register(self._engine)
             return self._engine.lookup(entry)
@@ -149,10 +173,12 @@ class CompiledProgram:
     def __call__(self, *arrays):
         openmp.set_threads(self.threads)
         frame = self._frame()
-        arrays = frame.bind(self, arrays)
+        given, arrays = arrays, frame.bind(self, arrays)
         if self.destinations:
             outputs = frame.allocate_outputs()
             self._invoke(frame.packed)
+            if self.donate:
+                outputs = self._with_donated(outputs, given)
         else:
             outputs = memref.adopt_results(self._call(frame), self._result_kinds)
         self._raise_reported_errors()
@@ -163,13 +189,19 @@ class CompiledProgram:
             return outputs[0]
         return tuple(outputs)
 
+    def _with_donated(self, outputs: list, arrays: list) -> list:
+        """The results in order: each donated one the very array passed for
+        its argument, the others `outputs`."""
+        own = iter(outputs)
+        return [next(own) if k is None else arrays[k] for k in self.donations]
+
     def _frame(self) -> _Frame:
         """This thread's descriptors for calling the entry (built once per
         thread: two threads never share one)."""
         frame = getattr(self._frames, "frame", None)
         if frame is None:
-            destinations = self.results if self.destinations else []
-            frame = self._frames.frame = _Frame(self.arguments, destinations)
+            destinations = [r for r, k in zip(self.results, self.donations) if k is None] if self.destinations else []
+            frame = self._frames.frame = _Frame(self.arguments, destinations, self.donate)
         return frame
 
     def _call(self, frame) -> list:
@@ -226,8 +258,10 @@ class _Frame:
     built once; a call only writes the data pointers in (and, for dynamic
     dims, the sizes and strides)."""
 
-    def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature]):
+    def __init__(self, arguments: list[TensorSignature], destinations: list[TensorSignature],
+                 donated: tuple[int, ...] = ()):
         self.signatures = arguments
+        self.donated = donated
         self.outputs = destinations
         self.buffers: list[memref.AlignedBuffer | None] = [None] * len(destinations)
         self.descriptors = [memref.descriptor_type(s.rank)() for s in (*arguments, *destinations)]
@@ -242,10 +276,13 @@ class _Frame:
         self.packed = (ctypes.c_void_p * len(addresses))(*addresses)
 
     def bind(self, program: CompiledProgram, arrays: tuple) -> list:
-        """Point the argument descriptors at `arrays` (checked); return the
-        arrays the descriptors view, which must outlive the call."""
+        """Point the argument descriptors at `arrays` (checked; donated
+        ones never copied, `donation`); return the arrays the descriptors
+        view, which must outlive the call (donated ones as given)."""
         if len(arrays) != len(self.signatures):
             raise program._wrong_arity(len(arrays))
+        for k in self.donated:
+            check_donated_argument(program.entry, k, arrays[k], self.signatures[k])
         bound = []
         for i, (array, sig, shape, descriptor) in enumerate(zip(arrays, self.signatures, self.static, self.descriptors)):
             fast = (
@@ -257,6 +294,8 @@ class _Frame:
                 memref.set_contiguous_layout(descriptor, array.shape)
             descriptor.allocated = descriptor.aligned = memref.data_pointer(array)
             bound.append(array)
+        if self.donated:
+            check_unaliased(program.entry, bound, self.donated)
         return bound
 
     def allocate_outputs(self) -> list[np.ndarray]:
@@ -276,7 +315,7 @@ class _Frame:
 
 def compile(
     asm_or_module, entry: str = "main", *, checked: bool = True, threads: int | None = None,
-    allow_external: bool = False, backend: str = "engine", device: str | None = None,
+    allow_external: bool = False, backend: str = "engine", device: str | None = None, donate=(),
 ) -> CompiledProgram:
     """Lower and JIT-compile `entry`, a public function of a module given
     as text (`str`, UTF-8 `bytes`) or IR (`ir.Module`, `ir.Operation`).
@@ -290,11 +329,15 @@ def compile(
     any function of the process (`external_symbols`).
     `backend="iree"` compiles with IREE for `device` (`iree_backend`: same
     results and errors; needs the `[iree]` extra).
+    `donate=(k, ...)`: a call writes the results into the buffers of
+    those arguments and returns those arrays (`donation`; `program.donations`
+    says which result takes which): a donated argument must not be used
+    after the call but as that result.
     Thread-safe; the last programs compiled are cached, the others are
     freed once nothing refers to them.
     """
     key = (module_text(asm_or_module), check_entry(entry), check_checked(checked),
-           check_checked(allow_external, "allow_external"), *check_backend(backend, device))
+           check_checked(allow_external, "allow_external"), check_donate(donate), *check_backend(backend, device))
     threads = check_threads(threads)
     with _cache_lock:
         program = _cache.get(key)
@@ -303,9 +346,9 @@ def compile(
             return program.with_threads(threads)
     # Compiled outside the lock, so that threads compile in parallel; of two
     # threads compiling the same program, both get the one cached first.
-    text, entry, checked, allow_external, *on_iree = key
-    program = (iree_program(text, entry, checked, on_iree[1]) if on_iree
-               else CompiledProgram(text, entry, checked, allow_external=allow_external))
+    text, entry, checked, allow_external, donate, *on_iree = key
+    program = (iree_program(text, entry, checked, on_iree[1], donate) if on_iree
+               else CompiledProgram(text, entry, checked, allow_external=allow_external, donate=donate))
     with _cache_lock:
         program = _cache.setdefault(key, program)
         _cache.move_to_end(key)
@@ -316,8 +359,8 @@ def compile(
 
 def run(
     asm_or_module, *arrays, entry: str = "main", checked: bool = True, threads: int | None = None,
-    allow_external: bool = False, backend: str = "engine", device: str | None = None,
+    allow_external: bool = False, backend: str = "engine", device: str | None = None, donate=(),
 ):
     """compile(...) then call once: a numpy array, or a tuple for several results."""
     return compile(asm_or_module, entry, checked=checked, threads=threads, allow_external=allow_external,
-                   backend=backend, device=device)(*arrays)
+                   backend=backend, device=device, donate=donate)(*arrays)

@@ -7,7 +7,7 @@ An entry is a public function with a body: a `func.func` (no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,6 +28,9 @@ class TensorSignature:
 
     dtype: np.dtype
     shape: tuple
+    # The MLIR type it was read from (what donations pair by): "" when
+    # built from numpy alone.
+    type: str = field(default="", compare=False)
 
     @property
     def rank(self) -> int:
@@ -87,7 +90,7 @@ def _tensor(t: ir.Type, role: str) -> TensorSignature:
         raise CompileError(f"{role} has type {t}; gmx.runtime exchanges ranked tensors only")
     shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
     try:
-        return TensorSignature(numpy_dtype(t.element_type), shape)
+        return TensorSignature(numpy_dtype(t.element_type), shape, str(t))
     except TypeError as error:
         raise CompileError(f"{role}: {error}") from None
 

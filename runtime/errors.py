@@ -1,4 +1,5 @@
-"""The error gmx.runtime raises for a program it cannot compile."""
+"""The errors gmx.runtime raises for a program it cannot compile, and for
+donations it refuses."""
 
 from gmx.dialect.errors import GmxError
 
@@ -10,3 +11,16 @@ class CompileError(GmxError):
     when the lowering or the JIT failed, it also names a file with the IR
     that failed and the command that reproduces the failure on it."""
 
+
+
+class DonationError(GmxError, ValueError):
+    """`donate=` names arguments that cannot be donated (out of range,
+    twice, no result of their type), or a call passes a donated argument
+    the result cannot be written into (read-only, not C-contiguous, the
+    wrong shape, sharing memory with another argument). Raised before any
+    work: nothing is written."""
+
+
+class DonatedTypeError(DonationError, TypeError):
+    """A donated argument that is no numpy array, or of the wrong dtype
+    (a TypeError, as for any argument)."""

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir, is_llvm_intrinsic
-from gmx.passes.lowering.runtime_abi import ERROR_CALLBACKS, MEMREF_COPY_FN
+from gmx.passes.lowering.runtime_abi import ERROR_CALLBACKS, MEMREF_COPY_FN, REPORTED_FN
 
 from . import openmp
 from .errors import CompileError
@@ -63,8 +63,9 @@ from .errors import CompileError
 C_INTERFACE_PREFIX = "_mlir_ciface_"
 # What the runtime hands the engine itself (compiler.CompiledProgram):
 # register_runtime registers a callback under its C interface name.
+_CALLBACKS = (*ERROR_CALLBACKS, REPORTED_FN)
 REGISTERED = frozenset(
-    (*(C_INTERFACE_PREFIX + name for name in ERROR_CALLBACKS), MEMREF_COPY_FN, *openmp.SYMBOLS)
+    (*(C_INTERFACE_PREFIX + name for name in _CALLBACKS), MEMREF_COPY_FN, *openmp.SYMBOLS)
 )
 MEMORY_FUNCTIONS = frozenset(
     ("malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign", "free", "memcpy", "memmove", "memset")

@@ -9,7 +9,10 @@ and loaded into an `iree-base-runtime` context on the device. A call checks
 its arguments as the engine does, runs the entry and raises what its
 reports say (`gmx.runtime.reports`: the engine's exceptions and messages),
 so the same inputs give the same results and the same errors on both
-backends. Compiled programs are cached with the engine's
+backends. Donation (`compile(..., donate=)`) is the engine's contract with
+a copy: IREE computes each donated result in memory of its own, and the
+call copies it into the donated array (only once no error was raised) and
+returns that array. Compiled programs are cached with the engine's
 (`gmx.runtime.compile`).
 
 Both IREE packages come with the `[iree]` extra; without them, or without
@@ -32,8 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmx.passes.lowering.iree_reports import INDEX_COUNTS, INDEX_REPORT, SHAPE_KIND, IndexReport
-from gmx.passes.lowering.runtime_abi import SHAPE_ERROR_EMPTY_AXIS
+from gmx.passes.lowering.runtime_abi import NOT_DONATED, SHAPE_ERROR_EMPTY_AXIS
 
+from .donation import check_donate, check_donated_argument, check_unaliased, entry_donations
 from .entry import TensorSignature, check_argument, wrong_arity
 from .errors import CompileError
 from .iree_lowering import IreeInput, dlpack_carries, lower_for_iree
@@ -213,8 +217,9 @@ class IreeProgram:
     like CompiledProgram (same checks, same results, same errors)."""
 
     def __init__(self, asm: str, entry: str, checked: bool, device: str, extra_flags: tuple[str, ...] = (),
-                 details: bool = False):
+                 details: bool = False, donate: tuple[int, ...] = ()):
         _, runtime = _iree()
+        self.donate = check_donate(donate)
         self.entry, self.checked, self.device = entry, checked, device
         self.extra_flags = extra_flags  # iree-compile's, beside the device's (gmx-bench: DISPATCH_REPEAT)
         # Index reports in full (details), or their counts and first
@@ -225,6 +230,8 @@ class IreeProgram:
         hal_device(device)  # before compiling: a missing device fails fast
         self._asm = asm
         self._load(output_storage=DEVICES[device].target == "llvm-cpu")
+        pairs = entry_donations(entry, self.arguments, self.results, self.donate)
+        self.donations = tuple(None if k == NOT_DONATED else k for k in pairs)  # as CompiledProgram's
         _programs.add(self)
         self._staging = threading.local()  # per thread: argument -> (device array, its mapped memory)
         self.threads = None  # IREE's own: its task system runs on the usable cores
@@ -267,9 +274,12 @@ class IreeProgram:
     def __call__(self, *arrays):
         if len(arrays) != len(self.arguments):
             raise wrong_arity(self.entry, self.arguments, len(arrays))
+        for k in self.donate:
+            check_donated_argument(self.entry, k, arrays[k], self.arguments[k])
         checked = [check_argument(self.entry, i, a, s) for i, (a, s) in enumerate(zip(arrays, self.arguments))]
         if self._function is None:  # first call in a forked child
             self._open()
+        check_unaliased(self.entry, checked, self.donate)
         storage = self._output_storage() if self._storage else []
         views = [self._context.config.device.from_dlpack_capsule(a.__dlpack__()) for a in storage]
         handed: list[np.ndarray] = []  # host memory IREE reads the arguments from
@@ -292,9 +302,19 @@ class IreeProgram:
         own = len(self.results)
         self._raise_reported([np.asarray(o.to_host()) for o in outputs[own:]], arrays)
         results = _owned(storage or [np.asarray(o.to_host()) for o in outputs[:own]], handed)
+        if self.donate:
+            results = self._into_donated(results, arrays)
         if len(results) == 1:
             return results[0]
         return tuple(results)
+
+    def _into_donated(self, results: list, arrays: tuple) -> list:
+        """Each donated result copied into its argument's array, which
+        replaces it (no in-place update through IREE's numpy interface)."""
+        for r, k in enumerate(self.donations):
+            if k is not None:
+                np.copyto(arrays[k], results[r])
+        return [results[r] if k is None else arrays[k] for r, k in enumerate(self.donations)]
 
     def _output_storage(self) -> list[np.ndarray]:
         """An aligned array per result for IREE to write it into: on this

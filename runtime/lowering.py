@@ -37,10 +37,18 @@ from gmx.dialect.parsing import UnparsableText, parse_text
 from gmx.passes.lowering.gmx_lower_to_llvm import LowerOptions, add_lowering
 from gmx.passes.instrument import running
 from gmx.passes.registry import noting_refusals
-from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, assert_messages, error_sites
+from gmx.passes.lowering.runtime_abi import (
+    DESTINATIONS_ATTR,
+    NOT_DONATED,
+    assert_messages,
+    donations,
+    error_sites,
+    set_donations,
+)
 
+from .donation import entry_donations
 from .entry import TensorSignature, find_entry, numpy_signature
-from .errors import CompileError
+from .errors import CompileError, DonationError
 from .external_symbols import check_external_symbols, written_symbols
 from .pipeline_attributes import reject_pipeline_attributes
 
@@ -58,11 +66,14 @@ class Jitted:
     destinations: bool = False
     # The message of each reported cf.assert, by number (SHAPE_ERROR_ASSERT).
     assert_messages: list[str] = field(default_factory=list)
+    # Per result, the argument it is written into (runtime_abi.DONATIONS_ATTR).
+    donations: tuple[int, ...] = ()
 
 
-def jit(text: str, entry: str, checked: bool, allow_external: bool = False) -> Jitted:
+def jit(text: str, entry: str, checked: bool, allow_external: bool = False, donate: tuple[int, ...] = ()) -> Jitted:
     """Parse, lower (unless already in the LLVM dialect) and JIT `entry`;
-    a tensor-level entry with static results takes destinations. The
+    a tensor-level entry with static results takes destinations, and
+    writes results into the arguments `donate` names (`donation`). The
     module may use only symbols of the process that the runtime provides
     unless `allow_external`, and only symbols something provides
     (`external_symbols`)."""
@@ -75,14 +86,32 @@ def jit(text: str, entry: str, checked: bool, allow_external: bool = False) -> J
         arguments, results = numpy_signature(entry_op)
         written = written_symbols(module)
         if entry_op.name == "func.func":
+            pairs = entry_donations(entry, arguments, results, donate)
+            if donate:  # the reproducer of a failure donates too
+                set_donations(entry_op, pairs)
+                text = module.operation.get_asm(enable_debug_info=True)
             _lower(module, text, checked)
         check_external_symbols(module, written, allow_external)
         # Lowering rewrote the entry: its handle is stale, look it up again.
         lowered = find_entry(module, entry)
         destinations = DESTINATIONS_ATTR in lowered.attributes
+        pairs = _lowered_donations(lowered, entry, len(results), donate)
         engine = _engine(module, context, text, entry, checked)
         return Jitted(engine, arguments, results, error_sites(module.operation), destinations,
-                      assert_messages(module.operation))
+                      assert_messages(module.operation), pairs)
+
+
+def _lowered_donations(lowered, entry: str, results: int, donate: tuple[int, ...]) -> tuple[int, ...]:
+    """The donations the lowered entry was compiled with, which must be
+    `donate`'s (a module given in the LLVM dialect donates what it was
+    lowered with: called otherwise, it would write arguments not donated)."""
+    pairs = donations(lowered) or (NOT_DONATED,) * results
+    compiled = tuple(sorted(k for k in pairs if k != NOT_DONATED))
+    if compiled != donate:
+        raise DonationError(
+            f"@{entry} was lowered with donated arguments {compiled}: compile it with donate={compiled}, not {donate}"
+        )
+    return pairs
 
 
 def _parse(text: str) -> ir.Module:

@@ -3,9 +3,11 @@ taken from the user's text.
 
 `--gmx-lower-to-llvm` records each entry's tensor signature, its
 destinations in attributes (`runtime_abi`), and the
-runtime sizes the buffers it passes by them. A tensor-level module that
+runtime sizes the buffers it passes by them; the runtime itself writes the
+entry's donations (`compile(..., donate=)`). A tensor-level module that
 already carries one has forged it: its `gmx.signature` would make the
-runtime pass a 4-byte buffer where the code writes 16 MiB. Such a module
+runtime pass a 4-byte buffer where the code writes 16 MiB, its
+`gmx.donations` write an argument the caller did not donate. Such a module
 is refused, located at the op carrying the attribute, before anything is
 lowered. (`gmx.error_sites`, which `--convert-gmx-to-linalg` writes on a
 module that stays at tensor level, only names the gathers in messages:
@@ -20,11 +22,11 @@ from __future__ import annotations
 
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir
-from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, SIGNATURE_ATTR
+from gmx.passes.lowering.runtime_abi import DESTINATIONS_ATTR, DONATIONS_ATTR, SIGNATURE_ATTR
 
 from .errors import CompileError
 
-PIPELINE_ATTRIBUTES = (SIGNATURE_ATTR, DESTINATIONS_ATTR)
+PIPELINE_ATTRIBUTES = (SIGNATURE_ATTR, DESTINATIONS_ATTR, DONATIONS_ATTR)
 
 
 def reject_pipeline_attributes(module: ir.Module) -> None:

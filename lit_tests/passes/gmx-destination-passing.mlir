@@ -106,3 +106,48 @@ func.func @nothing(%x: tensor<4xf32>) {
   return
 }
 func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// A donated argument (gmx.donations: result 0 into argument 0, as
+// gmx.runtime writes it for donate=(0,)) is the result's buffer: no
+// destination argument, no materialization; lowered, the KV-cache update
+// writes the token into the cache in place (a memref.copy into a
+// subview of it): nothing allocated, no copy of the cache.
+// CHECK-LABEL: func.func @kv_update(
+// CHECK-SAME: %[[CACHE:[a-z0-9]+]]: tensor<2x3x8x4xf32>, %[[T:[a-z0-9]+]]: tensor<2x3x1x4xf32>, %[[P:[a-z0-9]+]]: tensor<i64>) -> tensor<2x3x8x4xf32>
+// CHECK-SAME: gmx.destinations
+// CHECK: %[[R:.*]] = tensor.insert_slice %[[T]] into %[[CACHE]]
+// CHECK-NEXT: return %[[R]] : tensor<2x3x8x4xf32>
+// LOWERED-LABEL: llvm.func @kv_update(
+// LOWERED-NOT: llvm.call @{{(malloc|free|aligned_alloc|gmx_reported)}}
+// LOWERED: llvm.return{{$}}
+func.func @kv_update(%cache: tensor<2x3x8x4xf32>, %token: tensor<2x3x1x4xf32>, %pos: tensor<i64>) -> tensor<2x3x8x4xf32>
+    attributes {gmx.donations = array<i64: 0>} {
+  %p = tensor.extract %pos[] : tensor<i64>
+  %i = arith.index_cast %p : i64 to index
+  %r = tensor.insert_slice %token into %cache[0, 0, %i, 0] [2, 3, 1, 4] [1, 1, 1, 1] : tensor<2x3x1x4xf32> into tensor<2x3x8x4xf32>
+  return %r : tensor<2x3x8x4xf32>
+}
+
+// -----
+
+// A gather's result donated into an argument: computed in a buffer of its
+// own, copied into the donated one only when no error was reported
+// (@gmx_reported), so that an IndexError leaves it unchanged; the other
+// result gets a destination of its own.
+// CHECK-LABEL: func.func @gather_donated(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x3xf32>, %[[I:[a-z0-9]+]]: tensor<4x1xi64>, %[[D:[a-z0-9]+]]: tensor<4x3xf32>, %[[OUT:[a-z0-9]+]]: tensor<4x1xi64> {bufferization.writable = true})
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%[[X]], %[[I]])
+// CHECK: %[[M:.*]] = bufferization.materialize_in_destination %[[I]] in %[[OUT]]
+// CHECK-NEXT: return %[[G]], %[[M]]
+// LOWERED-LABEL: llvm.func @gather_donated(
+// LOWERED: %[[N:.*]] = llvm.call @gmx_reported() : () -> i64
+// LOWERED: llvm.icmp "eq" %[[N]]
+// LOWERED: llvm.intr.memcpy
+// LOWERED: llvm.return{{$}}
+func.func @gather_donated(%x: tensor<4x3xf32>, %i: tensor<4x1xi64>, %d: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x1xi64>)
+    attributes {gmx.donations = array<i64: 2, -1>} {
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<4x1xi64>) -> tensor<4x3xf32>
+  return %0, %i : tensor<4x3xf32>, tensor<4x1xi64>
+}

@@ -80,6 +80,29 @@ func.func @destination(%x: memref<1000x256xf32>, %i: memref<8192xindex>, %out: m
 
 // -----
 
+// The same rows into a donated argument (gmx.donations: result 0 is
+// written into argument 2): aligned as numpy aligns it, and read again
+// by the caller (a cache a call updates a little of): never streamed.
+// CHECK-LABEL: func.func @donated
+// CHECK-NOT: vector.store
+// CHECK: memref.store
+func.func @donated(%x: memref<1000x256xf32>, %i: memref<8192xindex>, %out: memref<8192x256xf32>) attributes {gmx.destinations, gmx.donations = array<i64: 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c8192 = arith.constant 8192 : index
+  scf.for %r = %c0 to %c8192 step %c1 {
+    %row = memref.load %i[%r] : memref<8192xindex>
+    scf.for %c = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%row, %c] : memref<1000x256xf32>
+      memref.store %v, %out[%r, %c] : memref<8192x256xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // An argument of a function without destinations may be unaligned: left alone.
 // CHECK-LABEL: func.func @argument
 // CHECK-NOT: vector.

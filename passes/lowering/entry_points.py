@@ -5,14 +5,18 @@ body gets the C interface the ExecutionEngine calls, its tensor signature is
 recorded in `gmx.signature` (part of `runtime_abi`), and each tensor
 argument is marked `bufferization.writable = false`, so that bufferization
 never writes into a caller's buffer (a numpy array the user passed stays as
-it was).
+it was), except a donated one (`runtime_abi`'s `gmx.donations`), which is
+`bufferization.writable = true`: its result is written into it, in place
+where bufferization can.
 
 After the LLVM lowering (`mark_arguments_noalias`): the pointer arguments of
 those functions, when the signature was tensors only, are marked
 `llvm.noalias`. That is true by construction: the function only reads
 through them (they are not writable) and writes only to buffers it
 allocated or to its destinations (`--gmx-destination-passing`), which the
-caller promises alias no argument, so no write can alias a read. It is what lets LLVM hoist the
+caller promises alias no argument, so no write can alias a read. A
+donated argument is written, but the caller promises it aliases no other
+argument either, so no pointer argument reaches another's memory. It is what lets LLVM hoist the
 index load of a gather out of the inner loop, turn row gathers into memcpy
 and vectorise elementwise gathers; without it every store to the output
 might change the indices.
@@ -23,7 +27,7 @@ from __future__ import annotations
 from gmx.dialect.mlir import ir
 
 from .gmx_parallel_bodies import NOALIAS_POINTERS_ATTR
-from .runtime_abi import SIGNATURE_ATTR, tensor_signature
+from .runtime_abi import SIGNATURE_ATTR, donated_arguments, tensor_signature
 
 
 def _is_tensor(t: ir.Type) -> bool:
@@ -69,15 +73,19 @@ def is_entry_point(function) -> bool:
 
 def prepare_entry_points(module) -> None:
     """Give every public function with a body the C interface, record its
-    tensor signature and make its tensor arguments read-only."""
+    tensor signature and make its tensor arguments read-only (its donated
+    ones writable)."""
     for op in _top_level_functions(module, "func.func"):
         if not is_entry_point(op):
             continue
         op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         op.attributes[SIGNATURE_ATTR] = op.attributes["function_type"]
         tensors = {i for i, t in enumerate(tensor_signature(op).inputs) if _is_tensor(t)}
-        if tensors:
-            _set_argument_attribute(op, tensors, "bufferization.writable", ir.BoolAttr.get(False))
+        donated = donated_arguments(op) & tensors
+        if tensors - donated:
+            _set_argument_attribute(op, tensors - donated, "bufferization.writable", ir.BoolAttr.get(False))
+        if donated:
+            _set_argument_attribute(op, donated, "bufferization.writable", ir.BoolAttr.get(True))
 
 
 def _tensors_only(function) -> bool:

@@ -30,6 +30,15 @@ left, the deallocation pipeline would copy each into a new buffer). A
 call allocates, returns and frees nothing, and costs no page fault when
 the caller's buffer is warm.
 
+A result that a donated argument takes (`runtime_abi`'s `gmx.donations`,
+its argument writable) gets no destination argument and is not
+materialized: one-shot bufferization updates the donated buffer in place
+where the program does (an `insert_slice` into it, a `linalg.generic` with
+it as `outs`); anything else (a gather's result) is computed in a buffer
+of its own and `drop_destination_results` copies it into the donated
+buffer, only when no error was reported (`@gmx_reported`), so that an
+IndexError leaves the donated argument as it was.
+
 Left alone: functions rewritten already, private functions, declarations, functions another function
 calls (their call sites would need rewriting), and functions with an
 argument or a result that is not a ranked tensor of static shape: the
@@ -43,12 +52,12 @@ after their arguments and return nothing.
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import bufferization, func, ir, memref
+from gmx.dialect.mlir import arith, bufferization, func, ir, memref, scf
 
-from ..registry import PassInfo, add_python_pass
-from ..views import emit_view, static_shape_of, strip_views
+from ..registry import PassFailed, PassInfo, add_python_pass
+from ..views import buffer_root, emit_view, static_shape_of, strip_views
 from .entry_points import is_entry_point
-from .runtime_abi import DESTINATIONS_ATTR
+from .runtime_abi import DESTINATIONS_ATTR, NOT_DONATED, REPORTED_FN, declare_reported, donations
 
 
 def _static_tensor(t: ir.Type) -> bool:
@@ -96,35 +105,78 @@ def _materialize(value: ir.Value, out: ir.Value) -> ir.Value:
     return emit_view(written, static_shape_of(value))
 
 
+def _check_donations(function, ftype: ir.FunctionType) -> tuple[int, ...]:
+    """The function's donations (NOT_DONATED per result when none); a
+    located error (PassFailed) when one names no argument of its result's
+    type."""
+    pairs = donations(function) or (NOT_DONATED,) * len(ftype.results)
+    inputs = list(ftype.inputs)
+    taken = [k for k in pairs if k != NOT_DONATED]
+    bad = len(pairs) != len(ftype.results) or len(set(taken)) != len(taken) or any(
+        k != NOT_DONATED and not (0 <= k < len(inputs) and inputs[k] == t) for k, t in zip(pairs, ftype.results)
+    )
+    if bad:
+        function.location.emit_error(
+            "'gmx.donations' must name, for each result, an argument of its type (each at most once) or -1"
+        )
+        raise PassFailed("bad gmx.donations")
+    return pairs
+
+
+def destination_arguments(function, results: int) -> list[ir.Value]:
+    """The buffer each of the `results` results of a rewritten function is
+    written into: its donated argument, else its own destination (those
+    come last, in result order)."""
+    arguments = list(function.regions[0].blocks[0].arguments)
+    pairs = donations(function) or (NOT_DONATED,) * results
+    own = iter(arguments[len(arguments) - pairs.count(NOT_DONATED):])
+    return [next(own) if k == NOT_DONATED else arguments[k] for k in pairs]
+
+
 def _pass_destinations(function) -> None:
     ftype = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+    pairs = _check_donations(function, ftype)
     blocks = list(function.regions[0].blocks)
-    outs = [blocks[0].add_argument(t, function.location) for t in ftype.results]
+    arguments = list(blocks[0].arguments)
+    outs = [blocks[0].add_argument(t, function.location) if k == NOT_DONATED else arguments[k]
+            for k, t in zip(pairs, ftype.results)]
+    added = [t for k, t in zip(pairs, ftype.results) if k == NOT_DONATED]
     for block in blocks:
         terminator = list(block.operations)[-1]
         if terminator.operation.name != "func.return":
             continue
         with ir.InsertionPoint(terminator), terminator.location:
-            func.ReturnOp([_materialize(value, out) for value, out in zip(terminator.operands, outs)])
+            func.ReturnOp([value if k != NOT_DONATED else _materialize(value, out)
+                           for value, out, k in zip(terminator.operands, outs, pairs)])
         terminator.operation.erase()
     function.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get([*ftype.inputs, *ftype.results], ftype.results)
+        ir.FunctionType.get([*ftype.inputs, *added], ftype.results)
     )
     count = len(ftype.inputs)
     old = list(ir.ArrayAttr(function.attributes["arg_attrs"])) if "arg_attrs" in function.attributes else []
     old += [ir.DictAttr.get({})] * (count - len(old))
     writable = ir.DictAttr.get({"bufferization.writable": ir.BoolAttr.get(True)})
-    function.attributes["arg_attrs"] = ir.ArrayAttr.get(old + [writable] * len(outs))
+    function.attributes["arg_attrs"] = ir.ArrayAttr.get(old + [writable] * len(added))
     function.attributes[DESTINATIONS_ATTR] = ir.UnitAttr.get()
 
 
 def pass_destinations(module) -> None:
-    """Rewrite every public function that can take its results' buffers."""
+    """Rewrite every public function that can take its results' buffers.
+    A function that donates arguments but cannot be rewritten is an error:
+    its donated arguments would be written while its results are returned
+    in buffers of its own."""
     called = _called_functions(module)
     for op in list(module.regions[0].blocks[0].operations):
         if rewritable(op.operation, called):
             with op.location:
                 _pass_destinations(op.operation)
+        elif op.operation.name == "func.func" and donations(op.operation) and \
+                DESTINATIONS_ATTR not in op.operation.attributes:
+            op.location.emit_error(
+                "'gmx.donations' needs a public function, called by no other, whose arguments and results are "
+                "all ranked tensors of static shape"
+            )
+            raise PassFailed("donations on a function that cannot take destinations")
 
 
 def one_empty_per_use(module) -> None:
@@ -195,9 +247,10 @@ def forget_materializations(module) -> None:
 
 def drop_destination_results(module) -> None:
     """After bufferization: a function with destinations returns them, the
-    memrefs it took last; it returns nothing instead. A result that is
-    not its destination (bufferization could not write it in place) is
-    copied into it first."""
+    memrefs it took last (and its donated arguments); it returns nothing
+    instead. A result that is not its destination (bufferization could not
+    write it in place) is copied into it first; into a donated argument,
+    only when no error was reported (`runtime_abi`)."""
     for op in module.regions[0].blocks[0].operations:
         function = op.operation
         if function.name != "func.func" or DESTINATIONS_ATTR not in function.attributes:
@@ -205,21 +258,53 @@ def drop_destination_results(module) -> None:
         ftype = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
         if not ftype.results:
             continue
-        arguments = list(function.regions[0].blocks[0].arguments)
-        outs = arguments[len(arguments) - len(ftype.results):]
+        outs = destination_arguments(function, len(ftype.results))
+        donated = set(donations(function)) - {NOT_DONATED}
         for block in function.regions[0].blocks:
             terminator = list(block.operations)[-1]
             if terminator.operation.name != "func.return":
                 continue
             with ir.InsertionPoint(terminator), terminator.location:
-                for value, out in zip(terminator.operands, outs):
-                    if value != out:
+                copies = _staged([(v, out) for v, out in zip(terminator.operands, outs) if v != out])
+                for value, out in copies:
+                    if out.arg_number in donated:
+                        _copy_unless_reported(module, value, out)
+                    else:
                         memref.copy(value, out)
                 func.ReturnOp([])
             terminator.operation.erase()
         function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ftype.inputs, []))
         if "res_attrs" in function.attributes:
             del function.attributes["res_attrs"]
+
+
+def _staged(copies: list[tuple[ir.Value, ir.Value]]) -> list[tuple[ir.Value, ir.Value]]:
+    """The copies (value -> out) to make at a return, each value that is
+    (a view of) a buffer another copy writes copied into a new buffer
+    first: the copies are one parallel assignment (results donated into
+    each other's arguments, `d -> %a` while `%a -> %b`)."""
+    written = {out for _, out in copies}
+    staged = []
+    for value, out in copies:
+        if buffer_root(value) in written:
+            memref_type = ir.MemRefType(value.type)
+            copy = memref.alloc(ir.MemRefType.get(memref_type.shape, memref_type.element_type), [], [])
+            memref.copy(value, copy)
+            value = copy
+        staged.append((value, out))
+    return staged
+
+
+def _copy_unless_reported(module, value: ir.Value, out: ir.Value) -> None:
+    """`memref.copy value -> out` when `@gmx_reported()` is 0."""
+    declare_reported(module)
+    i64 = ir.IntegerType.get_signless(64)
+    reported = func.CallOp([i64], ir.FlatSymbolRefAttr.get(REPORTED_FN), []).results[0]
+    clean = arith.cmpi(arith.CmpIPredicate.eq, reported, arith.constant(i64, 0))
+    branch = scf.IfOp(clean)
+    with ir.InsertionPoint(branch.then_block):
+        memref.copy(value, out)
+        scf.YieldOp([])
 
 
 def _build(pm, options) -> None:

@@ -74,6 +74,7 @@ from . import (
 from .block_pieces import split_long_blocks
 from .entry_points import mark_arguments_noalias, prepare_entry_points
 from .exact_moves import move_halves_as_integers
+from .strided_copies import strided_copies_as_loops
 from ..raising import gmx_canonicalize
 from ..registry import PassInfo, PassOption, Refused, add_python_pass
 
@@ -362,6 +363,9 @@ TO_LOOPS: tuple[Stage, ...] = (
     Upstream("buffer-deallocation-pipeline"),
     Upstream("convert-bufferization-to-memref"),
     Upstream("func.func(tm-tensor-to-loops)"),
+    # Copies into strided views (a slice inserted into a buffer) as loops,
+    # not calls of the runtime's memrefCopy (Python).
+    Step("gmx-strided-copies-as-loops", "strided memref.copy as linalg.copy", strided_copies_as_loops),
     # Parallel dims of linalg ops become scf.parallel; gmx-parallel-loops
     # keeps the outermost ones worth the threads (and the loops the gather
     # builder marked parallel) as 1-D scf.parallel, the others scf.for.

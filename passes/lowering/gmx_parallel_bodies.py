@@ -39,16 +39,13 @@ from __future__ import annotations
 from gmx.dialect.mlir import func, ir
 
 from ..registry import PassInfo, add_python_pass
-from ..views import defining_op, ops_named
+from ..views import buffer_root, defining_op, ops_named
 
 # The lowered function's pointer arguments that are noalias (func-to-llvm
 # drops `llvm.noalias` on memref arguments): `mark_arguments_noalias`
 # marks them once the function is in the LLVM dialect.
 NOALIAS_POINTERS_ATTR = "gmx.noalias_pointers"
 _CONSTANTS = ("arith.constant", "llvm.mlir.constant")
-# Views of a buffer (their first operand is the buffer viewed).
-_VIEWS = ("memref.subview", "memref.cast", "memref.reinterpret_cast", "memref.collapse_shape",
-          "memref.expand_shape", "memref.transpose", "memref.view", "memref.assume_alignment")
 
 
 def _lowered_pointers(types: list[ir.Type], marked: list[bool]) -> list[int]:
@@ -68,13 +65,6 @@ def _lowered_pointers(types: list[ir.Type], marked: list[bool]) -> list[int]:
         else:
             at += 1
     return positions
-
-
-def _root(value: ir.Value) -> ir.Value:
-    """The buffer a memref value views (through view ops)."""
-    while (op := defining_op(value)) is not None and op.name in _VIEWS:
-        value = op.operands[0]
-    return value
 
 
 def defined_inside(value: ir.Value, op) -> bool:
@@ -127,7 +117,7 @@ def outline(loop, name: str, function) -> None:
     captures = _captures(loop)
     constants = [v for v in captures if (d := defining_op(v)) is not None and d.name in _CONSTANTS]
     passed = [v for v in captures if v not in constants]
-    roots = [_root(v) if isinstance(v.type, ir.MemRefType) else None for v in passed]
+    roots = [buffer_root(v) if isinstance(v.type, ir.MemRefType) else None for v in passed]
     iv = body.arguments[0]
     with ir.InsertionPoint(function), loop.location:
         callee = func.FuncOp(name, ([iv.type] + [v.type for v in passed], []), visibility="private")

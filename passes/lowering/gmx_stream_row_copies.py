@@ -35,7 +35,8 @@ load), both at the induction variable in their unit-stride last dim, plus
 ops that do not use it (the row's index, hoisted or not). The store's address must
 be provably 64-byte aligned at every step: its memref is a 64-aligned
 `memref.alloc` or a destination argument (`gmx.destinations`: the caller
-aligns it, `runtime_abi`), or a subview of one that keeps unit strides and does not
+aligns it, `runtime_abi`; never a donated argument, which the caller
+aligns as numpy does and reads again, a cache a call updates a little of), or a subview of one that keeps unit strides and does not
 cut into the last dim, and every outer stride is a multiple of 64 bytes.
 The other ops must be pure (arith, affine.apply, index, math, loads), and
 no load may read the output's buffer (a copy within one buffer could
@@ -50,8 +51,8 @@ import math
 from gmx.dialect.mlir import arith, ir, vector
 
 from ..registry import PassInfo, add_python_pass
-from ..views import defining_op, ops_named
-from .runtime_abi import DESTINATION_ALIGNMENT, DESTINATIONS_ATTR
+from ..views import buffer_root, defining_op, ops_named
+from .runtime_abi import DESTINATION_ALIGNMENT, DESTINATIONS_ATTR, donated_arguments
 
 VECTOR_BYTES = 64  # one cache line, one AVX-512 register
 # Outputs smaller than this stay in ordinary stores: they may still be in
@@ -105,12 +106,13 @@ def _aligned_destination(memref: ir.Value, element_bytes: int) -> bool:
 
 def _is_destination(memref: ir.Value) -> bool:
     """Whether `memref` is an argument of a function with destinations
-    that the function writes: one of its destinations (its other arguments
-    are read-only), 64-byte aligned by the runtime ABI."""
+    that the function writes and is not donated: one of its destinations
+    (its other arguments are read-only), 64-byte aligned by the runtime ABI."""
     if not isinstance(memref, ir.BlockArgument):
         return False
     function = memref.owner.owner.operation
-    return function.name == "func.func" and DESTINATIONS_ATTR in function.attributes
+    return (function.name == "func.func" and DESTINATIONS_ATTR in function.attributes
+            and memref.arg_number not in donated_arguments(function))
 
 
 def _is_large_aligned_alloc(memref: ir.Value, element_bytes: int) -> bool:
@@ -126,18 +128,6 @@ def _is_large_aligned_alloc(memref: ir.Value, element_bytes: int) -> bool:
     if not memref_type.has_static_shape:
         return False
     return aligned and math.prod(memref_type.shape) * element_bytes >= NONTEMPORAL_MIN_BYTES
-
-
-_VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast", "memref.reinterpret_cast")
-
-
-def _root(memref: ir.Value) -> ir.Value:
-    """The buffer `memref` views (through subviews, reshapes and casts)."""
-    op = defining_op(memref)
-    while op is not None and op.name in _VIEWS:
-        memref = op.operands[0]
-        op = defining_op(memref)
-    return memref
 
 
 _PURE = ("arith.", "affine.apply", "index.", "math.")
@@ -207,8 +197,8 @@ def _row_copy(loop) -> tuple | None:
         return None
     # A copy within one buffer could overlap itself within a vector, and a
     # load from the output would see fewer of the stores before it.
-    written = _root(store.operands[1])
-    if any(op.name == "memref.load" and _root(op.operands[0]) == written for op in body):
+    written = buffer_root(store.operands[1])
+    if any(op.name == "memref.load" and buffer_root(op.operands[0]) == written for op in body):
         return None
     return load, select, store, lanes
 

@@ -21,6 +21,10 @@ it cost and facts for a report. The contenders:
               gather writing that output cannot beat; computes nothing, so
               it is not checked
 
+A contender whose call writes its inputs (gmx with `donate`, the result
+written into an input's buffer) gets them as they were before every call:
+its `Prepared.reset` copies them back, untimed (`timing.measure`).
+
 `check(contenders, case)` prepares each one and calls it once: a result
 must equal the reference exactly (dtype, shape, every element), and a
 contender that does not compile, fails or is wrong is reported and not
@@ -99,6 +103,7 @@ class Prepared:
     convert: Callable = lambda output: output  # to the numpy array compared with the reference
     checked: bool = True  # whether the output is compared with the reference
     note: str = ""  # said beside the status
+    reset: Callable[[], None] | None = None  # before each call, untimed: inputs the call writes restored
 
 
 @dataclass
@@ -131,6 +136,7 @@ class Run:
 
     results: dict[str, Result] = field(default_factory=dict)
     calls: dict[str, Callable[[], object]] = field(default_factory=dict)
+    resets: dict[str, Callable[[], None]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -151,6 +157,7 @@ class Fused:
     checked: bool = True  # run-time index bounds checks
     fused_text: str | None = None
     threads: int | None = None  # per call (None: the usable cores)
+    donate: tuple[int, ...] = ()  # inputs the result is written into (gmx.runtime's `donate`)
 
     def prepare(self, case: Case) -> Prepared:
         start = time.perf_counter()
@@ -159,9 +166,17 @@ class Fused:
             fused = run_pipeline(case.text, ["gmx-canonicalize"])
             text = fused.text
             info = {**op_counts(case.study.variant, fused.counts), "canonicalize_s": fused.seconds}
-        program = CompiledProgram(text, "main", self.checked, self.threads)
+        program = CompiledProgram(text, "main", self.checked, self.threads, donate=self.donate)
         info.update(_thread_info(program))
-        return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, info)
+        if not self.donate:
+            return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, info)
+        inputs = [a.copy() if k in self.donate else a for k, a in enumerate(case.inputs)]
+
+        def reset():
+            for k in self.donate:
+                np.copyto(inputs[k], case.inputs[k])
+
+        return Prepared(functools.partial(program, *inputs), time.perf_counter() - start, info, reset=reset)
 
 
 @dataclass(frozen=True)
@@ -329,46 +344,50 @@ def check(contenders: Iterable, case: Case) -> Run:
     run = Run()
     with _torch_threads_kept():
         for contender in contenders:
-            result, call = _checked(contender, case)
+            result, call, reset = _checked(contender, case)
             run.results[contender.name] = result
             if call is not None:
                 run.calls[contender.name] = call
+            if reset is not None:
+                run.resets[contender.name] = reset
     return run
 
 
-def _checked(contender, case: Case) -> tuple[Result, Callable | None]:
-    """The contender's Result, and its call if it is to be timed."""
+def _checked(contender, case: Case) -> tuple[Result, Callable | None, Callable | None]:
+    """The contender's Result, and its call and reset if it is to be timed."""
     result = Result(contender.name)
     try:
         prepared = contender.prepare(case)
         result.compile_s, result.info = prepared.compile_s, prepared.info
         if prepared.call is None:
             result.status, result.detail = "absent", prepared.note
-            return result, None
+            return result, None, None
+        if prepared.reset is not None:
+            prepared.reset()
         got = prepared.call()
     except CompileError as error:
         result.status, result.detail = "does not compile", str(error).splitlines()[0]
-        return result, None
+        return result, None, None
     except ir.MLIRError as error:
         result.status, result.detail = "does not compile", error_text(error).splitlines()[0]
-        return result, None
+        return result, None, None
     except Exception as error:  # noqa: BLE001  a failing contender must not hide the others
         result.status, result.detail = "failed", f"{type(error).__name__}: {error}"
-        return result, None
+        return result, None, None
     wrong = difference(prepared.convert(got), case.expected) if prepared.checked else None
     if wrong:
         result.status, result.detail = "wrong", wrong
-        return result, None
+        return result, None, None
     result.status = "equal" if prepared.checked else "not checked"
     result.detail = prepared.note
-    return result, prepared.call
+    return result, prepared.call, prepared.reset
 
 
 def time_run(run: Run, repeat: int, warmup: int) -> None:
     """Time every checked call: `repeat` interleaved rounds after `warmup`,
     each result's samples in seconds."""
     with _torch_threads_kept():
-        samples = measure(run.calls, (), repeat, warmup)
+        samples = measure(run.calls, (), repeat, warmup, run.resets)
     for name, seconds in samples.items():
         run.results[name].samples = seconds
 

@@ -33,8 +33,12 @@ def time_call(fn: Callable, args: tuple) -> float:
     return time.perf_counter() - start
 
 
-def measure(calls: Mapping[str, Callable], args: tuple, repeat: int, warmup: int = 2) -> dict[str, list[float]]:
-    """Per name, the seconds of `repeat` interleaved calls after `warmup` rounds."""
+def measure(calls: Mapping[str, Callable], args: tuple, repeat: int, warmup: int = 2,
+            resets: Mapping[str, Callable] | None = None) -> dict[str, list[float]]:
+    """Per name, the seconds of `repeat` interleaved calls after `warmup`
+    rounds; `resets[name]()`, untimed, before each call of `name` (a call
+    that writes its inputs, a donating one, gets them as they were)."""
+    resets = resets or {}
     names = list(calls)
     samples: dict[str, list[float]] = {name: [] for name in names}
     gc.collect()
@@ -42,6 +46,8 @@ def measure(calls: Mapping[str, Callable], args: tuple, repeat: int, warmup: int
     try:
         for round_, order in enumerate(shuffled_rounds(names, warmup + repeat)):
             for name in order:
+                if name in resets:
+                    resets[name]()
                 seconds = time_call(calls[name], args)
                 if round_ >= warmup:
                     samples[name].append(seconds)
