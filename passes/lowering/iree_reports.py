@@ -56,7 +56,7 @@ from gmx.dialect.mlir import arith, func, ir, linalg, tensor
 
 from .convert_gmx_to_linalg import _gather_ops
 from .folding import Constants, Folded, Folder
-from .gather_builder import read_through_narrowing
+from .index_reading import read_through_narrowing
 from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_FN, error_sites
 from ..registry import PassFailed
 

@@ -29,7 +29,7 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir, linalg, tensor
 
 from .folding import Constants, Folded, Folder
-from .gather_builder import read_through_narrowing
+from .index_reading import read_through_narrowing
 from .gmx_check_scatter_indices import K_AXIS
 from .iree_reports import IndexReport, _axis_size, _dim, _generic, build_report
 from .runtime_abi import error_sites, set_error_sites
