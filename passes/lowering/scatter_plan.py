@@ -1,0 +1,143 @@
+"""How a scatter is lowered, decided from its static shapes alone.
+
+A scatter writes where the gather of the same input, indices and axes
+reads: its positions are read by that gather's plan (`plan_gather`: the
+per-dim accesses of the indices and the input, the mode). What the
+scatter adds is its order. Updates meeting at one position are combined
+in row-major order of the updates (G, the gather's output shape), so the
+strategy (`choose_scatter_strategy`) is one of:
+
+  Serial   one loop nest over G in row-major order, on one thread;
+  Split    a loop over tiles of `tile` entries of G dim `dim`, in
+           parallel, each running the nest over the rest of G in
+           row-major order (dim `dim` over its tile only).
+
+Split is exact (the same bits as Serial on any number of threads) where
+every position is written from one tile only:
+
+- owner-computes: `dim` is a non-axis dim that the input has (not
+  broadcast: its position there is the update's own, `o[dim]`), so the
+  updates of one tile write only the input entries of that tile along
+  `dim`, and updates meeting at a position meet in the same tile, in
+  row-major order. torch.scatter along dim 1 splits the rows (dim 0);
+  index_add of rows, an embedding gradient or a GNN's scatter_add into
+  nodes, whose only non-axis extent is the row payload, split the
+  payload's columns: each thread applies every update, in order, to its
+  columns.
+- `unique_indices`: no two updates share a position (the op's promise),
+  so any dim of G may be split; the outermost wide one is.
+
+Every decision here is a pure function of shapes, axes, element width,
+mode and reduction; `scatter_builder` only builds what the plan says.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gmx.dialect.modes import Mode
+from gmx.dialect.reductions import Reduction
+
+from .gather_plan import CACHE_LINE_BYTES, Access, GatherPlan, plan_gather
+
+# A split dim is cut into at least this many tiles where it can be (enough
+# to share out among 16 threads), its tiles no wider than a cache line of
+# elements when it is the innermost dim of G (narrower tiles would share
+# lines between threads).
+SPLIT_TILES = 16
+
+
+@dataclass(frozen=True)
+class Serial:
+    """The nest over G in row-major order, on one thread."""
+
+
+@dataclass(frozen=True)
+class Split:
+    """Tiles of `tile` entries of G dim `dim`, in parallel; in each, the
+    nest over G in row-major order, dim `dim` over the tile."""
+
+    dim: int
+    tile: int
+
+
+ScatterStrategy = Serial | Split
+
+
+@dataclass(frozen=True)
+class ScatterPlan:
+    """How a verified scatter with static shapes is lowered."""
+
+    reading: GatherPlan  # the positions: the gather's plan of the same operands
+    updates_access: tuple  # per dim of G: ITER, or ZERO where updates broadcast (size 1)
+    reduction: Reduction
+    unique_indices: bool
+    strategy: ScatterStrategy
+
+    @property
+    def checks_indices(self) -> bool:
+        """"raise" mode, checked, with index values to check: every index is
+        scanned before anything is written."""
+        return self.reading.checks_indices
+
+
+def plan_scatter(
+    input_shape: Sequence[int],
+    indices_shape: Sequence[int],
+    updates_shape: Sequence[int],
+    axes: Sequence[int],
+    *,
+    element_bits: int = 32,
+    checked: bool = True,
+    mode: Mode = Mode.RAISE,
+    reduction: Reduction = Reduction.NONE,
+    unique_indices: bool = False,
+) -> ScatterPlan:
+    """The plan of a verified scatter with static shapes."""
+    reading = plan_gather(input_shape, indices_shape, axes, element_bits=element_bits, checked=checked, mode=mode)
+    if not reading.static or None in updates_shape:
+        raise ValueError("plan_scatter plans static shapes only")
+    access = tuple(Access.ZERO if n == 1 else Access.ITER for n in updates_shape)
+    strategy = choose_scatter_strategy(reading, unique_indices)
+    return ScatterPlan(reading, access, Reduction(reduction), unique_indices, strategy)
+
+
+def owner_dims(reading: GatherPlan) -> list[int]:
+    """The dims of G a scatter can split exactly whatever its indices: the
+    non-axis dims the input has (read at the update's own position, ITER),
+    more than one entry wide."""
+    return [
+        d for d in range(reading.rank)
+        if d not in reading.axes and reading.input_access[d] is Access.ITER and reading.output_shape[d] > 1
+    ]
+
+
+def choose_scatter_strategy(reading: GatherPlan, unique_indices: bool = False) -> ScatterStrategy:
+    """Split the outermost owner dim (`owner_dims`), or with
+    `unique_indices` the outermost dim of G more than one wide; Serial
+    where there is none, or nothing to scatter."""
+    shape = reading.output_shape
+    if not shape or 0 in shape:
+        return Serial()
+    candidates = owner_dims(reading)
+    if unique_indices:
+        candidates = [d for d in range(reading.rank) if shape[d] > 1]
+    if not candidates:
+        return Serial()
+    dim = candidates[0]
+    return Split(dim, split_tile(shape, dim, reading.element_bits))
+
+
+def split_tile(shape: Sequence[int], dim: int, element_bits: int) -> int:
+    """Entries of `dim` per tile: 1 (a tile is a slab of G) unless `dim`
+    is the innermost wide dim of G; there, the widest divisor of its size
+    that is at most a cache line of elements and leaves SPLIT_TILES tiles
+    (1 when none does)."""
+    if math.prod(shape[dim + 1:]) > 1:
+        return 1
+    line = max(1, CACHE_LINE_BYTES * 8 // element_bits)
+    size = shape[dim]
+    fitting = [t for t in range(1, min(line, size) + 1) if size % t == 0 and size // t >= SPLIT_TILES]
+    return max(fitting, default=1)

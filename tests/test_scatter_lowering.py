@@ -1,0 +1,161 @@
+"""gmx.scatter_multiaxis through `--convert-gmx-to-linalg` and the engine,
+against `gmx.reference.scatter_multiaxis` (np.add.at's bits for float
+sums): a random sweep over ranks, axes, broadcasts, modes, reductions and
+dtypes (many cases per compiled module: compiling dominates); the same
+bits on any number of threads; "raise" errors before any write; the
+plan's strategies (pure, without IR)."""
+
+from __future__ import annotations
+
+import os
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import gmx.runtime
+from gather_programs import assert_identical, gather_module
+from gmx.passes.lowering.scatter_plan import Serial, Split, plan_scatter
+from gmx.reference import scatter_multiaxis
+from gmx.runtime.compiler import CompileError
+from scatter_programs import Case, case_arguments, random_case, scatter_module, takes
+
+MODES = ("raise", "wrap", "clip", "drop")
+REDUCTIONS = ("none", "add", "mul", "max", "min")
+DTYPES = (np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.int8, np.int16, np.int32, np.int64,
+          np.bool_, np.complex64)
+FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
+SWEEPS = 4 if FULL else 1  # cases per (dtype, mode, reduction)
+
+
+def run_cases(cases, seed: int, threads: int | None = None, spread: int = 0):
+    """Compile `cases` as one module; run it on random arguments; compare
+    each result with the reference's."""
+    rng = np.random.default_rng(seed)
+    program = gmx.runtime.compile(scatter_module(cases), threads=threads)
+    arguments = [case_arguments(rng, case, spread) for case in cases]
+    results = program(*[a for triple in arguments for a in triple])
+    results = results if isinstance(results, tuple) else (results,)
+    for case, (x, i, u), got in zip(cases, arguments, results):
+        want = scatter_multiaxis(x, i, u, case.axes, mode=case.mode, reduction=case.reduction)
+        try:
+            assert_identical(got, want)
+        except AssertionError as error:
+            raise AssertionError(f"{case}\nindices={i!r}") from error
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_random_sweep(dtype):
+    """Every mode and reduction the dtype takes, in one module per dtype;
+    "raise" on indices in range, the other modes up to 3 outside."""
+    rng = np.random.default_rng(np.dtype(dtype).num)
+    cases = [random_case(rng, dtype, mode, reduction)
+             for mode in MODES for reduction in REDUCTIONS if takes(dtype, reduction)
+             for _ in range(SWEEPS)]
+    raising = [c for c in cases if c.mode == "raise"]
+    run_cases(raising, seed=1)
+    run_cases([c for c in cases if c.mode != "raise"], seed=2, spread=3)
+
+
+def test_unchecked_scatter_skips_indices_out_of_range():
+    """checked=false: no scan, no report; an index outside its axis is
+    still never written (skipped)."""
+    case = Case((5, 3), (6, 1), (6, 3), (0,), reduction="add")
+    program = gmx.runtime.compile(scatter_module([case]), checked=False)
+    x, u = np.zeros((5, 3), np.float32), np.ones((6, 3), np.float32)
+    i = np.array([[0], [9], [-1], [-7], [1 << 40], [0]])
+    want = scatter_multiaxis(x, np.array([[0], [-1], [0]]), u[:3], [0], reduction="add")
+    assert_identical(program(x, i, u), want)
+
+
+# -- threads -------------------------------------------------------------------------
+
+THREADED = [
+    # torch.scatter along dim 1: rows split (owner-computes)
+    Case((256, 512), (256, 512), (256, 512), (1,), reduction="add"),
+    # scatter_add of edge messages into nodes: the payload's columns split
+    Case((1000, 64), (20000, 1), (20000, 64), (0,), reduction="add"),
+    # index_add of rows into few rows, last wins
+    Case((16, 128), (4096, 1), (4096, 128), (0,)),
+    # rank 1: serial
+    Case((100,), (70000,), (70000,), (0,), reduction="add"),
+]
+
+
+def test_plans_of_the_threaded_cases():
+    plans = [plan_scatter(c.input_shape, c.indices_shape, c.updates_shape, c.axes).strategy for c in THREADED]
+    assert plans == [Split(0, 1), Split(1, 4), Split(1, 8), Serial()]
+
+
+def test_same_bits_on_any_number_of_threads():
+    """Float sums over many duplicates, split among 1, 2, 3 and 4 threads:
+    the bits of np.add.at every time."""
+    for threads in (1, 2, 3, 4):
+        run_cases(THREADED, seed=3, threads=threads)
+
+
+# -- errors ----------------------------------------------------------------------------
+
+
+def read_only(*arrays):
+    for a in arrays:
+        a.flags.writeable = False
+    return arrays
+
+
+def test_index_out_of_range_is_the_gathers_index_error_and_nothing_is_written():
+    case = Case((5, 3), (4, 1), (4, 3), (0,), reduction="add")
+    program = gmx.runtime.compile(scatter_module([case]))
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    i, u = np.array([[1], [7], [2], [-9]]), np.ones((4, 3), np.float32)
+    before = [a.copy() for a in (x, i, u)]
+    with pytest.raises(IndexError) as raised:
+        program(*read_only(x, i, u))
+    gather = gmx.runtime.compile(gather_module((5, 3), (4, 1), (0,)))
+    with pytest.raises(IndexError) as gathered:
+        gather(x, i)
+    located = str(raised.value)
+    assert located.startswith("-:2:") and located.split(": ", 1)[1] == str(gathered.value).split(": ", 1)[1]
+    for a, b in zip((x, i, u), before):
+        assert_identical(a, b)
+
+
+def test_empty_axis_is_an_error_unless_dropped():
+    cases = [Case((0, 3), (2, 1), (2, 3), (0,)), Case((0, 3), (2, 1), (2, 3), (0,), mode="drop")]
+    x, i, u = np.zeros((0, 3), np.float32), np.zeros((2, 1), np.int64), np.ones((2, 3), np.float32)
+    with pytest.raises(IndexError):
+        gmx.runtime.compile(scatter_module(cases[:1]))(x, i, u)
+    assert_identical(gmx.runtime.compile(scatter_module(cases[1:]))(x, i, u), x)
+
+
+def test_complex_sums_are_refused_at_the_op():
+    case = Case((4,), (2,), (2,), (0,), reduction="add", dtype=np.complex64)
+    with pytest.raises(CompileError, match=r"-:2:.*'gmx.scatter_multiaxis' has no lowering: "
+                                           r'reduction "add" on complex<f32> is not lowered yet'):
+        gmx.runtime.compile(scatter_module([case]))
+
+
+# -- the plan ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shapes, unique, strategy", [
+    # torch.scatter along dim 1: rows
+    (((4096, 1024), (4096, 1024), (4096, 1024), (1,)), False, Split(0, 1)),
+    # GNN scatter_add / index_add of rows: the payload's columns, a few per tile
+    (((10000, 64), (200000, 1), (200000, 64), (0,)), False, Split(1, 4)),
+    (((50000, 128), (8192, 1), (8192, 128), (0,)), False, Split(1, 8)),
+    (((50000, 1024), (8192, 1), (8192, 1024), (0,)), False, Split(1, 16)),
+    # x[i, :, j] = v: the kept middle dim
+    (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Split(1, 16)),
+    # rank 1, or a payload of one entry: nothing owns its writes
+    (((100,), (50,), (50,), (0,)), False, Serial()),
+    (((100, 1), (50, 1), (50, 1), (0,)), False, Serial()),
+    # ... unless the indices are unique
+    (((100,), (64,), (64,), (0,)), True, Split(0, 4)),
+    # broadcast input rows are no owners
+    (((1, 8), (6, 8), (6, 8), (1,)), False, Serial()),
+    # nothing to scatter
+    (((4, 3), (0, 1), (0, 3), (0,)), False, Serial()),
+])
+def test_plan_scatter(shapes, unique, strategy):
+    assert plan_scatter(*shapes, unique_indices=unique).strategy == strategy
