@@ -118,18 +118,23 @@ LOWERINGS: dict[str, Lowering] = {
 }
 
 
-def _gmx_ops(module) -> list:
-    """The ops of `module` that LOWERINGS knows, in walk order (the order
-    their sites are numbered in)."""
+def gmx_ops(module, name: str | None = None) -> list:
+    """The ops of `module` that LOWERINGS knows (only those named `name`,
+    if given), in walk order: the order their sites are numbered in."""
     ops = []
 
     def collect(op):
-        if op.name in LOWERINGS:
+        if op.name in LOWERINGS and name in (None, op.name):
             ops.append(op.opview)
         return ir.WalkResult.ADVANCE
 
     module.walk(collect)
     return ops
+
+
+def takes_a_site(op) -> bool:
+    """Whether the pass numbers a site for `op` (one it builds code for)."""
+    return not LOWERINGS[op.operation.name].is_input(op)
 
 
 def convert_gmx_to_linalg(module, checked: bool = True, target: str = "llvm") -> None:
@@ -147,14 +152,14 @@ def convert_gmx_to_linalg(module, checked: bool = True, target: str = "llvm") ->
     sites = error_sites(module)
     constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
     refused = 0
-    for op in _gmx_ops(module):
+    for op in gmx_ops(module):
         lowering = LOWERINGS[op.operation.name]
         why = lowering.refusal(op)
         if why is not None:
             op.location.emit_error(f"'{op.operation.name}' has no lowering: {why}")
             refused += 1
             continue
-        if lowering.is_input(op):
+        if not takes_a_site(op):
             value = op.input
         else:
             entry = Constants.entry_block(op)

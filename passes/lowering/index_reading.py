@@ -161,7 +161,8 @@ class IndexReading:
 
         return self._position(self.plan.input_access[d], here, self.sizes.input_is_one.get(d))
 
-    def _axis_position(self, axis: int, raw: ir.Value, clamp: bool) -> tuple[Folded, Folded | None]:
+    def _axis_position(self, axis: int, raw: ir.Value, clamp: bool,
+                       guarded: bool = False) -> tuple[Folded, Folded | None]:
         """(position, in range) of an index value on its axis, as the mode
         maps it (`gmx.dialect.modes.normalize_index`):
 
@@ -174,6 +175,9 @@ class IndexReading:
                  is not 0 there: `_gather`), and `in range` chooses between
                  the element and the fill value;
           drop   likewise, `in range` saying whether the update is written.
+
+        `guarded`: the caller uses the position only where `in range` holds
+        (a scatter's skip), so a bad one is left as it is, not made 0.
         """
         fold, size = self.fold, self.sizes.input[axis]
         if self.plan.target == "iree" and self.plan.mode in (Mode.WRAP, Mode.CLIP):
@@ -190,6 +194,8 @@ class IndexReading:
         if not clamp and mode_rule(self.plan.mode).reads_every_row:
             return wrapped, None
         in_range = fold.cmp("ult", wrapped, size)
+        if guarded:  # the caller uses the position only where it is in range
+            return wrapped, in_range
         return fold.select(in_range, wrapped, 0), in_range
 
 

@@ -157,7 +157,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
         raw = self._extract_indices(self.indices, at.__getitem__)
         positions, in_range = {}, []
         for axis, value in zip(self.plan.axes, raw):
-            positions[axis], ok = self._axis_position(axis, self._narrowed(value), clamp=True)
+            positions[axis], ok = self._axis_position(axis, self._narrowed(value), clamp=True, guarded=True)
             in_range.append(True if ok is None else ok)
         return positions, in_range
 
