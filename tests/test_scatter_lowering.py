@@ -88,9 +88,9 @@ def test_plans_of_the_threaded_cases():
 
 
 def test_same_bits_on_any_number_of_threads():
-    """Float sums over many duplicates, split among 1, 2, 3 and 4 threads:
-    the bits of np.add.at every time."""
-    for threads in (1, 2, 3, 4):
+    """Float sums over many duplicates, split among 1, 2, 3, 4 and 16
+    threads: the bits of np.add.at every time."""
+    for threads in (1, 2, 3, 4, 16):
         run_cases(THREADED, seed=3, threads=threads)
 
 

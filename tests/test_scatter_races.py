@@ -12,13 +12,15 @@ test, not end the session.
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 SCRIPT = textwrap.dedent(
     """
-    import sys, threading, time
+    import sys
     import numpy as np
     import gmx.runtime
     sys.path.insert(0, sys.argv[2])
+    from index_races import race
     from scatter_programs import Case, scatter_module
 
     CASES = {  # strategy: case (reduction "none": every value says where it came from)
@@ -28,39 +30,16 @@ SCRIPT = textwrap.dedent(
     }
     problems = []
     for name, case in CASES.items():
-        deadline = time.monotonic() + float(sys.argv[1]) / len(CASES)
         x = -np.arange(np.prod(case.input_shape), dtype=np.float32).reshape(case.input_shape) - 1
         u = np.arange(np.prod(case.updates_shape), dtype=np.float32).reshape(case.updates_shape)
         rng = np.random.default_rng(0)
         good = rng.integers(0, case.input_shape[case.axes[0]], case.indices_shape)
-        indices = good.copy()
         call = gmx.runtime.compile(scatter_module([case]), threads=2)
-        done = threading.Event()
-
-        def rewrite():
-            bad = np.full_like(good, 1 << 40)
-            while not done.is_set():
-                np.copyto(indices, bad)
-                np.copyto(indices, good)
-
-        writer = threading.Thread(target=rewrite)
-        writer.start()
-        calls = 0
-        try:
-            while calls < 20 or time.monotonic() < deadline:
-                calls += 1
-                try:
-                    out = call(x, indices, u)
-                except IndexError:
-                    continue
-                if not np.isin(out, np.concatenate([x.ravel(), u.ravel()])).all():
-                    problems.append(f"{name}: a value from neither the input nor the updates")
-                    break
-                if calls > 400:
-                    break
-        finally:
-            done.set()
-            writer.join()
+        seconds = float(sys.argv[1]) / len(CASES)
+        written = np.concatenate([x.ravel(), u.ravel()])
+        if race(lambda indices: call(x, indices, u), good.copy(), good, seconds,
+                lambda out: not np.isin(out, written).all()):
+            problems.append(f"{name}: a value from neither the input nor the updates")
     print(problems)
     sys.exit(1 if problems else 0)
     """
@@ -68,6 +47,6 @@ SCRIPT = textwrap.dedent(
 
 
 def test_indices_rewritten_during_checked_scatters_never_write_outside_the_result():
-    tests = __file__.rsplit("/", 1)[0]
+    tests = str(Path(__file__).parent)
     result = subprocess.run([sys.executable, "-c", SCRIPT, "2", tests], capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr[-2000:])

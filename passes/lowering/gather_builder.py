@@ -17,7 +17,7 @@ from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
 from .folding import Constants, Folded, Folder
 from .gather_plan import Access, ColumnTiles, Flagged, GatherPlan, RowTiles, plan_gather
 from .index_checks import IndexChecks
-from .index_reading import IndexReading, Sizes, element_bits_of, emit_sizes, read_through_narrowing
+from .index_reading import IndexReading, element_bits_of, emit_sizes, read_through_narrowing
 from .ir_helpers import (
     affine_maps,
     collapse,
@@ -101,13 +101,6 @@ class GatherBuilder(IndexChecks, IndexReading):
     the plan has decided the strategy, this only builds it."""
 
     plan: GatherPlan
-    sizes: Sizes
-    input: ir.Value
-    indices: ir.Value  # read wide when narrowed by a cast
-    narrow_type: ir.Type | None  # the element type the op read them as
-    result_type: ir.RankedTensorType
-    site: int
-    fold: Folder
     fill: ir.Attribute | None = None  # fill mode: the value an index outside its axis yields
 
     def build(self) -> ir.Value:
@@ -348,6 +341,7 @@ class GatherBuilder(IndexChecks, IndexReading):
             return self.fold.select(self.fold.all_of(in_range), value, fill), []
         return value, in_range
 
+
 def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
     """Emit the linalg form of `op` at the current insertion point (its
     constants through `constants`); return the value that replaces it."""
@@ -368,4 +362,5 @@ def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Con
     fold = Folder(constants)
     sizes = emit_sizes(fold, plan, op.input, indices)
     fill = op.attributes[FILL_VALUE_ATTR] if mode is Mode.FILL else None
-    return GatherBuilder(plan, sizes, op.input, indices, narrow_type, result_type, site, fold, fill).build()
+    return GatherBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
+                         site=site, fold=fold, plan=plan, fill=fill).build()

@@ -98,7 +98,6 @@ class IndexChecks:
                 body()
                 scf.YieldOp([])
 
-
     # -- the scan of the indices ---------------------------------------------
     def _scanned_flags(self, indices: ir.Value) -> ir.Value:
         """i1: every index of the gather's `indices` in range (a parallel scan into a
@@ -111,7 +110,6 @@ class IndexChecks:
     def _all_flags(self, flags: ir.Value) -> ir.Value:
         """i1: every flag of a rank-1 i1 tensor is true."""
         return tensor.extract(and_reduction(flags, true_flag(self.fold), self.fold.and_, self.fold), [])
-
 
     def _report_all(self) -> None:
         """The cold path: scan every index in row-major order on the

@@ -5,9 +5,9 @@ the position in the input each coordinate tuple names under the op's
 mode (`gmx.dialect.modes.normalize_index`, in IR). The gather reads the
 input there; the scatter writes the result there.
 
-`IndexReading` is a mixin of the builders: it asks them for `plan` (a
-`gather_plan.GatherPlan`: per-dim accesses, axes, mode), `sizes`, `fold`
-and `narrow_type`.
+`IndexReading` is the base of the builders: it holds the operands, sizes
+and folder, and asks them for `plan` (a `gather_plan.GatherPlan`: per-dim
+accesses, axes, mode).
 """
 
 from __future__ import annotations
@@ -93,10 +93,19 @@ def emit_sizes(fold: Folder, plan: GatherPlan, input: ir.Value, indices: ir.Valu
     return Sizes(input_sizes, indices_sizes, logical, output, input_is_one, logical_is_one)
 
 
-
+@dataclass(frozen=True)
 class IndexReading:
-    """Reading coordinates and mapping them to input positions, for a
-    builder that has `plan`, `sizes`, `fold` and `narrow_type`."""
+    """Reading coordinates and mapping them to input positions: the base
+    of the builders, which add their `plan` (a GatherPlan, or a property
+    giving one), the plan of how positions are read."""
+
+    sizes: Sizes
+    input: ir.Value
+    indices: ir.Value  # read wide when narrowed by a cast
+    narrow_type: ir.Type | None  # the element type the op read them as
+    result_type: ir.RankedTensorType
+    site: int  # the op's entry of `gmx.error_sites`
+    fold: Folder
 
     def _indices_map(self, j: int) -> ir.AffineMap:
         """Indexing map of coordinate j: broadcast dims at 0, last at d*c + j."""
@@ -197,7 +206,6 @@ class IndexReading:
         if guarded:  # the caller uses the position only where it is in range
             return wrapped, in_range
         return fold.select(in_range, wrapped, 0), in_range
-
 
     def _selected_for_iree(self, raw: ir.Value, size: Folded) -> ir.Value:
         """A "wrap" or "clip" index value with a negative one wrapped once

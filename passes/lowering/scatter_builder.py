@@ -55,7 +55,7 @@ from gmx.dialect.scatter import ScatterMultiaxisOp, has_unique_indices, read_red
 from .folding import Constants, Folded, Folder
 from .gather_plan import Access, GatherPlan
 from .index_checks import IndexChecks
-from .index_reading import IndexReading, Sizes, element_bits_of, emit_sizes, read_through_narrowing
+from .index_reading import IndexReading, element_bits_of, emit_sizes, read_through_narrowing
 from .ir_helpers import mark_parallel
 from .scatter_plan import ScatterPlan, Split, plan_scatter
 
@@ -74,14 +74,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
     """Builds the IR of one planned scatter at the current insertion point."""
 
     scatter: ScatterPlan
-    sizes: Sizes
-    input: ir.Value
-    indices: ir.Value  # read wide when narrowed by a cast
-    narrow_type: ir.Type | None  # the element type the op read them as
     updates: ir.Value
-    result_type: ir.RankedTensorType
-    site: int
-    fold: Folder
 
     @property
     def plan(self) -> GatherPlan:
@@ -226,4 +219,5 @@ def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: C
     )
     fold = Folder(constants)
     sizes = emit_sizes(fold, plan.reading, op.input, indices)
-    return ScatterBuilder(plan, sizes, op.input, indices, narrow_type, op.updates, result_type, site, fold).build()
+    return ScatterBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
+                          site=site, fold=fold, scatter=plan, updates=op.updates).build()
