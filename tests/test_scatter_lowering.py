@@ -15,7 +15,7 @@ import pytest
 
 import gmx.runtime
 from gather_programs import assert_identical, gather_module
-from gmx.passes.lowering.scatter_plan import Serial, Split, plan_scatter
+from gmx.passes.lowering.scatter_plan import Serial, Split, Targets, plan_scatter
 from gmx.reference import scatter_multiaxis
 from gmx.runtime.compiler import CompileError
 from scatter_programs import Case, case_arguments, random_case, scatter_module, takes
@@ -73,18 +73,21 @@ def test_unchecked_scatter_skips_indices_out_of_range():
 THREADED = [
     # torch.scatter along dim 1: rows split (owner-computes)
     Case((256, 512), (256, 512), (256, 512), (1,), reduction="add"),
-    # scatter_add of edge messages into nodes: the payload's columns split
+    # scatter_add of edge messages into nodes: ranges of the nodes
     Case((1000, 64), (20000, 1), (20000, 64), (0,), reduction="add"),
-    # index_add of rows into few rows, last wins
+    # index_add of rows into few rows, last wins: ranges of the rows
     Case((16, 128), (4096, 1), (4096, 128), (0,)),
+    # rows of a short payload: its columns split
+    Case((300, 8), (20000, 1), (20000, 8), (0,), reduction="mul", dtype=np.float64),
     # rank 1: serial
     Case((100,), (70000,), (70000,), (0,), reduction="add"),
 ]
 
 
 def test_plans_of_the_threaded_cases():
-    plans = [plan_scatter(c.input_shape, c.indices_shape, c.updates_shape, c.axes).strategy for c in THREADED]
-    assert plans == [Split(0, 1), Split(1, 4), Split(1, 8), Serial()]
+    plans = [plan_scatter(c.input_shape, c.indices_shape, c.updates_shape, c.axes, element_bits=64 if
+                          c.dtype == np.float64 else 32).strategy for c in THREADED]
+    assert plans == [Split(0, 1), Targets(0, 16), Targets(0, 16), Split(1, 1), Serial()]
 
 
 def test_same_bits_on_any_number_of_threads():
@@ -141,12 +144,15 @@ def test_complex_sums_are_refused_at_the_op():
 @pytest.mark.parametrize("shapes, unique, strategy", [
     # torch.scatter along dim 1: rows
     (((4096, 1024), (4096, 1024), (4096, 1024), (1,)), False, Split(0, 1)),
-    # GNN scatter_add / index_add of rows: the payload's columns, a few per tile
-    (((10000, 64), (200000, 1), (200000, 64), (0,)), False, Split(1, 4)),
-    (((50000, 128), (8192, 1), (8192, 128), (0,)), False, Split(1, 8)),
-    (((50000, 1024), (8192, 1), (8192, 1024), (0,)), False, Split(1, 16)),
-    # x[i, :, j] = v: the kept middle dim
-    (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Split(1, 16)),
+    # GNN scatter_add / index_add of rows / x[i, :, j] = v: ranges of targets
+    (((10000, 64), (200000, 1), (200000, 64), (0,)), False, Targets(0, 16)),
+    (((50000, 128), (8192, 1), (8192, 128), (0,)), False, Targets(0, 16)),
+    (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Targets(0, 16)),
+    (((5, 256, 64), (2048, 1, 2), (2048, 256, 1), (2, 0)), False, Targets(2, 16)),
+    (((1, 64), (10, 1), (10, 64), (0,)), False, Split(1, 4)),
+    # a payload too short for ranges: its columns, a few per tile
+    (((50000, 8), (8192, 1), (8192, 8), (0,)), False, Split(1, 1)),
+    (((50000, 8, 64), (8192, 1, 2), (8192, 8, 1), (0, 2)), False, Split(1, 1)),
     # rank 1, or a payload of one entry: nothing owns its writes
     (((100,), (50,), (50,), (0,)), False, Serial()),
     (((100, 1), (50, 1), (50, 1), (0,)), False, Serial()),

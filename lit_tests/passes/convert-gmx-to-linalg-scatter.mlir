@@ -7,21 +7,24 @@
 // FOLDED-NOT: = arith.{{[a-z_]+}} {{([a-z]+, )?}}%{{(c-?[0-9]+(_i[0-9]+)?|true|false)(_[0-9]+)?}}{{(, %(c-?[0-9]+(_i[0-9]+)?|true|false)(_[0-9]+)?)*}} :
 
 // torch.scatter along dim 1, checked: every index scanned (a flag per row)
-// before any write; a bad one reported by the gather's cold path, and the
-// input returned unwritten. The scatter: the rows split among the threads
-// (each writes its own row: owner-computes), loops on the input itself,
-// each index read once and skipped when outside its axis (not written).
-// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg-scatter.mlir:[[# @LINE + 34]]:8"]}
+// before any write; a bad one reported by the gather's cold path, and then
+// the loops run no iteration (the result is the input, unwritten). The
+// scatter: the rows split among the threads (each writes its own row:
+// owner-computes), loops on the input itself, each index read once and
+// skipped when outside its axis (not written).
+// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg-scatter.mlir:[[# @LINE + 33]]:8"]}
 // CHECK-LABEL: func.func @scatter_rows
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4x3xi64>, %[[U:.*]]: tensor<4x3xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK: %[[FLAGS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[I]] : tensor<4x3xi64>)
 // CHECK: %[[ALL:.*]] = linalg.generic {{.*}} ins(%[[FLAGS]] : tensor<4xi1>)
 // CHECK: %[[OK:.*]] = tensor.extract %[[ALL]][] : tensor<i1>
 // CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %{{.*}} : i1
 // CHECK: scf.if %[[BAD]] {
 // CHECK: func.call @gmx_index_error
-// CHECK: %[[R:.*]] = scf.if %[[OK]] -> (tensor<4x8xf32>) {
-// CHECK: %[[ROWS:.*]] = scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[X]]) -> (tensor<4x8xf32>) {
+// CHECK: %[[ROWS:.*]] = arith.select %[[OK]], %[[C4]], %[[C0]] : index
+// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %[[C0]] to %[[ROWS]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[X]]) -> (tensor<4x8xf32>) {
 // CHECK: scf.for %[[K:.*]] = %{{.*}} iter_args(%[[ACC2:.*]] = %[[ACC]])
 // CHECK: %[[V:.*]] = tensor.extract %[[I]][%[[ROW]], %[[K]]] : tensor<4x3xi64>
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
@@ -31,9 +34,6 @@
 // CHECK: } else {
 // CHECK: scf.yield %[[ACC2]] : tensor<4x8xf32>
 // CHECK: } {gmx.parallel}
-// CHECK: scf.yield %[[ROWS]] : tensor<4x8xf32>
-// CHECK: } else {
-// CHECK: scf.yield %[[X]] : tensor<4x8xf32>
 // CHECK: return %[[R]] : tensor<4x8xf32>
 
 // Unchecked: no scan, no report; an index outside its axis is still skipped.
@@ -51,28 +51,50 @@ func.func @scatter_rows(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>, %u: tensor<4x3
 
 // -----
 
-// index_add of rows (the only extent outside the axis is the row payload):
-// the payload's columns split, 4 per tile (16 tiles); each tile applies
-// every update in order to its columns, the index read once per update.
-// UNCHECKED-LABEL: func.func @index_add_columns
-// UNCHECKED-SAME: (%[[X:.*]]: tensor<10x64xf32>, %[[I:.*]]: tensor<5x1xi32>, %[[U:.*]]: tensor<5x64xf32>)
+// index_add of rows (the only extent outside the axis is the row payload,
+// 32 entries): Targets, the input's rows cut into 16 ranges of 4, in
+// parallel; each range reads every index and writes only the rows of its
+// own, whole, in order.
+// UNCHECKED-LABEL: func.func @index_add_rows
+// UNCHECKED-SAME: (%[[X:.*]]: tensor<64x32xf32>, %[[I:.*]]: tensor<5x1xi32>, %[[U:.*]]: tensor<5x32xf32>)
 // UNCHECKED-DAG: %[[C4:.*]] = arith.constant 4 : index
 // UNCHECKED-DAG: %[[C64:.*]] = arith.constant 64 : index
-// UNCHECKED: scf.for %[[TILE:.*]] = %{{.*}} to %[[C64]] step %[[C4]] iter_args(%{{.*}} = %[[X]])
+// UNCHECKED-DAG: %[[C32:.*]] = arith.constant 32 : index
+// UNCHECKED: scf.for %[[START:.*]] = %{{.*}} to %[[C64]] step %[[C4]] iter_args(%{{.*}} = %[[X]])
+// UNCHECKED: %[[END:.*]] = arith.addi %[[START]], %[[C4]] : index
 // UNCHECKED: scf.for %[[N:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
 // UNCHECKED: %[[V:.*]] = tensor.extract %[[I]][%[[N]], %{{.*}}] : tensor<5x1xi32>
 // UNCHECKED: arith.index_cast %[[V]] : i32 to index
+// UNCHECKED: %[[FROM:.*]] = arith.cmpi uge, %[[P:.*]], %[[START]] : index
+// UNCHECKED: %[[TO:.*]] = arith.cmpi ult, %[[P]], %[[END]] : index
 // UNCHECKED: scf.if
-// UNCHECKED: %[[END:.*]] = arith.addi %[[TILE]], %[[C4]] : index
-// UNCHECKED: scf.for %[[COL:.*]] = %[[TILE]] to %[[END]] step %{{.*}} iter_args(%[[A:.*]] = %[[ACC]])
+// UNCHECKED: scf.for %[[COL:.*]] = %{{.*}} to %[[C32]] step %{{.*}} iter_args(%[[A:.*]] = %[[ACC]])
 // UNCHECKED: %[[UPDATE:.*]] = tensor.extract %[[U]][%[[N]], %[[COL]]]
-// UNCHECKED: %[[OLD:.*]] = tensor.extract %[[A]][%[[P:.*]], %[[COL]]]
+// UNCHECKED: %[[OLD:.*]] = tensor.extract %[[A]][%[[P]], %[[COL]]]
 // UNCHECKED: %[[SUM:.*]] = arith.addf %[[OLD]], %[[UPDATE]] : f32
 // UNCHECKED: tensor.insert %[[SUM]] into %[[A]][%[[P]], %[[COL]]]
 // UNCHECKED: } {gmx.parallel}
-func.func @index_add_columns(%x: tensor<10x64xf32>, %i: tensor<5x1xi32>, %u: tensor<5x64xf32>) -> tensor<10x64xf32> {
-  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<10x64xf32>, tensor<5x1xi32>, tensor<5x64xf32>) -> tensor<10x64xf32>
-  return %r : tensor<10x64xf32>
+func.func @index_add_rows(%x: tensor<64x32xf32>, %i: tensor<5x1xi32>, %u: tensor<5x32xf32>) -> tensor<64x32xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<64x32xf32>, tensor<5x1xi32>, tensor<5x32xf32>) -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
+// Rows of a short payload (8 entries): its columns split (owner-computes),
+// each applying every update in order; i32 products.
+// UNCHECKED-LABEL: func.func @short_rows_columns
+// UNCHECKED: scf.for %[[COL:.*]] = {{.*}} iter_args(%{{.*}} = %arg0) -> (tensor<10x8xi32>) {
+// UNCHECKED: scf.for %[[N:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// UNCHECKED: tensor.extract %arg1[%[[N]], %{{.*}}] : tensor<5x1xi64>
+// UNCHECKED: scf.if
+// UNCHECKED: %[[UPDATE:.*]] = tensor.extract %arg2[%[[N]], %[[COL]]]
+// UNCHECKED: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[P:.*]], %[[COL]]]
+// UNCHECKED: arith.muli %[[OLD]], %[[UPDATE]] : i32
+// UNCHECKED: } {gmx.parallel}
+func.func @short_rows_columns(%x: tensor<10x8xi32>, %i: tensor<5x1xi64>, %u: tensor<5x8xi32>) -> tensor<10x8xi32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "mul"} : (tensor<10x8xi32>, tensor<5x1xi64>, tensor<5x8xi32>) -> tensor<10x8xi32>
+  return %r : tensor<10x8xi32>
 }
 
 // -----

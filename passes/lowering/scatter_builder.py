@@ -57,7 +57,7 @@ from .gather_plan import Access, GatherPlan
 from .index_checks import IndexChecks
 from .index_reading import IndexReading, element_bits_of, emit_sizes, read_through_narrowing
 from .ir_helpers import mark_parallel
-from .scatter_plan import ScatterPlan, Split, plan_scatter
+from .scatter_plan import ScatterPlan, Split, Targets, plan_scatter
 
 
 def element_kind(element_type: ir.Type) -> str:
@@ -93,46 +93,66 @@ class ScatterBuilder(IndexChecks, IndexReading):
             return self._scatter()
         ok = self._scanned_flags(self.indices)
         self._unless(ok, self._report_all)
-        return self._either(ok, self._scatter, lambda: self.input)
+        return self._scatter(enabled=ok)
 
     # -- the loops ---------------------------------------------------------
-    def _scatter(self) -> ir.Value:
-        """The nest over G on `input`, split as planned."""
+    def _scatter(self, enabled: Folded = True) -> ir.Value:
+        """The nest over G on `input`, split as planned; where `enabled`
+        is false, its outermost loop runs no iteration (the result is
+        `input`, and the loops stay the only producer of the result, which
+        bufferization can then write where the caller wants it)."""
         strategy = self.scatter.strategy
         order = list(range(self.plan.rank))
-        if not isinstance(strategy, Split):
-            return self._nest(order, {}, self.input, None)
-        dim, tile, index = strategy.dim, strategy.tile, self.fold.index
-        loop = scf.ForOp(index(0), index(self.plan.output_shape[dim]), index(tile), [self.input])
+        if isinstance(strategy, Split):
+            dim, tile = strategy.dim, strategy.tile
+            return self._parallel(self.plan.output_shape[dim], tile, enabled,
+                                  lambda start, acc: self._nest(order, {}, acc, None, {dim: (start, tile)}))
+        if isinstance(strategy, Targets):
+            size = self.plan.input_shape[strategy.axis]
+            chunk = -(-size // strategy.parts)
+            owned = lambda start: (strategy.axis, start, self.fold.add(start, chunk))  # noqa: E731
+            return self._parallel(size, chunk, enabled,
+                                  lambda start, acc: self._nest(order, {}, acc, None, owned=owned(start)))
+        return self._nest(order, {}, self.input, None, enabled=enabled)
+
+    def _parallel(self, size: int, step: int, enabled: Folded,
+                  body: Callable[[ir.Value, ir.Value], ir.Value]) -> ir.Value:
+        """A loop over [0, size) by `step` (none where not `enabled`) on
+        `input`, marked parallel (its iterations write disjoint parts):
+        `body(start, acc)` per iteration."""
+        index = self.fold.index
+        loop = scf.ForOp(index(0), index(self.fold.select(enabled, size, 0)), index(step), [self.input])
         mark_parallel(loop)
         with ir.InsertionPoint(loop.body):
-            start = loop.induction_variable
-            bounds = {dim: (start, tile)}
-            scf.YieldOp([self._nest(order, {}, loop.inner_iter_args[0], None, bounds)])
+            scf.YieldOp([body(loop.induction_variable, loop.inner_iter_args[0])])
         return loop.results[0]
 
-    def _nest(self, dims: list[int], at: dict[int, ir.Value], acc: ir.Value, written: list | None,
-              bounds: dict | None = None) -> ir.Value:
+    def _nest(self, dims: list[int], at: dict[int, ir.Value], acc: ir.Value, written: tuple | None,
+              bounds: dict | None = None, owned: tuple | None = None, enabled: Folded = True) -> ir.Value:
         """Loops over `dims` of G (in order) around the update at `at`, on
         `acc`; `written` is (positions per axis, in range) once the indices
         have been read (in the loop of the last dim they vary along).
-        `bounds[d]`: (start, size) of dim d's tile in a split."""
-        bounds = bounds or {}
+        `bounds[d]`: (start, size) of dim d's tile in a split; `owned`:
+        (axis, start, end) of the positions this nest may write (Targets);
+        where `enabled` is false, the outermost loop runs no iteration."""
+        bounds, fold = bounds or {}, self.fold
         if written is None and all(d in at for d in self._index_dims()):
-            written = self._read_positions(at)
-            in_range = self.fold.all_of(written[1])
-            return self._either(in_range, lambda: self._nest(dims, at, acc, written, bounds), lambda: acc,
-                                self.result_type)
+            written = self._read_positions(at, owned)
+            in_range = fold.all_of([*written[1], enabled] if not dims else written[1])
+            return self._either(in_range, lambda: self._nest(dims, at, acc, written, bounds, enabled=enabled),
+                                lambda: acc, self.result_type)
         if not dims:
-            return self._combine(at, acc, written[0])
+            return self._either(enabled, lambda: self._combine(at, acc, written[0]), lambda: acc, self.result_type)
         dim, rest = dims[0], dims[1:]
         start, size = bounds.get(dim, (0, self.plan.output_shape[dim]))
         if size == 1:
-            return self._nest(rest, {**at, dim: self.fold.index(start)}, acc, written, bounds)
-        index = self.fold.index
-        loop = scf.ForOp(index(start), index(self.fold.add(start, size)), index(1), [acc])
+            return self._nest(rest, {**at, dim: fold.index(start)}, acc, written, bounds, owned, enabled)
+        index = fold.index
+        end = fold.add(start, size)
+        loop = scf.ForOp(index(start), index(fold.select(enabled, end, start)), index(1), [acc])
         with ir.InsertionPoint(loop.body):
-            inner = self._nest(rest, {**at, dim: loop.induction_variable}, loop.inner_iter_args[0], written, bounds)
+            inner = self._nest(rest, {**at, dim: loop.induction_variable}, loop.inner_iter_args[0], written, bounds,
+                               owned)
             scf.YieldOp([inner])
         return loop.results[0]
 
@@ -140,11 +160,12 @@ class ScatterBuilder(IndexChecks, IndexReading):
         """The dims of G the indices vary along (read there, not broadcast)."""
         return [d for d, access in enumerate(self.plan.indices_access) if access is not Access.ZERO]
 
-    def _read_positions(self, at: dict[int, ir.Value]) -> tuple[dict[int, Folded], list[Folded]]:
+    def _read_positions(self, at: dict[int, ir.Value], owned: tuple | None) -> tuple[dict[int, Folded], list[Folded]]:
         """(position per axis, whether each is written): each coordinate
         read once, at the update's position, mapped as the mode says; an
         index that stays outside its axis is not written ("raise": only
-        if rewritten since the scan; "drop": skipped)."""
+        if rewritten since the scan; "drop": skipped), nor one outside
+        the `owned` range (axis, start, end)."""
         if not self.plan.axes:
             return {}, []
         raw = self._extract_indices(self.indices, at.__getitem__)
@@ -152,6 +173,10 @@ class ScatterBuilder(IndexChecks, IndexReading):
         for axis, value in zip(self.plan.axes, raw):
             positions[axis], ok = self._axis_position(axis, self._narrowed(value), clamp=True, guarded=True)
             in_range.append(True if ok is None else ok)
+        if owned is not None:
+            axis, start, end = owned
+            fold = self.fold
+            in_range += [fold.cmp("uge", positions[axis], start), fold.cmp("ult", positions[axis], end)]
         return positions, in_range
 
     def _combine(self, at: dict[int, ir.Value], acc: ir.Value, axis_positions: dict[int, Folded]) -> ir.Value:

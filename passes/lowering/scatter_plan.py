@@ -10,7 +10,10 @@ strategy (`choose_scatter_strategy`) is one of:
   Serial   one loop nest over G in row-major order, on one thread;
   Split    a loop over tiles of `tile` entries of G dim `dim`, in
            parallel, each running the nest over the rest of G in
-           row-major order (dim `dim` over its tile only).
+           row-major order (dim `dim` over its tile only);
+  Targets  a loop over `parts` ranges of the input's `axis`, in parallel,
+           each running the whole nest and writing only the updates
+           whose position is in its range.
 
 Split is exact (the same bits as Serial on any number of threads) where
 every position is written from one tile only:
@@ -19,13 +22,18 @@ every position is written from one tile only:
   broadcast: its position there is the update's own, `o[dim]`), so the
   updates of one tile write only the input entries of that tile along
   `dim`, and updates meeting at a position meet in the same tile, in
-  row-major order. torch.scatter along dim 1 splits the rows (dim 0);
-  index_add of rows, an embedding gradient or a GNN's scatter_add into
-  nodes, whose only non-axis extent is the row payload, split the
+  row-major order. torch.scatter along dim 1 splits the rows (dim 0); a
+  scatter of rows with a payload too short for Targets splits the
   payload's columns: each thread applies every update, in order, to its
   columns.
 - `unique_indices`: no two updates share a position (the op's promise),
   so any dim of G may be split; the outermost wide one is.
+
+Targets is exact for the same reason: a position belongs to one range, and
+its updates are applied there in row-major order. It suits scatters whose
+only extent outside the axis is a row payload (index_add of rows, an
+embedding gradient, a GNN's scatter_add into nodes): each range reads every
+index (cheap) and writes whole, contiguous rows of its own.
 
 Every decision here is a pure function of shapes, axes, element width,
 mode and reduction; `scatter_builder` only builds what the plan says.
@@ -47,6 +55,11 @@ from .gather_plan import CACHE_LINE_BYTES, Access, GatherPlan, plan_gather
 # elements when it is the innermost dim of G (narrower tiles would share
 # lines between threads).
 SPLIT_TILES = 16
+# Targets: ranges of the scattered axis, and the least number of entries
+# each index value writes (its row payload) for them to pay: every range
+# reads all the indices again.
+TARGET_PARTS = 16
+MIN_TARGET_PAYLOAD = 16
 
 
 @dataclass(frozen=True)
@@ -63,7 +76,17 @@ class Split:
     tile: int
 
 
-ScatterStrategy = Serial | Split
+@dataclass(frozen=True)
+class Targets:
+    """The input's entries along `axis` cut into `parts` ranges, in
+    parallel; in each, the nest over all of G in row-major order, writing
+    only the updates whose position along `axis` is in the range."""
+
+    axis: int
+    parts: int
+
+
+ScatterStrategy = Serial | Split | Targets
 
 
 @dataclass(frozen=True)
@@ -115,19 +138,34 @@ def owner_dims(reading: GatherPlan) -> list[int]:
 
 
 def choose_scatter_strategy(reading: GatherPlan, unique_indices: bool = False) -> ScatterStrategy:
-    """Split the outermost owner dim (`owner_dims`), or with
-    `unique_indices` the outermost dim of G more than one wide; Serial
-    where there is none, or nothing to scatter."""
+    """In order of preference, where it applies:
+
+    - Split an owner dim (`owner_dims`) that the indices vary along (each
+      update its own index: torch.scatter's rows), the outermost;
+    - with `unique_indices`, Split the outermost dim of G more than one wide;
+    - Targets over the first axis of more than one entry, where each index
+      value writes a payload of MIN_TARGET_PAYLOAD entries or more
+      (index_add of rows, a GNN's scatter_add into nodes, x[i, :, j] = v):
+      each range reads every index, and writes whole rows of its own;
+    - Split the outermost owner dim (a payload's columns);
+    - else Serial (rank 1, a payload of a few entries, nothing to scatter).
+    """
     shape = reading.output_shape
     if not shape or 0 in shape:
         return Serial()
-    candidates = owner_dims(reading)
-    if unique_indices:
-        candidates = [d for d in range(reading.rank) if shape[d] > 1]
-    if not candidates:
-        return Serial()
-    dim = candidates[0]
-    return Split(dim, split_tile(shape, dim, reading.element_bits))
+    owners = owner_dims(reading)
+    indexed = [d for d in owners if reading.indices_access[d] is not Access.ZERO]
+    if indexed:
+        return Split(indexed[0], split_tile(shape, indexed[0], reading.element_bits))
+    if unique_indices and (wide := [d for d in range(reading.rank) if shape[d] > 1]):
+        return Split(wide[0], split_tile(shape, wide[0], reading.element_bits))
+    payload = math.prod(n for d, n in enumerate(shape) if reading.indices_access[d] is Access.ZERO)
+    axes = [a for a in reading.axes if reading.input_shape[a] > 1]
+    if axes and payload >= MIN_TARGET_PAYLOAD:
+        return Targets(axes[0], min(TARGET_PARTS, reading.input_shape[axes[0]]))
+    if owners:
+        return Split(owners[0], split_tile(shape, owners[0], reading.element_bits))
+    return Serial()
 
 
 def split_tile(shape: Sequence[int], dim: int, element_bits: int) -> int:
