@@ -77,8 +77,10 @@ THREADED = [
     Case((1000, 64), (20000, 1), (20000, 64), (0,), reduction="add"),
     # index_add of rows into few rows, last wins: ranges of the rows
     Case((16, 128), (4096, 1), (4096, 128), (0,)),
-    # rows of a short payload: its columns split
+    # rows of a short payload: serial
     Case((300, 8), (20000, 1), (20000, 8), (0,), reduction="mul", dtype=np.float64),
+    # into one row: its columns split
+    Case((1, 256), (1000, 1), (1000, 256), (0,), reduction="add"),
     # rank 1: serial
     Case((100,), (70000,), (70000,), (0,), reduction="add"),
 ]
@@ -87,7 +89,7 @@ THREADED = [
 def test_plans_of_the_threaded_cases():
     plans = [plan_scatter(c.input_shape, c.indices_shape, c.updates_shape, c.axes, element_bits=64 if
                           c.dtype == np.float64 else 32).strategy for c in THREADED]
-    assert plans == [Split(0, 1), Targets(0, 16), Targets(0, 16), Split(1, 1), Serial()]
+    assert plans == [Split(0, 1), Targets(0, 2), Targets(0, 4), Serial(), Split(1, 32), Serial()]
 
 
 def test_same_bits_on_any_number_of_threads():
@@ -145,14 +147,18 @@ def test_complex_sums_are_refused_at_the_op():
     # torch.scatter along dim 1: rows
     (((4096, 1024), (4096, 1024), (4096, 1024), (1,)), False, Split(0, 1)),
     # GNN scatter_add / index_add of rows / x[i, :, j] = v: ranges of targets
-    (((10000, 64), (200000, 1), (200000, 64), (0,)), False, Targets(0, 16)),
-    (((50000, 128), (8192, 1), (8192, 128), (0,)), False, Targets(0, 16)),
-    (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Targets(0, 16)),
-    (((5, 256, 64), (2048, 1, 2), (2048, 256, 1), (2, 0)), False, Targets(2, 16)),
-    (((1, 64), (10, 1), (10, 64), (0,)), False, Split(1, 4)),
-    # a payload too short for ranges: its columns, a few per tile
-    (((50000, 8), (8192, 1), (8192, 8), (0,)), False, Split(1, 1)),
-    (((50000, 8, 64), (8192, 1, 2), (8192, 8, 1), (0, 2)), False, Split(1, 1)),
+    # (a range per 32 entries of payload, at most 16)
+    (((10000, 64), (200000, 1), (200000, 64), (0,)), False, Targets(0, 2)),
+    (((50000, 128), (8192, 1), (8192, 128), (0,)), False, Targets(0, 4)),
+    (((50000, 1024), (8192, 1), (8192, 1024), (0,)), False, Targets(0, 16)),
+    (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Targets(0, 8)),
+    (((5, 256, 64), (2048, 1, 2), (2048, 256, 1), (2, 0)), False, Targets(2, 8)),
+    (((3, 1024), (100, 1), (100, 1024), (0,)), False, Targets(0, 3)),
+    # into one row: its columns, in as many tiles
+    (((1, 64), (10, 1), (10, 64), (0,)), False, Split(1, 32)),
+    # a payload too short to read the indices twice: serial
+    (((50000, 8), (8192, 1), (8192, 8), (0,)), False, Serial()),
+    (((50000, 8, 64), (8192, 1, 2), (8192, 8, 1), (0, 2)), False, Serial()),
     # rank 1, or a payload of one entry: nothing owns its writes
     (((100,), (50,), (50,), (0,)), False, Serial()),
     (((100, 1), (50, 1), (50, 1), (0,)), False, Serial()),

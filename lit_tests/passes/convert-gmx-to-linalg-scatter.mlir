@@ -52,47 +52,48 @@ func.func @scatter_rows(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>, %u: tensor<4x3
 // -----
 
 // index_add of rows (the only extent outside the axis is the row payload,
-// 32 entries): Targets, the input's rows cut into 16 ranges of 4, in
-// parallel; each range reads every index and writes only the rows of its
-// own, whole, in order.
+// 64 entries): Targets, the input's rows cut into 2 ranges of 32 (one per
+// 32 entries of payload), in parallel; each range reads every index and
+// writes only the rows of its own, whole, in order.
 // UNCHECKED-LABEL: func.func @index_add_rows
-// UNCHECKED-SAME: (%[[X:.*]]: tensor<64x32xf32>, %[[I:.*]]: tensor<5x1xi32>, %[[U:.*]]: tensor<5x32xf32>)
-// UNCHECKED-DAG: %[[C4:.*]] = arith.constant 4 : index
-// UNCHECKED-DAG: %[[C64:.*]] = arith.constant 64 : index
+// UNCHECKED-SAME: (%[[X:.*]]: tensor<64x64xf32>, %[[I:.*]]: tensor<5x1xi32>, %[[U:.*]]: tensor<5x64xf32>)
 // UNCHECKED-DAG: %[[C32:.*]] = arith.constant 32 : index
-// UNCHECKED: scf.for %[[START:.*]] = %{{.*}} to %[[C64]] step %[[C4]] iter_args(%{{.*}} = %[[X]])
-// UNCHECKED: %[[END:.*]] = arith.addi %[[START]], %[[C4]] : index
+// UNCHECKED-DAG: %[[C64:.*]] = arith.constant 64 : index
+// UNCHECKED: scf.for %[[START:.*]] = %{{.*}} to %[[C64]] step %[[C32]] iter_args(%{{.*}} = %[[X]])
+// UNCHECKED: %[[END:.*]] = arith.addi %[[START]], %[[C32]] : index
 // UNCHECKED: scf.for %[[N:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
 // UNCHECKED: %[[V:.*]] = tensor.extract %[[I]][%[[N]], %{{.*}}] : tensor<5x1xi32>
 // UNCHECKED: arith.index_cast %[[V]] : i32 to index
 // UNCHECKED: %[[FROM:.*]] = arith.cmpi uge, %[[P:.*]], %[[START]] : index
 // UNCHECKED: %[[TO:.*]] = arith.cmpi ult, %[[P]], %[[END]] : index
 // UNCHECKED: scf.if
-// UNCHECKED: scf.for %[[COL:.*]] = %{{.*}} to %[[C32]] step %{{.*}} iter_args(%[[A:.*]] = %[[ACC]])
+// UNCHECKED: scf.for %[[COL:.*]] = %{{.*}} to %[[C64]] step %{{.*}} iter_args(%[[A:.*]] = %[[ACC]])
 // UNCHECKED: %[[UPDATE:.*]] = tensor.extract %[[U]][%[[N]], %[[COL]]]
 // UNCHECKED: %[[OLD:.*]] = tensor.extract %[[A]][%[[P]], %[[COL]]]
 // UNCHECKED: %[[SUM:.*]] = arith.addf %[[OLD]], %[[UPDATE]] : f32
 // UNCHECKED: tensor.insert %[[SUM]] into %[[A]][%[[P]], %[[COL]]]
 // UNCHECKED: } {gmx.parallel}
-func.func @index_add_rows(%x: tensor<64x32xf32>, %i: tensor<5x1xi32>, %u: tensor<5x32xf32>) -> tensor<64x32xf32> {
-  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<64x32xf32>, tensor<5x1xi32>, tensor<5x32xf32>) -> tensor<64x32xf32>
-  return %r : tensor<64x32xf32>
+func.func @index_add_rows(%x: tensor<64x64xf32>, %i: tensor<5x1xi32>, %u: tensor<5x64xf32>) -> tensor<64x64xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<64x64xf32>, tensor<5x1xi32>, tensor<5x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
 }
 
 // -----
 
-// Rows of a short payload (8 entries): its columns split (owner-computes),
-// each applying every update in order; i32 products.
-// UNCHECKED-LABEL: func.func @short_rows_columns
-// UNCHECKED: scf.for %[[COL:.*]] = {{.*}} iter_args(%{{.*}} = %arg0) -> (tensor<10x8xi32>) {
-// UNCHECKED: scf.for %[[N:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// Rows of a short payload (8 entries): reading the indices again would
+// cost more than the threads give; one nest, in row-major order. i32
+// products.
+// UNCHECKED-LABEL: func.func @short_rows
+// UNCHECKED: scf.for %[[N:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %arg0) -> (tensor<10x8xi32>) {
 // UNCHECKED: tensor.extract %arg1[%[[N]], %{{.*}}] : tensor<5x1xi64>
 // UNCHECKED: scf.if
+// UNCHECKED: scf.for %[[COL:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[ACC]])
 // UNCHECKED: %[[UPDATE:.*]] = tensor.extract %arg2[%[[N]], %[[COL]]]
-// UNCHECKED: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[P:.*]], %[[COL]]]
+// UNCHECKED: %[[OLD:.*]] = tensor.extract %[[A]][%[[P:.*]], %[[COL]]]
 // UNCHECKED: arith.muli %[[OLD]], %[[UPDATE]] : i32
-// UNCHECKED: } {gmx.parallel}
-func.func @short_rows_columns(%x: tensor<10x8xi32>, %i: tensor<5x1xi64>, %u: tensor<5x8xi32>) -> tensor<10x8xi32> {
+// UNCHECKED-NOT: gmx.parallel
+// UNCHECKED: return
+func.func @short_rows(%x: tensor<10x8xi32>, %i: tensor<5x1xi64>, %u: tensor<5x8xi32>) -> tensor<10x8xi32> {
   %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "mul"} : (tensor<10x8xi32>, tensor<5x1xi64>, tensor<5x8xi32>) -> tensor<10x8xi32>
   return %r : tensor<10x8xi32>
 }
