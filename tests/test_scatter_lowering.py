@@ -125,6 +125,27 @@ def test_index_out_of_range_is_the_gathers_index_error_and_nothing_is_written():
         assert_identical(a, b)
 
 
+def test_gathers_and_scatters_share_one_numbering_of_sites():
+    """A module of a gather (line 2) and a scatter (line 3): a bad index of
+    either is reported at its own op."""
+    text = ("func.func @main(%x: tensor<5x3xf32>, %i: tensor<4x1xi64>, %j: tensor<4x1xi64>) -> tensor<5x3xf32> {\n"
+            '  %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<5x3xf32>, tensor<4x1xi64>) '
+            "-> tensor<4x3xf32>\n"
+            '  %r = "gmx.scatter_multiaxis"(%x, %j, %g) {axes = array<i64: 0>} '
+            ": (tensor<5x3xf32>, tensor<4x1xi64>, tensor<4x3xf32>) -> tensor<5x3xf32>\n"
+            "  return %r : tensor<5x3xf32>\n}\n")
+    program = gmx.runtime.compile(text)
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    rows, reversed_rows = np.array([[4], [3], [2], [1]]), np.array([[1], [2], [3], [4]])
+    want = x.copy()
+    want[1:] = x[:0:-1]
+    assert_identical(program(x, rows, reversed_rows), want)
+    with pytest.raises(IndexError, match=r"^-:2:\d+: index 5 is out of bounds"):
+        program(x, np.array([[0], [5], [0], [0]]), rows)
+    with pytest.raises(IndexError, match=r"^-:3:\d+: index -6 is out of bounds"):
+        program(x, rows, np.array([[0], [-6], [0], [0]]))
+
+
 def test_empty_axis_is_an_error_unless_dropped():
     cases = [Case((0, 3), (2, 1), (2, 3), (0,)), Case((0, 3), (2, 1), (2, 3), (0,), mode="drop")]
     x, i, u = np.zeros((0, 3), np.float32), np.zeros((2, 1), np.int64), np.ones((2, 3), np.float32)

@@ -1,5 +1,7 @@
 """`--convert-gmx-to-linalg`: each gmx.gather_multiaxis becomes one gather
-linalg.generic, preceded in checked mode by a scan of its indices.
+linalg.generic, preceded in checked mode by a scan of its indices; each
+gmx.scatter_multiaxis becomes loops on its input (`scatter_builder`, whose
+docstring shows them), behind the same scan.
 
 Before:
 
@@ -68,8 +70,10 @@ The IR comes out folded (`folding`): static sizes and arithmetic on them
 are computed while it is built, and each constant is emitted once, at the
 function's entry, so the pass alone prints what `--canonicalize --cse`
 would make of it. `gather_plan` decides how each gather is lowered,
-`gather_builder` builds it; this module walks the ops and records their
-sites.
+`gather_builder` builds it (`scatter_plan` and `scatter_builder` for
+scatters; both read indices through `index_reading` and check them through
+`index_checks`); this module walks the ops, dispatches each through
+`LOWERINGS` and records their sites, one numbering for both ops.
 """
 
 from __future__ import annotations
