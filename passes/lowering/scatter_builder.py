@@ -138,8 +138,11 @@ class ScatterBuilder(IndexChecks, IndexReading):
         bounds, fold = bounds or {}, self.fold
         if written is None and all(d in at for d in self._index_dims()):
             written = self._read_positions(at, owned)
-            in_range = fold.all_of([*written[1], enabled] if not dims else written[1])
-            return self._either(in_range, lambda: self._nest(dims, at, acc, written, bounds, enabled=enabled),
+            # With no loop left to run no iteration, `enabled` joins the skip.
+            last = not dims
+            in_range = fold.all_of([*written[1], enabled] if last else written[1])
+            inner = True if last else enabled
+            return self._either(in_range, lambda: self._nest(dims, at, acc, written, bounds, enabled=inner),
                                 lambda: acc, self.result_type)
         if not dims:
             return self._either(enabled, lambda: self._combine(at, acc, written[0]), lambda: acc, self.result_type)
