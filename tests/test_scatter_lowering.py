@@ -28,12 +28,13 @@ FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
 SWEEPS = 4 if FULL else 1  # cases per (dtype, mode, reduction)
 
 
-def run_cases(cases, seed: int, threads: int | None = None, spread: int = 0):
+def run_cases(cases, seed: int, threads: int | None = None, spread: int = 0, index_dtype=np.int64):
     """Compile `cases` as one module; run it on random arguments; compare
     each result with the reference's."""
     rng = np.random.default_rng(seed)
-    program = gmx.runtime.compile(scatter_module(cases), threads=threads)
+    program = gmx.runtime.compile(scatter_module(cases, index_dtype), threads=threads)
     arguments = [case_arguments(rng, case, spread) for case in cases]
+    arguments = [(x, i.astype(index_dtype), u) for x, i, u in arguments]
     results = program(*[a for triple in arguments for a in triple])
     results = results if isinstance(results, tuple) else (results,)
     for case, (x, i, u), got in zip(cases, arguments, results):
@@ -55,6 +56,27 @@ def test_random_sweep(dtype):
     raising = [c for c in cases if c.mode == "raise"]
     run_cases(raising, seed=1)
     run_cases([c for c in cases if c.mode != "raise"], seed=2, spread=3)
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int8])
+def test_narrow_indices(index_dtype):
+    rng = np.random.default_rng(5)
+    cases = [random_case(rng, np.float32, mode, reduction) for mode in MODES for reduction in ("none", "add")]
+    run_cases([c for c in cases if c.mode == "raise"], seed=6, index_dtype=index_dtype)
+    run_cases([c for c in cases if c.mode != "raise"], seed=6, spread=2, index_dtype=index_dtype)
+
+
+def test_unique_indices_split_any_dim():
+    """unique_indices (a promise kept here: a permutation of the rows)
+    splits the scattered dim itself."""
+    cases = [Case((64, 3), (64, 1), (64, 3), (0,), reduction=r, unique=True) for r in ("none", "add")]
+    assert plan_scatter((64, 3), (64, 1), (64, 3), (0,), unique_indices=True).strategy == Split(0, 1)
+    rng = np.random.default_rng(7)
+    program = gmx.runtime.compile(scatter_module(cases), threads=2)
+    x, u = rng.standard_normal((64, 3)).astype(np.float32), rng.standard_normal((64, 3)).astype(np.float32)
+    i = rng.permutation(64)[:, None]
+    for case, got in zip(cases, program(x, i, u, x, i, u)):
+        assert_identical(got, scatter_multiaxis(x, i, u, (0,), reduction=case.reduction))
 
 
 def test_unchecked_scatter_skips_indices_out_of_range():
