@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from gmx.dialect import GatherMultiaxisOp, read_mode
+from gmx.dialect import GatherMultiaxisOp
 from gmx.dialect.gmx import static_shape
 from gmx.dialect.modes import FILL_VALUE_ATTR, Mode
 from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
@@ -17,7 +17,7 @@ from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
 from .folding import Constants, Folded, Folder
 from .gather_plan import Access, ColumnTiles, Flagged, GatherPlan, RowTiles, plan_gather
 from .index_checks import IndexChecks
-from .index_reading import IndexReading, element_bits_of, emit_sizes, read_through_narrowing
+from .index_reading import IndexReading, element_bits_of, emit_sizes, read_operands
 from .ir_helpers import (
     affine_maps,
     collapse,
@@ -345,11 +345,7 @@ class GatherBuilder(IndexChecks, IndexReading):
 def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
     """Emit the linalg form of `op` at the current insertion point (its
     constants through `constants`); return the value that replaces it."""
-    # Indices narrowed by a cast (torch-mlir's i64 -> i32 for tosa.gather)
-    # are read wide and truncated where read: no pass over them first.
-    indices, narrow_type = read_through_narrowing(op.indices)
-    result_type = ir.RankedTensorType(op.output.type)
-    mode, _ = read_mode(op)
+    indices, narrow_type, result_type, mode = read_operands(op)
     plan = plan_gather(
         static_shape(op.input.type),
         static_shape(indices.type),

@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gmx.dialect.gmx import static_shape
+from gmx.dialect.gmx import read_mode, static_shape
 from gmx.dialect.modes import Mode, mode_rule
 from gmx.dialect.mlir import arith, ir, tensor
 
@@ -43,6 +43,17 @@ def read_through_narrowing(indices: ir.Value) -> tuple[ir.Value, ir.Type | None]
     if wide_element.width <= narrow.width or not (wide_element.is_signless and narrow.is_signless):
         return indices, None
     return (emit_view(wide, static_shape_of(indices)) if views else wide), narrow
+
+
+def read_operands(op) -> tuple[ir.Value, ir.Type | None, ir.RankedTensorType, Mode]:
+    """What both builders read off a verified gmx op before planning:
+    (indices, read wide when narrowed by a cast; the narrow element type or
+    None; the result type; the mode). Indices narrowed by a cast
+    (torch-mlir's i64 -> i32 for tosa.gather) are read wide and truncated
+    where read: no pass over them first."""
+    indices, narrow_type = read_through_narrowing(op.indices)
+    mode, _ = read_mode(op)
+    return indices, narrow_type, ir.RankedTensorType(op.output.type), mode
 
 
 def element_bits_of(element_type: ir.Type) -> int:

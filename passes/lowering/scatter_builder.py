@@ -46,7 +46,6 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gmx.dialect import read_mode
 from gmx.dialect.gmx import static_shape
 from gmx.dialect.mlir import arith, ir, scf, tensor
 from gmx.dialect.reductions import reduction_rule
@@ -55,7 +54,7 @@ from gmx.dialect.scatter import ScatterMultiaxisOp, has_unique_indices, read_red
 from .folding import Constants, Folded, Folder
 from .gather_plan import Access, GatherPlan
 from .index_checks import IndexChecks
-from .index_reading import IndexReading, element_bits_of, emit_sizes, read_through_narrowing
+from .index_reading import IndexReading, element_bits_of, emit_sizes, read_operands
 from .ir_helpers import mark_parallel
 from .scatter_plan import ScatterPlan, Split, Targets, plan_scatter
 
@@ -231,9 +230,7 @@ def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: C
     current insertion point (its constants through `constants`); return
     the value that replaces it. `target` is unused: both targets take the
     same loops."""
-    indices, narrow_type = read_through_narrowing(op.indices)
-    result_type = ir.RankedTensorType(op.output.type)
-    mode, _ = read_mode(op)
+    indices, narrow_type, result_type, mode = read_operands(op)
     plan = plan_scatter(
         static_shape(op.input.type),
         static_shape(indices.type),
