@@ -58,6 +58,26 @@ def test_random_sweep(dtype):
     run_cases([c for c in cases if c.mode != "raise"], seed=2, spread=3)
 
 
+# Shapes whose plans are each strategy (the random sweep's small shapes are
+# serial): ranges of targets on one axis and on the second of two, a split
+# payload into one row, rows split (indices varying along them).
+STRATEGY_SHAPES = {
+    Targets(0, 2): ((6, 64), (9, 1), (9, 64), (0,)),
+    Targets(2, 2): ((5, 70, 4), (30, 1, 2), (30, 70, 1), (2, 0)),
+    Split(1, 32): ((1, 96), (7, 1), (7, 96), (0,)),
+    Split(0, 1): ((4, 9), (4, 5), (4, 5), (1,)),
+}
+
+
+def test_every_strategy_in_every_mode():
+    cases = []
+    for strategy, shapes in STRATEGY_SHAPES.items():
+        assert plan_scatter(*shapes).strategy == strategy
+        cases += [Case(*shapes, mode=mode, reduction=reduction) for mode in MODES for reduction in ("none", "add", "max")]
+    run_cases([c for c in cases if c.mode == "raise"], seed=8)
+    run_cases([c for c in cases if c.mode != "raise"], seed=9, spread=3)
+
+
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int8])
 def test_narrow_indices(index_dtype):
     rng = np.random.default_rng(5)
