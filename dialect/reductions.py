@@ -27,8 +27,8 @@ in the lowering.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -98,6 +98,17 @@ class ReductionRule:
     takes_i1: bool
     # Whether it compares values (max, min): refused on complex element types.
     needs_order: bool = False
+    # The lowering's combiner per element kind ("float", "int", "bool",
+    # "complex"): the name of the op that builds combine(value, update);
+    # a kind absent has none (assignment for "none"; an element type the
+    # reduction refuses, or one the lowering cannot build yet).
+    combiners: Mapping[str, str] = field(default_factory=dict)
+    # Floats of max and min: the `arith.cmpf` predicate of numpy's rule,
+    # `a <pred> b or a is NaN ? a : b` (a the value there, b the update),
+    # which keeps numpy's bits where arith.maximumf's would differ: the
+    # NaN operand itself (not a canonical NaN), and on ties (-0 and +0)
+    # the update.
+    float_keeps_value_if: str | None = None
 
     @property
     def combines(self) -> bool:
@@ -112,10 +123,16 @@ class ReductionRule:
 
 RULES: dict[Reduction, ReductionRule] = {
     Reduction.NONE: ReductionRule(Reduction.NONE, ufunc=None, identity=lambda dtype: None, takes_i1=True),
-    Reduction.ADD: ReductionRule(Reduction.ADD, ufunc=np.add, identity=lambda dtype: 0, takes_i1=False),
-    Reduction.MUL: ReductionRule(Reduction.MUL, ufunc=np.multiply, identity=lambda dtype: 1, takes_i1=False),
-    Reduction.MAX: ReductionRule(Reduction.MAX, ufunc=np.maximum, identity=_lowest, takes_i1=True, needs_order=True),
-    Reduction.MIN: ReductionRule(Reduction.MIN, ufunc=np.minimum, identity=_highest, takes_i1=True, needs_order=True),
+    Reduction.ADD: ReductionRule(Reduction.ADD, ufunc=np.add, identity=lambda dtype: 0, takes_i1=False,
+                                 combiners={"float": "arith.addf", "int": "arith.addi"}),
+    Reduction.MUL: ReductionRule(Reduction.MUL, ufunc=np.multiply, identity=lambda dtype: 1, takes_i1=False,
+                                 combiners={"float": "arith.mulf", "int": "arith.muli"}),
+    # NaN-propagating on floats (np.maximum's rule); signed on integers; on
+    # i1, unsigned (true > false: max is or, min is and).
+    Reduction.MAX: ReductionRule(Reduction.MAX, ufunc=np.maximum, identity=_lowest, takes_i1=True, needs_order=True,
+                                 combiners={"int": "arith.maxsi", "bool": "arith.maxui"}, float_keeps_value_if="ogt"),
+    Reduction.MIN: ReductionRule(Reduction.MIN, ufunc=np.minimum, identity=_highest, takes_i1=True, needs_order=True,
+                                 combiners={"int": "arith.minsi", "bool": "arith.minui"}, float_keeps_value_if="olt"),
 }
 
 

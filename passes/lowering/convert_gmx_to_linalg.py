@@ -1,5 +1,7 @@
 """`--convert-gmx-to-linalg`: each gmx.gather_multiaxis becomes one gather
-linalg.generic, preceded in checked mode by a scan of its indices.
+linalg.generic, preceded in checked mode by a scan of its indices; each
+gmx.scatter_multiaxis becomes loops on its input (`scatter_builder`, whose
+docstring shows them), behind the same scan.
 
 Before:
 
@@ -68,27 +70,65 @@ The IR comes out folded (`folding`): static sizes and arithmetic on them
 are computed while it is built, and each constant is emitted once, at the
 function's entry, so the pass alone prints what `--canonicalize --cse`
 would make of it. `gather_plan` decides how each gather is lowered,
-`gather_builder` builds it; this module walks the ops and records their
-sites.
+`gather_builder` builds it (`scatter_plan` and `scatter_builder` for
+scatters; both read indices through `index_reading` and check them through
+`index_checks`); this module walks the ops, dispatches each through
+`LOWERINGS` and records their sites, one numbering for both ops.
 """
 
 from __future__ import annotations
 
-from gmx.dialect import GatherMultiaxisOp
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gmx.dialect import GatherMultiaxisOp, ScatterMultiaxisOp
+from gmx.dialect.gmx import static_shape
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir
+from gmx.dialect.scatter import read_reduction
 
 from .folding import Constants
 from .gather_builder import build_gather
 from .runtime_abi import declare_error_callbacks, error_sites, set_error_sites
-from ..registry import PassInfo, PassOption, add_python_pass
+from .scatter_builder import build_scatter, scatter_refusal
+from ..registry import PassInfo, PassOption, Refused, add_python_pass
 
 
-def _gather_ops(module) -> list:
+def _gather_is_its_input(op) -> bool:
+    """A rank-0 gather reads its one element: it is its input."""
+    return ir.RankedTensorType(op.input.type).rank == 0
+
+
+def _scatter_refusal(op) -> str | None:
+    static = all(None not in static_shape(v.type) for v in (op.input, op.indices, op.updates))
+    return scatter_refusal(read_reduction(op), ir.RankedTensorType(op.output.type).element_type, static)
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """How the pass lowers one op: `build(op, site, checked, constants,
+    target)` emits its linalg form and returns the value replacing it;
+    `is_input(op)`: the op is its input (nothing built, no site);
+    `refusal(op)`: why it has no lowering yet (None: it has)."""
+
+    build: Callable
+    is_input: Callable = lambda op: False
+    refusal: Callable = lambda op: None
+
+
+LOWERINGS: dict[str, Lowering] = {
+    GatherMultiaxisOp.OPERATION_NAME: Lowering(build_gather, is_input=_gather_is_its_input),
+    ScatterMultiaxisOp.OPERATION_NAME: Lowering(build_scatter, refusal=_scatter_refusal),
+}
+
+
+def gmx_ops(module, name: str | None = None) -> list:
+    """The ops of `module` that LOWERINGS knows (only those named `name`,
+    if given), in walk order: the order their sites are numbered in."""
     ops = []
 
     def collect(op):
-        if op.name == GatherMultiaxisOp.OPERATION_NAME:
+        if op.name in LOWERINGS and name in (None, op.name):
             ops.append(op.opview)
         return ir.WalkResult.ADVANCE
 
@@ -96,9 +136,17 @@ def _gather_ops(module) -> list:
     return ops
 
 
+def takes_a_site(op) -> bool:
+    """Whether the pass numbers a site for `op` (one it builds code for)."""
+    return not LOWERINGS[op.operation.name].is_input(op)
+
+
 def convert_gmx_to_linalg(module, checked: bool = True, target: str = "llvm") -> None:
-    """Replace every gmx.gather_multiaxis in `module` by its linalg form
-    (planned for `target`, "llvm" or "iree": `gather_plan`).
+    """Replace every gmx op of `module` by its linalg form (planned for
+    `target`, "llvm" or "iree"), through the op's entry of LOWERINGS; the
+    sites of gathers and scatters are numbered once, in walk order.
+    Refused, errors emitted at the ops, for those with no lowering yet
+    (the others are lowered).
 
     A plain walk rather than `rewrite.apply_partial_conversion`: in this
     bindings build the Python dialect-conversion driver crashes (SIGSEGV) on
@@ -107,20 +155,29 @@ def convert_gmx_to_linalg(module, checked: bool = True, target: str = "llvm") ->
     """
     sites = error_sites(module)
     constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
-    for op in _gather_ops(module):
-        if ir.RankedTensorType(op.input.type).rank == 0:
-            value = op.input  # a rank-0 gather is its input
+    refused = 0
+    for op in gmx_ops(module):
+        lowering = LOWERINGS[op.operation.name]
+        why = lowering.refusal(op)
+        if why is not None:
+            op.location.emit_error(f"'{op.operation.name}' has no lowering: {why}")
+            refused += 1
+            continue
+        if not takes_a_site(op):
+            value = op.input
         else:
             entry = Constants.entry_block(op)
             pool = constants.setdefault(entry, Constants(entry))
             with ir.InsertionPoint(op), op.location:
-                value = build_gather(op, len(sites), checked, pool, target)
+                value = lowering.build(op, len(sites), checked, pool, target)
             sites.append(location_text(op.location))
         op.output.replace_all_uses_with(value)
         op.erase()
     if constants:
         set_error_sites(module, sites)
         declare_error_callbacks(module)
+    if refused:
+        raise Refused(f"{refused} gmx op(s) not lowered")
 
 
 def _build(pm, options) -> None:
@@ -130,7 +187,8 @@ def _build(pm, options) -> None:
 PASS = PassInfo(
     argument="convert-gmx-to-linalg",
     description="Lower every gmx.gather_multiaxis to a gather linalg.generic "
-    "(checked: behind a scan of its indices, or and-reducing their validity as it gathers)",
+    "(checked: behind a scan of its indices, or and-reducing their validity as it gathers), "
+    "every gmx.scatter_multiaxis to loops on its input (checked: behind the scan)",
     build=_build,
     options=(
         PassOption(

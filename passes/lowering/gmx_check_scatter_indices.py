@@ -43,7 +43,8 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import func, ir, scf, tensor
 
 from .folding import Constants, Folded, Folder
-from .gather_builder import and_reduction, read_through_narrowing, true_flag
+from .index_reading import read_through_narrowing
+from .ir_helpers import and_reduction, true_flag
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
 from ..registry import PassFailed, PassInfo, add_python_pass
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir
 
-from .gather_builder import IREE_GATHER_MARK, element_bits_of
+from .gather_builder import IREE_GATHER_MARK
+from .index_reading import element_bits_of
 from .gather_plan import iree_cpu_tiles
 from ..walking import ops_named
 

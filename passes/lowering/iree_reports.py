@@ -50,13 +50,13 @@ import functools
 import math
 from dataclasses import dataclass
 
-from gmx.dialect import read_mode
+from gmx.dialect import GatherMultiaxisOp, read_mode
 from gmx.dialect.modes import FILL_VALUE_ATTR, MODE_ATTR, Mode
 from gmx.dialect.mlir import arith, func, ir, linalg, tensor
 
-from .convert_gmx_to_linalg import _gather_ops
+from .convert_gmx_to_linalg import gmx_ops, takes_a_site
 from .folding import Constants, Folded, Folder
-from .gather_builder import read_through_narrowing
+from .index_reading import read_through_narrowing
 from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_FN, error_sites
 from ..registry import PassFailed
 
@@ -113,10 +113,12 @@ def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
     reports, failed = [], 0
     site = len(error_sites(module))
     constants = Constants(entry.regions[0].blocks[0])
-    for op in _gather_ops(module):  # convert-gmx-to-linalg's order: its site numbers
-        if ir.RankedTensorType(op.input.type).rank == 0:
+    for op in gmx_ops(module):  # convert-gmx-to-linalg's order: its site numbers
+        if not takes_a_site(op):
             continue  # no site: it is its input
         site, this = site + 1, site
+        if op.operation.name != GatherMultiaxisOp.OPERATION_NAME:
+            continue
         mode, _ = read_mode(op)
         if mode is not Mode.RAISE or not op.axes_list:
             continue
@@ -144,7 +146,7 @@ def read_nothing_outside(module) -> None:
     contiguous row loads: it folds the dims of a plain "raise" generic
     into one and loads element by element (embedding: 4.3 ms against
     1.25 ms in "fill" mode, 2 cores)."""
-    for op in _gather_ops(module):
+    for op in gmx_ops(module, GatherMultiaxisOp.OPERATION_NAME):
         mode, _ = read_mode(op)
         zero = _zero(ir.RankedTensorType(op.input.type).element_type)
         if mode is Mode.RAISE and op.axes_list and zero is not None:

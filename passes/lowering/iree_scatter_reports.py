@@ -32,7 +32,7 @@ from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
 
 from .folding import Constants, Folded, Folder
-from .gather_builder import read_through_narrowing
+from .index_reading import read_through_narrowing
 from .gmx_check_scatter_indices import K_AXIS
 from .gmx_check_tm_tensor_scatter import rows_fit
 from .iree_reports import IndexReport, _axis_size, _dim, _generic, build_report, shape_report

@@ -1,0 +1,139 @@
+// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg | FileCheck %s
+// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg=checked=false | FileCheck %s --check-prefix=UNCHECKED
+// RUN: gmx-opt %s --split-input-file --convert-gmx-to-linalg | FileCheck %s --check-prefix=FOLDED
+
+// Each constant once per function, no arith op on constants alone.
+// FOLDED-NOT: %{{c-?[0-9]+(_i[0-9]+)?|true|false}}_{{[0-9]+}} = arith.constant
+// FOLDED-NOT: = arith.{{[a-z_]+}} {{([a-z]+, )?}}%{{(c-?[0-9]+(_i[0-9]+)?|true|false)(_[0-9]+)?}}{{(, %(c-?[0-9]+(_i[0-9]+)?|true|false)(_[0-9]+)?)*}} :
+
+// torch.scatter along dim 1, checked: every index scanned (a flag per row)
+// before any write; a bad one reported by the gather's cold path, and then
+// the loops run no iteration (the result is the input, unwritten). The
+// scatter: the rows split among the threads (each writes its own row:
+// owner-computes), loops on the input itself, each index read once and
+// skipped when outside its axis (not written).
+// CHECK: module attributes {gmx.error_sites = ["{{.*}}convert-gmx-to-linalg-scatter.mlir:[[# @LINE + 33]]:8"]}
+// CHECK-LABEL: func.func @scatter_rows
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4x3xi64>, %[[U:.*]]: tensor<4x3xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[FLAGS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[I]] : tensor<4x3xi64>)
+// CHECK: %[[ALL:.*]] = linalg.generic {{.*}} ins(%[[FLAGS]] : tensor<4xi1>)
+// CHECK: %[[OK:.*]] = tensor.extract %[[ALL]][] : tensor<i1>
+// CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %{{.*}} : i1
+// CHECK: scf.if %[[BAD]] {
+// CHECK: func.call @gmx_index_error
+// CHECK: %[[ROWS:.*]] = arith.select %[[OK]], %[[C4]], %[[C0]] : index
+// CHECK: %[[R:.*]] = scf.for %[[ROW:.*]] = %[[C0]] to %[[ROWS]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[X]]) -> (tensor<4x8xf32>) {
+// CHECK: scf.for %[[K:.*]] = %{{.*}} iter_args(%[[ACC2:.*]] = %[[ACC]])
+// CHECK: %[[V:.*]] = tensor.extract %[[I]][%[[ROW]], %[[K]]] : tensor<4x3xi64>
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %[[IN]] -> (tensor<4x8xf32>) {
+// CHECK: %[[UPDATE:.*]] = tensor.extract %[[U]][%[[ROW]], %[[K]]] : tensor<4x3xf32>
+// CHECK: tensor.insert %[[UPDATE]] into %[[ACC2]][%[[ROW]], %{{.*}}] : tensor<4x8xf32>
+// CHECK: } else {
+// CHECK: scf.yield %[[ACC2]] : tensor<4x8xf32>
+// CHECK: } {gmx.parallel}
+// CHECK: return %[[R]] : tensor<4x8xf32>
+
+// Unchecked: no scan, no report; an index outside its axis is still skipped.
+// UNCHECKED-LABEL: func.func @scatter_rows
+// UNCHECKED-NOT: linalg.generic
+// UNCHECKED-NOT: gmx_index_error
+// UNCHECKED: scf.for {{.*}} iter_args(%{{.*}} = %arg0)
+// UNCHECKED: arith.cmpi ult
+// UNCHECKED: scf.if
+// UNCHECKED: } {gmx.parallel}
+func.func @scatter_rows(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>, %u: tensor<4x3xf32>) -> tensor<4x8xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 1>} : (tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// index_add of rows (the only extent outside the axis is the row payload,
+// 64 entries): Targets, the input's rows cut into 2 ranges of 32 (one per
+// 32 entries of payload), in parallel; each range reads every index and
+// writes only the rows of its own, whole, in order.
+// UNCHECKED-LABEL: func.func @index_add_rows
+// UNCHECKED-SAME: (%[[X:.*]]: tensor<64x64xf32>, %[[I:.*]]: tensor<5x1xi32>, %[[U:.*]]: tensor<5x64xf32>)
+// UNCHECKED-DAG: %[[C32:.*]] = arith.constant 32 : index
+// UNCHECKED-DAG: %[[C64:.*]] = arith.constant 64 : index
+// UNCHECKED: scf.for %[[START:.*]] = %{{.*}} to %[[C64]] step %[[C32]] iter_args(%{{.*}} = %[[X]])
+// UNCHECKED: %[[END:.*]] = arith.addi %[[START]], %[[C32]] : index
+// UNCHECKED: scf.for %[[N:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// UNCHECKED: %[[V:.*]] = tensor.extract %[[I]][%[[N]], %{{.*}}] : tensor<5x1xi32>
+// UNCHECKED: arith.index_cast %[[V]] : i32 to index
+// UNCHECKED: %[[FROM:.*]] = arith.cmpi uge, %[[P:.*]], %[[START]] : index
+// UNCHECKED: %[[TO:.*]] = arith.cmpi ult, %[[P]], %[[END]] : index
+// UNCHECKED: scf.if
+// UNCHECKED: scf.for %[[COL:.*]] = %{{.*}} to %[[C64]] step %{{.*}} iter_args(%[[A:.*]] = %[[ACC]])
+// UNCHECKED: %[[UPDATE:.*]] = tensor.extract %[[U]][%[[N]], %[[COL]]]
+// UNCHECKED: %[[OLD:.*]] = tensor.extract %[[A]][%[[P]], %[[COL]]]
+// UNCHECKED: %[[SUM:.*]] = arith.addf %[[OLD]], %[[UPDATE]] : f32
+// UNCHECKED: tensor.insert %[[SUM]] into %[[A]][%[[P]], %[[COL]]]
+// UNCHECKED: } {gmx.parallel}
+func.func @index_add_rows(%x: tensor<64x64xf32>, %i: tensor<5x1xi32>, %u: tensor<5x64xf32>) -> tensor<64x64xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<64x64xf32>, tensor<5x1xi32>, tensor<5x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// Rows of a short payload (8 entries): reading the indices again would
+// cost more than the threads give; one nest, in row-major order. i32
+// products.
+// UNCHECKED-LABEL: func.func @short_rows
+// UNCHECKED: scf.for %[[N:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %arg0) -> (tensor<10x8xi32>) {
+// UNCHECKED: tensor.extract %arg1[%[[N]], %{{.*}}] : tensor<5x1xi64>
+// UNCHECKED: scf.if
+// UNCHECKED: scf.for %[[COL:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[ACC]])
+// UNCHECKED: %[[UPDATE:.*]] = tensor.extract %arg2[%[[N]], %[[COL]]]
+// UNCHECKED: %[[OLD:.*]] = tensor.extract %[[A]][%[[P:.*]], %[[COL]]]
+// UNCHECKED: arith.muli %[[OLD]], %[[UPDATE]] : i32
+// UNCHECKED-NOT: gmx.parallel
+// UNCHECKED: return
+func.func @short_rows(%x: tensor<10x8xi32>, %i: tensor<5x1xi64>, %u: tensor<5x8xi32>) -> tensor<10x8xi32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "mul"} : (tensor<10x8xi32>, tensor<5x1xi64>, tensor<5x8xi32>) -> tensor<10x8xi32>
+  return %r : tensor<10x8xi32>
+}
+
+// -----
+
+// Rank 1: nothing owns its writes, one loop in row-major order (not
+// parallel). "wrap" maps every index into the axis (a power of two: an
+// and): no scan, no skip; the broadcast update read at 0; i8 max signed.
+// CHECK-LABEL: func.func @serial_max
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for %[[N:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %arg0) -> (tensor<8xi8>) {
+// CHECK: %[[P:.*]] = arith.andi %{{.*}}, %{{.*}} : index
+// CHECK-NOT: scf.if
+// CHECK: %[[UPDATE:.*]] = tensor.extract %arg2[%{{.*}}] : tensor<1xi8>
+// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[P]]] : tensor<8xi8>
+// CHECK: %[[MAX:.*]] = arith.maxsi %[[OLD]], %[[UPDATE]] : i8
+// CHECK: tensor.insert %[[MAX]] into %[[ACC]][%[[P]]] : tensor<8xi8>
+// CHECK-NOT: gmx.parallel
+// CHECK: return
+func.func @serial_max(%x: tensor<8xi8>, %i: tensor<6xi64>, %u: tensor<1xi8>) -> tensor<8xi8> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "max", mode = "wrap"} : (tensor<8xi8>, tensor<6xi64>, tensor<1xi8>) -> tensor<8xi8>
+  return %r : tensor<8xi8>
+}
+
+// -----
+
+// "drop": no scan; an update outside the axis is skipped. Float min as
+// np.minimum: the value there if less or NaN, else the update.
+// CHECK-LABEL: func.func @drop_min
+// CHECK-NOT: linalg.generic
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %[[IN]] -> (tensor<8xf32>) {
+// CHECK: %[[UPDATE:.*]] = tensor.extract %arg2
+// CHECK: %[[OLD:.*]] = tensor.extract
+// CHECK: %[[LESS:.*]] = arith.cmpf olt, %[[OLD]], %[[UPDATE]] : f32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[OLD]], %[[OLD]] : f32
+// CHECK: %[[KEEP:.*]] = arith.ori %[[LESS]], %[[NAN]] : i1
+// CHECK: arith.select %[[KEEP]], %[[OLD]], %[[UPDATE]] : f32
+func.func @drop_min(%x: tensor<8xf32>, %i: tensor<6xi64>, %u: tensor<6xf32>) -> tensor<8xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "min", mode = "drop"} : (tensor<8xf32>, tensor<6xi64>, tensor<6xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

@@ -1,0 +1,181 @@
+"""The run-time checks both ops make, reported through `runtime_abi`'s
+callbacks: shapes that only the run time knows (broadcasts, divisibility,
+empty axes) and index values outside their axis ("raise" mode). A scan
+reduces the validity of every index value into a flag (parallel, a flag
+per row of indices); only when it is false, the cold path scans them
+again on the caller's thread in row-major order and reports each bad one
+(`@gmx_index_error(site, axis, value, size)`): reports are the same for
+gathers and scatters, whose sites share one numbering.
+
+`IndexChecks` is a mixin of the builders: it asks them for `plan`,
+`sizes`, `fold`, `site`, `indices`, `result_type` and (through
+`IndexReading`) `_narrowed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from gmx.dialect.gmx import mlir_shape, static_shape
+from gmx.dialect.mlir import func, ir, linalg, scf, tensor
+
+from .folding import Folded
+from .ir_helpers import and_reduction, row_flags, true_flag
+from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_FN, SHAPE_ERROR_NOT_DIVISIBLE
+
+
+class IndexChecks:
+    """Run-time shape and index checks, with their reports."""
+
+    # -- run-time shape checks --------------------------------------------
+    def _shape_checks(self) -> list[Folded]:
+        """Emit every run-time shape check (each reports its failure);
+        return whether each passed."""
+        return [*self._broadcast_checks(), *self._divisibility_checks(), *self._nonempty_axis_checks()]
+
+    def _broadcast_checks(self) -> list[Folded]:
+        fold, flags = self.fold, []
+        for d in self.plan.broadcast_checks:
+            a, b = self.sizes.input[d], self.sizes.logical[d]
+            ok = fold.any_of([fold.cmp("eq", a, b), self.sizes.input_is_one[d], self.sizes.logical_is_one[d]])
+            flags.append(self._report_unless(ok, SHAPE_ERROR_FN, [d, a, b]))
+        return flags
+
+    def _divisibility_checks(self) -> list[Folded]:
+        if not self.plan.divisibility_check:
+            return []
+        last, c = self.sizes.indices[-1], self.plan.coordinate_size
+        ok = self.fold.cmp("eq", self.fold.remui(last, c), 0)
+        return [self._report_unless(ok, SHAPE_ERROR_FN, [SHAPE_ERROR_NOT_DIVISIBLE, last, c])]
+
+    def _nonempty_axis_checks(self) -> list[Folded]:
+        fold, flags = self.fold, []
+        if not self.plan.nonempty_axis_checks:
+            return flags
+        # Nothing is read from an empty output; "wrap" and "clip" map any
+        # index value into the axis, so theirs must have none.
+        escape = self.sizes.indices if self.plan.empty_axis_needs_indices else self.sizes.output
+        nothing_read = fold.any_of([fold.cmp("eq", s, 0) for s in escape])
+        for axis in self.plan.nonempty_axis_checks:
+            size = self.sizes.input[axis]
+            ok = fold.or_(fold.cmp("ne", size, 0), nothing_read)
+            flags.append(self._report_unless(ok, SHAPE_ERROR_FN, [SHAPE_ERROR_EMPTY_AXIS, axis, size]))
+        return flags
+
+    def _report_unless(self, ok: Folded, callee: str, args: list[Folded]) -> Folded:
+        """`callee(site, *args)` (as i64) unless `ok`; returns `ok`."""
+        if ok is True:
+            return ok
+        i64 = ir.IntegerType.get_signless(64)
+        values = [self.fold.value(self.fold.to_i64(a), i64) for a in [self.site, *args]]
+        self._unless(ok, lambda: func.CallOp([], callee, values))
+        return ok
+
+    def _either(self, condition: Folded, then: Callable[[], ir.Value], otherwise: Callable[[], ir.Value],
+                result_type: ir.Type | None = None) -> ir.Value:
+        """`then()` where `condition` holds, else `otherwise()`: only the one
+        built when the condition folded, else an `scf.if` yielding either
+        (of `result_type`, the gather's by default)."""
+        if condition is True:
+            return then()
+        if condition is False:
+            return otherwise()
+        guard = scf.IfOp(condition, [result_type or self.result_type], has_else=True)
+        with ir.InsertionPoint(guard.then_block):
+            scf.YieldOp([then()])
+        with ir.InsertionPoint(guard.else_block):
+            scf.YieldOp([otherwise()])
+        return guard.results[0]
+
+    def _unless(self, ok: Folded, body: Callable[[], None]) -> None:
+        """`scf.if !ok { body() }`; folded when `ok` is static."""
+        failed = self.fold.not_(ok)
+        if failed is True:
+            body()
+        elif failed is not False:
+            branch = scf.IfOp(failed)
+            with ir.InsertionPoint(branch.then_block):
+                body()
+                scf.YieldOp([])
+
+    # -- the scan of the indices ---------------------------------------------
+    def _scanned_flags(self, indices: ir.Value) -> ir.Value:
+        """i1: every index of the gather's `indices` in range (a parallel scan into a
+        flag per row, then their and)."""
+        view = self._scan_view(indices)
+        rows = self.sizes.logical[0]  # the whole gather's: dim 0 of the view
+        flags = row_flags(view, rows, self._scan_step(view, self._in_range), self.fold)
+        return self._all_flags(flags)
+
+    def _all_flags(self, flags: ir.Value) -> ir.Value:
+        """i1: every flag of a rank-1 i1 tensor is true."""
+        return tensor.extract(and_reduction(flags, true_flag(self.fold), self.fold.and_, self.fold), [])
+
+    def _report_all(self) -> None:
+        """The cold path: scan every index in row-major order on the
+        caller's thread, reporting each one out of range."""
+        self._scan_indices(self._scan_view(self.indices), true_flag(self.fold), self._report_out_of_range)
+
+    def _scan_view(self, indices: ir.Value) -> ir.Value:
+        """The indices as scanned: coordinates of folded tuples (c > 1) are
+        told apart by viewing the last dim as [L, c] (no copy)."""
+        c, rank = self.plan.coordinate_size, self.plan.rank
+        if c == 1:
+            return indices
+        indices_type = ir.RankedTensorType(indices.type)
+        shape = static_shape(indices_type)
+        # Only the op's whole indices have dynamic dims (tiles are static).
+        sizes = [*self.sizes.indices[:-1], self.sizes.logical[-1], c]
+        static = [*shape[:-1], None if shape[-1] is None else shape[-1] // c, c]
+        dynamic = [self.fold.index(n) for n, s in zip(sizes, static) if s is None]
+        groups = [[d] for d in range(rank - 1)] + [[rank - 1, rank]]
+        result = ir.RankedTensorType.get(mlir_shape(static), indices_type.element_type)
+        return tensor.expand_shape(result, indices, groups, dynamic, result.shape)
+
+    def _scan_indices(self, view: ir.Value, init: ir.Value, step) -> ir.Value:
+        """An and-reduction over every index value of `view` (a _scan_view)
+        into a rank-0 i1 tensor: `step(acc, value, position)` gives the new
+        accumulator, `position` being that of the value in its tuple."""
+        return and_reduction(view, init, self._scan_step(view, step), self.fold)
+
+    def _scan_step(self, view: ir.Value, step) -> Callable[[Folded, ir.Value], Folded]:
+        """The body of a scan of `view`: `step(acc, value, position)` on the
+        value as the op reads it."""
+        rank = ir.RankedTensorType(view.type).rank
+
+        def body(acc: Folded, value: ir.Value) -> Folded:
+            position = linalg.IndexOp(rank - 1).result if self.plan.coordinate_size > 1 else None
+            return step(acc, self._narrowed(value), position)
+
+        return body
+
+    def _by_coordinate(self, position: ir.Value | None, *options: Sequence[Folded]) -> list[Folded]:
+        """For each list of per-coordinate values, the one of the coordinate
+        at `position` in its tuple (None: the only coordinate)."""
+        chosen = [values[0] for values in options]
+        for j in range(1, len(self.plan.axes)):
+            here = self.fold.cmp("eq", position, j)
+            chosen = [self.fold.select(here, values[j], c) for values, c in zip(options, chosen)]
+        return chosen
+
+    def _axis_sizes(self) -> list[Folded]:
+        return [self.sizes.input[axis] for axis in self.plan.axes]
+
+    def _index_ok(self, value: ir.Value, size: Folded) -> Folded:
+        """value in [-size, size), branch-free: value + size <u 2 size (i64)."""
+        fold = self.fold
+        size = fold.to_i64(size)
+        return fold.cmp("ult", fold.add(fold.to_i64(value), size), fold.add(size, size))
+
+    def _in_range(self, acc: Folded, value: ir.Value, position: ir.Value | None) -> Folded:
+        """acc and (value in range of its axis)."""
+        (size,) = self._by_coordinate(position, self._axis_sizes())
+        return self.fold.and_(acc, self._index_ok(value, size))
+
+    def _report_out_of_range(self, acc: Folded, value: ir.Value, position: ir.Value | None) -> Folded:
+        """Report a value outside its axis (the cold path's scan); and it into acc."""
+        axis, size = self._by_coordinate(position, self.plan.axes, self._axis_sizes())
+        value, size = self.fold.to_i64(value), self.fold.to_i64(size)  # cast once, for both uses
+        ok = self._report_unless(self._index_ok(value, size), INDEX_ERROR_FN, [axis, value, size])
+        return self.fold.and_(acc, ok)
+

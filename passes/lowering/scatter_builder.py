@@ -1,0 +1,248 @@
+"""Builds the loops of one gmx.scatter_multiaxis: what its plan
+(`scatter_plan`) says, folded as it is built (`folding`).
+
+The result is built on `input` as the destination (destination-passing
+style): the loops carry it as their iter_arg and `tensor.insert` each
+combined value into it, so one-shot bufferization writes in place when
+`input` is dead, and copies it once when it is not. Positions are read as
+the gather of the same operands reads them (`index_reading`); "raise"
+indices are checked by the gather's scan (`index_checks`) before anything
+is written:
+
+    %ok = <scan of the indices: a flag per row, then their and>
+    scf.if !%ok { <report every bad index in row-major order> }
+    %r = scf.if %ok -> tensor<5x3xf32> {
+      %s = scf.for %o0 = %c0 to %c4 step %c1 iter_args(%acc = %input) {
+        %v = tensor.extract %indices[%o0, %c0] : tensor<4x1xi64>
+        %p = <%v wrapped once>
+        %in = arith.cmpi ult, %p, %c5 : index
+        %next = scf.if %in -> tensor<5x3xf32> {
+          %w = scf.for %o1 = %c0 to %c3 step %c1 iter_args(%a = %acc) {
+            %old = tensor.extract %a[%p, %o1]
+            %u = tensor.extract %updates[%o0, %o1]
+            %new = arith.addf %old, %u : f32
+            %b = tensor.insert %new into %a[%p, %o1]
+            scf.yield %b
+          }
+          scf.yield %w
+        } else { scf.yield %acc }
+        scf.yield %next
+      }
+      scf.yield %s
+    } else { scf.yield %input }     (nothing written: the caller raises)
+
+Each index is read once per update, and the position is safe on the value
+read: an index out of range (never in a checked program, unless another
+thread rewrote it since the scan) is skipped, so no write lands outside
+the result. The index is read in the loop of the innermost dim it varies
+along; the loops of G's other dims run inside the skip. Where the plan
+splits a dim (`Split`), the outermost loop runs over its tiles, marked
+`gmx.parallel` (gmx-parallel-loops makes it an `scf.parallel`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gmx.dialect.gmx import static_shape
+from gmx.dialect.mlir import arith, ir, scf, tensor
+from gmx.dialect.reductions import reduction_rule
+from gmx.dialect.scatter import ScatterMultiaxisOp, has_unique_indices, read_reduction
+
+from .folding import Constants, Folded, Folder
+from .gather_plan import Access, GatherPlan
+from .index_checks import IndexChecks
+from .index_reading import IndexReading, element_bits_of, emit_sizes, read_operands
+from .ir_helpers import mark_parallel
+from .scatter_plan import ScatterPlan, Split, Targets, plan_scatter
+
+
+def element_kind(element_type: ir.Type) -> str:
+    """The kind `ReductionRule.combiners` is keyed by."""
+    if isinstance(element_type, ir.ComplexType):
+        return "complex"
+    if isinstance(element_type, ir.IntegerType):
+        return "bool" if element_type.width == 1 else "int"
+    return "float"
+
+
+@dataclass(frozen=True)
+class ScatterBuilder(IndexChecks, IndexReading):
+    """Builds the IR of one planned scatter at the current insertion point."""
+
+    scatter: ScatterPlan
+    updates: ir.Value
+
+    @property
+    def plan(self) -> GatherPlan:
+        """How positions are read (what the shared readers and checks ask)."""
+        return self.scatter.reading
+
+    def build(self) -> ir.Value:
+        """The scatter's result: `input` unchanged where a shape or index
+        check fails (reported), else with every update combined."""
+        return self._either(self.fold.all_of(self._shape_checks()), self._checked_scatter, lambda: self.input)
+
+    def _checked_scatter(self) -> ir.Value:
+        """In "raise" mode (checked), every index scanned before any write;
+        the scatter runs only if all are in range."""
+        if not self.scatter.checks_indices:
+            return self._scatter()
+        ok = self._scanned_flags(self.indices)
+        self._unless(ok, self._report_all)
+        return self._scatter(enabled=ok)
+
+    # -- the loops ---------------------------------------------------------
+    def _scatter(self, enabled: Folded = True) -> ir.Value:
+        """The nest over G on `input`, split as planned; where `enabled`
+        is false, its outermost loop runs no iteration (the result is
+        `input`, and the loops stay the only producer of the result, which
+        bufferization can then write where the caller wants it)."""
+        strategy = self.scatter.strategy
+        order = list(range(self.plan.rank))
+        if isinstance(strategy, Split):
+            dim, tile = strategy.dim, strategy.tile
+            return self._parallel(self.plan.output_shape[dim], tile, enabled,
+                                  lambda start, acc: self._nest(order, {}, acc, None, {dim: (start, tile)}))
+        if isinstance(strategy, Targets):
+            size = self.plan.input_shape[strategy.axis]
+            chunk = -(-size // strategy.parts)
+            owned = lambda start: (strategy.axis, start, self.fold.add(start, chunk))  # noqa: E731
+            return self._parallel(size, chunk, enabled,
+                                  lambda start, acc: self._nest(order, {}, acc, None, owned=owned(start)))
+        return self._nest(order, {}, self.input, None, enabled=enabled)
+
+    def _parallel(self, size: int, step: int, enabled: Folded,
+                  body: Callable[[ir.Value, ir.Value], ir.Value]) -> ir.Value:
+        """A loop over [0, size) by `step` (none where not `enabled`) on
+        `input`, marked parallel (its iterations write disjoint parts):
+        `body(start, acc)` per iteration."""
+        index = self.fold.index
+        loop = scf.ForOp(index(0), index(self.fold.select(enabled, size, 0)), index(step), [self.input])
+        mark_parallel(loop)
+        with ir.InsertionPoint(loop.body):
+            scf.YieldOp([body(loop.induction_variable, loop.inner_iter_args[0])])
+        return loop.results[0]
+
+    def _nest(self, dims: list[int], at: dict[int, ir.Value], acc: ir.Value, written: tuple | None,
+              bounds: dict | None = None, owned: tuple | None = None, enabled: Folded = True) -> ir.Value:
+        """Loops over `dims` of G (in order) around the update at `at`, on
+        `acc`; `written` is (positions per axis, in range) once the indices
+        have been read (in the loop of the last dim they vary along).
+        `bounds[d]`: (start, size) of dim d's tile in a split; `owned`:
+        (axis, start, end) of the positions this nest may write (Targets);
+        where `enabled` is false, the outermost loop runs no iteration."""
+        bounds, fold = bounds or {}, self.fold
+        if written is None and all(d in at for d in self._index_dims()):
+            written = self._read_positions(at, owned)
+            # With no loop left to run no iteration, `enabled` joins the skip.
+            last = not dims
+            in_range = fold.all_of([*written[1], enabled] if last else written[1])
+            inner = True if last else enabled
+            return self._either(in_range, lambda: self._nest(dims, at, acc, written, bounds, enabled=inner),
+                                lambda: acc, self.result_type)
+        if not dims:
+            return self._either(enabled, lambda: self._combine(at, acc, written[0]), lambda: acc, self.result_type)
+        dim, rest = dims[0], dims[1:]
+        start, size = bounds.get(dim, (0, self.plan.output_shape[dim]))
+        if size == 1:
+            return self._nest(rest, {**at, dim: fold.index(start)}, acc, written, bounds, owned, enabled)
+        index = fold.index
+        end = fold.add(start, size)
+        loop = scf.ForOp(index(start), index(fold.select(enabled, end, start)), index(1), [acc])
+        with ir.InsertionPoint(loop.body):
+            inner = self._nest(rest, {**at, dim: loop.induction_variable}, loop.inner_iter_args[0], written, bounds,
+                               owned)
+            scf.YieldOp([inner])
+        return loop.results[0]
+
+    def _index_dims(self) -> list[int]:
+        """The dims of G the indices vary along (read there, not broadcast)."""
+        return [d for d, access in enumerate(self.plan.indices_access) if access is not Access.ZERO]
+
+    def _read_positions(self, at: dict[int, ir.Value], owned: tuple | None) -> tuple[dict[int, Folded], list[Folded]]:
+        """(position per axis, whether each is written): each coordinate
+        read once, at the update's position, mapped as the mode says; an
+        index that stays outside its axis is not written ("raise": only
+        if rewritten since the scan; "drop": skipped), nor one outside
+        the `owned` range (axis, start, end)."""
+        if not self.plan.axes:
+            return {}, []
+        raw = self._extract_indices(self.indices, at.__getitem__)
+        positions, in_range = {}, []
+        for axis, value in zip(self.plan.axes, raw):
+            positions[axis], ok = self._axis_position(axis, self._narrowed(value), clamp=True, guarded=True)
+            in_range.append(True if ok is None else ok)
+        if owned is not None:
+            axis, start, end = owned
+            fold = self.fold
+            in_range += [fold.cmp("uge", positions[axis], start), fold.cmp("ult", positions[axis], end)]
+        return positions, in_range
+
+    def _combine(self, at: dict[int, ir.Value], acc: ir.Value, axis_positions: dict[int, Folded]) -> ir.Value:
+        """acc with the update at `at` combined into its position."""
+        fold = self.fold
+        where = [
+            fold.index(axis_positions[d] if d in axis_positions else self._kept_position(d, at.__getitem__, None))
+            for d in range(self.plan.rank)
+        ]
+        update = tensor.extract(self.updates, [
+            fold.index(0 if access is Access.ZERO else at[d]) for d, access in enumerate(self.scatter.updates_access)
+        ])
+        combiner = self._combiner()
+        if combiner is not None:
+            update = combiner(tensor.extract(acc, where), update)
+        return tensor.insert(update, acc, where)
+
+    def _combiner(self) -> Callable[[ir.Value, ir.Value], ir.Value] | None:
+        """combine(value, update) as the reduction table says for this
+        element kind; None for "none" (the update replaces it)."""
+        rule = reduction_rule(self.scatter.reduction)
+        element, kind = self.result_type.element_type, element_kind(self.result_type.element_type)
+        if kind == "float" and rule.float_keeps_value_if is not None:
+            return functools.partial(_keep_value_if, rule.float_keeps_value_if)
+        if not rule.combines:
+            return None
+        name = rule.combiners[kind]
+        return lambda value, update: ir.Operation.create(name, results=[element], operands=[value, update]).result
+
+
+def _keep_value_if(predicate: str, value: ir.Value, update: ir.Value) -> ir.Value:
+    """numpy's max/min: `value <predicate> update or value is NaN ? value : update`."""
+    keeps = arith.cmpf(getattr(arith.CmpFPredicate, predicate.upper()), value, update)
+    keeps = arith.ori(keeps, arith.cmpf(arith.CmpFPredicate.UNO, value, value))
+    return arith.select(keeps, value, update)
+
+def scatter_refusal(reduction, element_type: ir.Type, static: bool) -> str | None:
+    """Why a verified scatter has no lowering yet, or None."""
+    if not static:
+        return "dynamic shapes are not lowered yet"
+    rule, kind = reduction_rule(reduction), element_kind(element_type)
+    if rule.combines and kind not in rule.combiners and not (kind == "float" and rule.float_keeps_value_if):
+        return f'reduction "{rule.reduction}" on {element_type} is not lowered yet'
+    return None
+
+
+def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
+    """Emit the loops of `op` (verified, `scatter_refusal` None) at the
+    current insertion point (its constants through `constants`); return
+    the value that replaces it. `target` is unused: both targets take the
+    same loops."""
+    indices, narrow_type, result_type, mode = read_operands(op)
+    plan = plan_scatter(
+        static_shape(op.input.type),
+        static_shape(indices.type),
+        static_shape(op.updates.type),
+        op.axes_list,
+        element_bits=element_bits_of(result_type.element_type),
+        checked=checked,
+        mode=mode,
+        reduction=read_reduction(op),
+        unique_indices=has_unique_indices(op),
+    )
+    fold = Folder(constants)
+    sizes = emit_sizes(fold, plan.reading, op.input, indices)
+    return ScatterBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
+                          site=site, fold=fold, scatter=plan, updates=op.updates).build()

@@ -1,0 +1,236 @@
+"""gmx.scatter_multiaxis through `--convert-gmx-to-linalg` and the engine,
+against `gmx.reference.scatter_multiaxis` (np.add.at's bits for float
+sums): a random sweep over ranks, axes, broadcasts, modes, reductions and
+dtypes (many cases per compiled module: compiling dominates); the same
+bits on any number of threads; "raise" errors before any write; the
+plan's strategies (pure, without IR)."""
+
+from __future__ import annotations
+
+import os
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import gmx.runtime
+from gather_programs import assert_identical, gather_module
+from gmx.passes.lowering.scatter_plan import Serial, Split, Targets, plan_scatter
+from gmx.reference import scatter_multiaxis
+from gmx.runtime.compiler import CompileError
+from scatter_programs import Case, case_arguments, random_case, scatter_module, takes
+
+MODES = ("raise", "wrap", "clip", "drop")
+REDUCTIONS = ("none", "add", "mul", "max", "min")
+DTYPES = (np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.int8, np.int16, np.int32, np.int64,
+          np.bool_, np.complex64)
+FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
+SWEEPS = 4 if FULL else 1  # cases per (dtype, mode, reduction)
+
+
+def run_cases(cases, seed: int, threads: int | None = None, spread: int = 0, index_dtype=np.int64):
+    """Compile `cases` as one module; run it on random arguments; compare
+    each result with the reference's."""
+    rng = np.random.default_rng(seed)
+    program = gmx.runtime.compile(scatter_module(cases, index_dtype), threads=threads)
+    arguments = [case_arguments(rng, case, spread) for case in cases]
+    arguments = [(x, i.astype(index_dtype), u) for x, i, u in arguments]
+    results = program(*[a for triple in arguments for a in triple])
+    results = results if isinstance(results, tuple) else (results,)
+    for case, (x, i, u), got in zip(cases, arguments, results):
+        want = scatter_multiaxis(x, i, u, case.axes, mode=case.mode, reduction=case.reduction)
+        try:
+            assert_identical(got, want)
+        except AssertionError as error:
+            raise AssertionError(f"{case}\nindices={i!r}") from error
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_random_sweep(dtype):
+    """Every mode and reduction the dtype takes, in one module per dtype;
+    "raise" on indices in range, the other modes up to 3 outside."""
+    rng = np.random.default_rng(np.dtype(dtype).num)
+    cases = [random_case(rng, dtype, mode, reduction)
+             for mode in MODES for reduction in REDUCTIONS if takes(dtype, reduction)
+             for _ in range(SWEEPS)]
+    raising = [c for c in cases if c.mode == "raise"]
+    run_cases(raising, seed=1)
+    run_cases([c for c in cases if c.mode != "raise"], seed=2, spread=3)
+
+
+# Shapes whose plans are each strategy (the random sweep's small shapes are
+# serial): ranges of targets on one axis and on the second of two, a split
+# payload into one row, rows split (indices varying along them).
+STRATEGY_SHAPES = {
+    Targets(0, 2): ((6, 64), (9, 1), (9, 64), (0,)),
+    Targets(2, 2): ((5, 70, 4), (30, 1, 2), (30, 70, 1), (2, 0)),
+    Split(1, 32): ((1, 96), (7, 1), (7, 96), (0,)),
+    Split(0, 1): ((4, 9), (4, 5), (4, 5), (1,)),
+}
+
+
+def test_every_strategy_in_every_mode():
+    cases = []
+    for strategy, shapes in STRATEGY_SHAPES.items():
+        assert plan_scatter(*shapes).strategy == strategy
+        cases += [Case(*shapes, mode=mode, reduction=reduction) for mode in MODES for reduction in ("none", "add", "max")]
+    run_cases([c for c in cases if c.mode == "raise"], seed=8)
+    run_cases([c for c in cases if c.mode != "raise"], seed=9, spread=3)
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int8])
+def test_narrow_indices(index_dtype):
+    rng = np.random.default_rng(5)
+    cases = [random_case(rng, np.float32, mode, reduction) for mode in MODES for reduction in ("none", "add")]
+    run_cases([c for c in cases if c.mode == "raise"], seed=6, index_dtype=index_dtype)
+    run_cases([c for c in cases if c.mode != "raise"], seed=6, spread=2, index_dtype=index_dtype)
+
+
+def test_unique_indices_split_any_dim():
+    """unique_indices (a promise kept here: a permutation of the rows)
+    splits the scattered dim itself."""
+    cases = [Case((64, 3), (64, 1), (64, 3), (0,), reduction=r, unique=True) for r in ("none", "add")]
+    assert plan_scatter((64, 3), (64, 1), (64, 3), (0,), unique_indices=True).strategy == Split(0, 1)
+    rng = np.random.default_rng(7)
+    program = gmx.runtime.compile(scatter_module(cases), threads=2)
+    x, u = rng.standard_normal((64, 3)).astype(np.float32), rng.standard_normal((64, 3)).astype(np.float32)
+    i = rng.permutation(64)[:, None]
+    for case, got in zip(cases, program(x, i, u, x, i, u)):
+        assert_identical(got, scatter_multiaxis(x, i, u, (0,), reduction=case.reduction))
+
+
+def test_unchecked_scatter_skips_indices_out_of_range():
+    """checked=false: no scan, no report; an index outside its axis is
+    still never written (skipped)."""
+    case = Case((5, 3), (6, 1), (6, 3), (0,), reduction="add")
+    program = gmx.runtime.compile(scatter_module([case]), checked=False)
+    x, u = np.zeros((5, 3), np.float32), np.ones((6, 3), np.float32)
+    i = np.array([[0], [9], [-1], [-7], [1 << 40], [0]])
+    want = scatter_multiaxis(x, np.array([[0], [-1], [0]]), u[:3], [0], reduction="add")
+    assert_identical(program(x, i, u), want)
+
+
+# -- threads -------------------------------------------------------------------------
+
+THREADED = [
+    # torch.scatter along dim 1: rows split (owner-computes)
+    Case((256, 512), (256, 512), (256, 512), (1,), reduction="add"),
+    # scatter_add of edge messages into nodes: ranges of the nodes
+    Case((1000, 64), (20000, 1), (20000, 64), (0,), reduction="add"),
+    # index_add of rows into few rows, last wins: ranges of the rows
+    Case((16, 128), (4096, 1), (4096, 128), (0,)),
+    # rows of a short payload: serial
+    Case((300, 8), (20000, 1), (20000, 8), (0,), reduction="mul", dtype=np.float64),
+    # into one row: its columns split
+    Case((1, 256), (1000, 1), (1000, 256), (0,), reduction="add"),
+    # rank 1: serial
+    Case((100,), (70000,), (70000,), (0,), reduction="add"),
+]
+
+
+def test_plans_of_the_threaded_cases():
+    plans = [plan_scatter(c.input_shape, c.indices_shape, c.updates_shape, c.axes, element_bits=64 if
+                          c.dtype == np.float64 else 32).strategy for c in THREADED]
+    assert plans == [Split(0, 1), Targets(0, 2), Targets(0, 4), Serial(), Split(1, 32), Serial()]
+
+
+def test_same_bits_on_any_number_of_threads():
+    """Float sums over many duplicates, split among 1, 2, 3, 4 and 16
+    threads: the bits of np.add.at every time."""
+    for threads in (1, 2, 3, 4, 16):
+        run_cases(THREADED, seed=3, threads=threads)
+
+
+# -- errors ----------------------------------------------------------------------------
+
+
+def read_only(*arrays):
+    for a in arrays:
+        a.flags.writeable = False
+    return arrays
+
+
+def test_index_out_of_range_is_the_gathers_index_error_and_nothing_is_written():
+    case = Case((5, 3), (4, 1), (4, 3), (0,), reduction="add")
+    program = gmx.runtime.compile(scatter_module([case]))
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    i, u = np.array([[1], [7], [2], [-9]]), np.ones((4, 3), np.float32)
+    before = [a.copy() for a in (x, i, u)]
+    with pytest.raises(IndexError) as raised:
+        program(*read_only(x, i, u))
+    gather = gmx.runtime.compile(gather_module((5, 3), (4, 1), (0,)))
+    with pytest.raises(IndexError) as gathered:
+        gather(x, i)
+    located = str(raised.value)
+    assert located.startswith("-:2:") and located.split(": ", 1)[1] == str(gathered.value).split(": ", 1)[1]
+    for a, b in zip((x, i, u), before):
+        assert_identical(a, b)
+
+
+def test_gathers_and_scatters_share_one_numbering_of_sites():
+    """A module of a gather (line 2) and a scatter (line 3): a bad index of
+    either is reported at its own op."""
+    text = ("func.func @main(%x: tensor<5x3xf32>, %i: tensor<4x1xi64>, %j: tensor<4x1xi64>) -> tensor<5x3xf32> {\n"
+            '  %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<5x3xf32>, tensor<4x1xi64>) '
+            "-> tensor<4x3xf32>\n"
+            '  %r = "gmx.scatter_multiaxis"(%x, %j, %g) {axes = array<i64: 0>} '
+            ": (tensor<5x3xf32>, tensor<4x1xi64>, tensor<4x3xf32>) -> tensor<5x3xf32>\n"
+            "  return %r : tensor<5x3xf32>\n}\n")
+    program = gmx.runtime.compile(text)
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    rows, reversed_rows = np.array([[4], [3], [2], [1]]), np.array([[1], [2], [3], [4]])
+    want = x.copy()
+    want[1:] = x[:0:-1]
+    assert_identical(program(x, rows, reversed_rows), want)
+    with pytest.raises(IndexError, match=r"^-:2:\d+: index 5 is out of bounds"):
+        program(x, np.array([[0], [5], [0], [0]]), rows)
+    with pytest.raises(IndexError, match=r"^-:3:\d+: index -6 is out of bounds"):
+        program(x, rows, np.array([[0], [-6], [0], [0]]))
+
+
+def test_empty_axis_is_an_error_unless_dropped():
+    cases = [Case((0, 3), (2, 1), (2, 3), (0,)), Case((0, 3), (2, 1), (2, 3), (0,), mode="drop")]
+    x, i, u = np.zeros((0, 3), np.float32), np.zeros((2, 1), np.int64), np.ones((2, 3), np.float32)
+    with pytest.raises(IndexError):
+        gmx.runtime.compile(scatter_module(cases[:1]))(x, i, u)
+    assert_identical(gmx.runtime.compile(scatter_module(cases[1:]))(x, i, u), x)
+
+
+def test_complex_sums_are_refused_at_the_op():
+    case = Case((4,), (2,), (2,), (0,), reduction="add", dtype=np.complex64)
+    with pytest.raises(CompileError, match=r"-:2:.*'gmx.scatter_multiaxis' has no lowering: "
+                                           r'reduction "add" on complex<f32> is not lowered yet'):
+        gmx.runtime.compile(scatter_module([case]))
+
+
+# -- the plan ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shapes, unique, strategy", [
+    # torch.scatter along dim 1: rows
+    (((4096, 1024), (4096, 1024), (4096, 1024), (1,)), False, Split(0, 1)),
+    # GNN scatter_add / index_add of rows / x[i, :, j] = v: ranges of targets
+    # (a range per 32 entries of payload, at most 16)
+    (((10000, 64), (200000, 1), (200000, 64), (0,)), False, Targets(0, 2)),
+    (((50000, 128), (8192, 1), (8192, 128), (0,)), False, Targets(0, 4)),
+    (((50000, 1024), (8192, 1), (8192, 1024), (0,)), False, Targets(0, 16)),
+    (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Targets(0, 8)),
+    (((5, 256, 64), (2048, 1, 2), (2048, 256, 1), (2, 0)), False, Targets(2, 8)),
+    (((3, 1024), (100, 1), (100, 1024), (0,)), False, Targets(0, 3)),
+    # into one row: its columns, in as many tiles
+    (((1, 64), (10, 1), (10, 64), (0,)), False, Split(1, 32)),
+    # a payload too short to read the indices twice: serial
+    (((50000, 8), (8192, 1), (8192, 8), (0,)), False, Serial()),
+    (((50000, 8, 64), (8192, 1, 2), (8192, 8, 1), (0, 2)), False, Serial()),
+    # rank 1, or a payload of one entry: nothing owns its writes
+    (((100,), (50,), (50,), (0,)), False, Serial()),
+    (((100, 1), (50, 1), (50, 1), (0,)), False, Serial()),
+    # ... unless the indices are unique
+    (((100,), (64,), (64,), (0,)), True, Split(0, 4)),
+    # broadcast input rows are no owners
+    (((1, 8), (6, 8), (6, 8), (1,)), False, Serial()),
+    # nothing to scatter
+    (((4, 3), (0, 1), (0, 3), (0,)), False, Serial()),
+])
+def test_plan_scatter(shapes, unique, strategy):
+    assert plan_scatter(*shapes, unique_indices=unique).strategy == strategy
