@@ -42,7 +42,7 @@ from __future__ import annotations
 from gmx.dialect.mlir import func, ir, linalg, scf, tensor
 
 from .folding import Folded, Folder
-from .gather_builder import _dims
+from .index_reading import tensor_dims
 from .gmx_check_scatter_indices import guard_behind_scan, guard_each
 from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_FN, SHAPE_ERROR_SCATTER_ROWS
 from ..registry import PassInfo, add_python_pass
@@ -105,7 +105,7 @@ def rows_fit(op, fold: Folder) -> tuple[Folded, Folded, Folded]:
     depth = len(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
     i64 = ir.IntegerType.get_signless(64)
     fits, size, room = True, 0, 0
-    for n, m in reversed(list(zip(_dims(fold, updates)[1:], _dims(fold, original)[depth:]))):
+    for n, m in reversed(list(zip(tensor_dims(fold, updates)[1:], tensor_dims(fold, original)[depth:]))):
         n, m = fold.to_i64(n), fold.to_i64(m)
         ok = fold.cmp("uge", m, n)
         fits = fold.and_(ok, fits)

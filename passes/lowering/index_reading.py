@@ -78,7 +78,7 @@ class Sizes:
     logical_is_one: dict[int, Folded]
 
 
-def _dims(fold: Folder, value: ir.Value) -> list[Folded]:
+def tensor_dims(fold: Folder, value: ir.Value) -> list[Folded]:
     """Each dim of a ranked tensor: its static size, or a tensor.dim."""
     shape = static_shape(value.type)
     return [tensor.dim(value, fold.index(d)) if n is None else n for d, n in enumerate(shape)]
@@ -87,7 +87,7 @@ def _dims(fold: Folder, value: ir.Value) -> list[Folded]:
 def emit_sizes(fold: Folder, plan: GatherPlan, input: ir.Value, indices: ir.Value) -> Sizes:
     """The gather's sizes, emitting what only the run time knows (once, at
     the insertion point, where they dominate the whole lowering)."""
-    input_sizes, indices_sizes = _dims(fold, input), _dims(fold, indices)
+    input_sizes, indices_sizes = tensor_dims(fold, input), tensor_dims(fold, indices)
     logical = list(indices_sizes)
     if logical:
         logical[-1] = fold.divui(logical[-1], plan.coordinate_size)
