@@ -1,4 +1,4 @@
-"""--gmx-canonicalize: raise what frontends emit for gathers into gmx.gather_multiaxis.
+"""--gmx-canonicalize: raise what frontends emit for gathers and scatters into gmx ops.
 
 IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened
 input, with reshapes (any of the four spellings, see `views`) around it and
@@ -16,6 +16,8 @@ negative case for each, marked `positive: <name>` and `negative: <name>`):
 
   tosa_gathers
     raise-tosa-gather         tosa.gather            -> gmx, axes = [1]
+  tosa_scatters (the input_views folds and simplify-indices read gmx scatters too)
+    raise-tosa-scatter        tosa.scatter           -> gmx.scatter_multiaxis, axes = [1]
   input_views
     fold-input-reshape        gmx(reshape(x))        -> gmx(x), rank and axes adjusted
     raise-linearised-indices  gmx(reshape(x), sum(c_i * stride_i)) -> gmx(x, c...), true axes
@@ -58,40 +60,37 @@ negative case for each, marked `positive: <name>` and `negative: <name>`):
     fold-stablehlo-constant-arithmetic  integer stablehlo ops on constants -> stablehlo.constant
 
 With `inline=true` (the default, with `fuse=true`), calls are inlined first
-(upstream's `inline`, without its nested canonicalization) and dead private
-functions dropped (`symbol-dce`): JAX puts its gathers in private helpers
-(`@_take`, `@_where`, `@take_along_axis`) that must be one function with
-their operands before anything can be raised.
+(upstream's `inline`, no nested canonicalization) and dead private functions
+dropped (`symbol-dce`): JAX's gathers live in private helpers (`@_take`).
 
-Every reader hands the gather it recognised to `raised_gather.emit_gather`,
-the one builder of the gmx op; views come from `views.emit_view` alone.
-A pattern that cannot express the whole gather (`NoMatch`), or that fails
-(a bug, reported as `gmx.passes.patterns` says), changes nothing. The
-rewrites of a gmx op change index values and axis sizes, which only "raise"
-survives: a gmx op of another mode (made by absorb-floor-modulo and the
-StableHLO and linalg raisings, the last step of a raising) is left as it is.
-A gather with a `?` dim is read by shapes alone (`dynamic_gathers`).
-With `fuse=false`, every tosa.gather and tensor.gather becomes a gmx op and
-nothing around it is fused (the first stage of `--gmx-lower-to-llvm`, which
-needs every gather bounds-checked). Exactness contract: see `coordinates`.
+Every reader hands what it recognised to `raised_gather.emit_gather` or
+`raised_scatter.synthesize_scatter`; views come from `views.emit_view` alone.
+A pattern that cannot express the whole op (`NoMatch`), or that fails (a bug,
+reported as `gmx.passes.patterns` says), changes nothing. The rewrites of a
+gmx op change index values and axis sizes, which only "raise" survives: a
+gmx op of another mode (made by absorb-floor-modulo and the StableHLO and
+linalg raisings) is left as it is. A `?` dim is read by shapes alone
+(`dynamic_gathers`). With `fuse=false`, every tosa.gather and tensor.gather
+becomes a gmx op, nothing fused (the first stage of `--gmx-lower-to-llvm`);
+scatters are not raised. Exactness contract: see `coordinates`.
 """
 
 from __future__ import annotations
 
 from . import dynamic_gathers, index_folds, input_folds, input_views, linalg_gathers, result_folds
-from . import stablehlo_gathers, tensor_gathers, tosa_gathers
+from . import stablehlo_gathers, tensor_gathers, tosa_gathers, tosa_scatters
 from .index_values import evaluation_cache
 from ..patterns import Pattern, apply_patterns
 from ..registry import PassInfo, PassOption, add_python_pass
 
 DEBUG_TYPE = "gmx-canonicalize"
-# Rounds of the greedy driver: real programs need a handful; more means
-# patterns undo each other.
+# Rounds of the greedy driver: real programs need a handful; more means patterns undo each other.
 MAX_ITERATIONS = 64
 
 # In this order: patterns on one root op are tried in it.
 PATTERNS: tuple[Pattern, ...] = (
     *tosa_gathers.PATTERNS,
+    *tosa_scatters.PATTERNS,
     *input_views.PATTERNS,
     *input_folds.PATTERNS,
     *result_folds.PATTERNS,
@@ -130,8 +129,8 @@ def _build(pm, options) -> None:
 PASS = PassInfo(
     argument="gmx-canonicalize",
     description="Raise tosa.gather with reshapes and linearised indices, stablehlo.gather, gather-shaped "
-    "linalg.generic and tensor.gather into gmx.gather_multiaxis; gmx folds (calls inlined first, "
-    "dead private functions dropped: see inline)",
+    "linalg.generic and tensor.gather into gmx.gather_multiaxis, TOSA's scatters into gmx.scatter_multiaxis; "
+    "gmx folds (calls inlined first, dead private functions dropped: see inline)",
     build=_build,
     options=(
         PassOption(
