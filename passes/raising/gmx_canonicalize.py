@@ -2,12 +2,12 @@
 
 IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened
 input, with reshapes (any of the four spellings, see `views`) around it and
-linearised index arithmetic in front of it
-(docs/semantics.md#how-frontends-spell-gathers-today), as `stablehlo.gather`,
-as linalg-on-tensors `linalg.generic`s reading one element at computed
-positions, or as `tensor.gather`.
-IR out: one `gmx.gather_multiaxis` per gather, over the unflattened input
-with its true axes, and at most one reshape per operand and result.
+linearised index arithmetic in front of it (docs/semantics.md#how-frontends-spell-gathers-today),
+as `stablehlo.gather`, as linalg-on-tensors `linalg.generic`s reading one element
+at computed positions, or as `tensor.gather`; scatters as `tosa.scatter` (the
+same linearisation) or `tm_tensor.scatter` (docs/frontends.md#scatters).
+IR out: one gmx op per gather or scatter, over the unflattened input with its
+true axes, and at most one reshape per operand and result.
 
 The patterns, by family (one module each, exporting its `PATTERNS`), each one
 rewrite of one recognised shape (the IR before and after is in each
@@ -33,20 +33,20 @@ negative case for each, marked `positive: <name>` and `negative: <name>`):
     view-shared-result        reshape(views(gmx)), the views shared -> one view of the gmx result
                               per user (the gather computed once)
   index_folds
-    simplify-indices          gmx(f(i))              -> gmx(i): views, broadcasting tiles, casts
-                              and negative-index normalisation absorbed; iota
-                              constants become non-axis dims; an identity
-                              gather becomes its input; a broadcast constant
-                              index is folded
+    simplify-indices          gmx(f(i))              -> gmx(i): views, broadcasting tiles, casts and
+                              negative-index normalisation absorbed; iota constants become non-axis
+                              dims; an identity gather is its input; a broadcast constant index folded
     absorb-floor-modulo       gmx(i mod size)        -> gmx(i) {mode = "wrap"}: the floor-modulo
                               arithmetic of torch.take_along_dim / torch.remainder, and JAX's
                               `remainder` in front of a clamping gather (jnp.take(mode="wrap"))
     drop-inert-mode           gmx(const in range) {mode = m} -> gmx(const): no mode changes what
                               it reads (StableHLO's clamp of an arange)
   linalg_gathers
-    raise-linalg-gather       linalg.generic that is provably a gather -> gmx (TorchToLinalg,
-                              tosa-to-linalg, stablehlo-legalize-to-linalg; mode clip
-                              for StableHLO's clamp), static or dynamic
+    raise-linalg-gather       linalg.generic that is provably a gather -> gmx (TorchToLinalg, tosa-to-linalg,
+                              stablehlo-legalize-to-linalg; mode clip for StableHLO's clamp), static or dynamic
+  linalg_scatters
+    raise-tm-tensor-scatter   tm_tensor.scatter (+ the generic flattening index and source) -> gmx scatter,
+                              true axes, the region's reduction
   tensor_gathers
     raise-tensor-gather       tensor.gather          -> gmx, static or dynamic
   dynamic_gathers
@@ -78,7 +78,7 @@ scatters are not raised. Exactness contract: see `coordinates`.
 from __future__ import annotations
 
 from . import dynamic_gathers, index_folds, input_folds, input_views, linalg_gathers, result_folds
-from . import stablehlo_gathers, tensor_gathers, tosa_gathers, tosa_scatters
+from . import linalg_scatters, stablehlo_gathers, tensor_gathers, tosa_gathers, tosa_scatters
 from .index_values import evaluation_cache
 from ..patterns import Pattern, apply_patterns
 from ..registry import PassInfo, PassOption, add_python_pass
@@ -96,14 +96,14 @@ PATTERNS: tuple[Pattern, ...] = (
     *result_folds.PATTERNS,
     *index_folds.PATTERNS,
     *linalg_gathers.PATTERNS,
+    *linalg_scatters.PATTERNS,
     *tensor_gathers.PATTERNS,
     *dynamic_gathers.PATTERNS,
     *stablehlo_gathers.PATTERNS,
 )
 
-# `fuse=false`: what every checked lowering needs first (a tosa.gather
-# bounds-checked as gmx; a tensor.gather, which upstream cannot lower), with
-# nothing around it fused.
+# `fuse=false`: what every checked lowering needs first (a tosa.gather bounds-checked
+# as gmx; a tensor.gather, which upstream cannot lower), with nothing around it fused.
 RAISE_ONLY: tuple[Pattern, ...] = (*tosa_gathers.PATTERNS, *tensor_gathers.PATTERNS)
 
 
@@ -114,8 +114,7 @@ def canonicalize(module, fuse: bool = True) -> None:
                    max_iterations=MAX_ITERATIONS, scope=evaluation_cache)  # the IR only changes in the final rewrite
 
 
-# Before the patterns: calls inlined, with no nested canonicalization (no
-# upstream folds on the user's IR), dead private functions dropped.
+# Before the patterns: calls inlined (no nested canonicalization), dead private functions dropped.
 INLINE = ("inline{default-pipeline=}", "symbol-dce")
 
 
@@ -129,8 +128,8 @@ def _build(pm, options) -> None:
 PASS = PassInfo(
     argument="gmx-canonicalize",
     description="Raise tosa.gather with reshapes and linearised indices, stablehlo.gather, gather-shaped "
-    "linalg.generic and tensor.gather into gmx.gather_multiaxis, TOSA's scatters into gmx.scatter_multiaxis; "
-    "gmx folds (calls inlined first, dead private functions dropped: see inline)",
+    "linalg.generic and tensor.gather into gmx.gather_multiaxis, tosa.scatter and tm_tensor.scatter into "
+    "gmx.scatter_multiaxis; gmx folds (calls inlined first, dead private functions dropped: see inline)",
     build=_build,
     options=(
         PassOption(

@@ -35,6 +35,7 @@ class ScatterWrite:
     updates: ir.Value
     reduction: Reduction = Reduction.NONE
     unique_indices: bool = False
+    value: ir.Attribute | None = None  # one scalar written everywhere instead of `updates`
 
 
 def is_scatter(op) -> bool:
@@ -60,16 +61,17 @@ def _updates_operand(write: ScatterWrite, shape: list[int]) -> ir.Value:
     """The updates as the gmx op reads them: a view of `shape`, or a splat as one
     broadcast element (all dims 1)."""
     splat = splat_updates(write.updates)
-    if splat is not None:
-        unit = tensor_type([1] * len(shape), splat.type.element_type)
-        return arith.constant(unit, ir.DenseElementsAttr.get_splat(unit, splat.get_splat_value()))
+    if write.value is not None or splat is not None:
+        element = write.value if write.value is not None else splat.get_splat_value()
+        unit = tensor_type([1] * len(shape), ir.RankedTensorType(write.updates.type).element_type)
+        return arith.constant(unit, ir.DenseElementsAttr.get_splat(unit, element))
     return emit_view(write.updates, shape)
 
 
 def _readable_updates(write: ScatterWrite, shape: list[int]) -> bool:
     """Whether `_updates_operand` can give the updates as `shape`."""
     own = static_shape_of(write.updates)
-    return splat_updates(write.updates) is not None or (own is not None and math.prod(own) == math.prod(shape))
+    return write.value is not None or splat_updates(write.updates) is not None or (own is not None and math.prod(own) == math.prod(shape))
 
 
 def synthesize_scatter(spec: GatherSpec, write: ScatterWrite, result_shape: list[int]) -> ir.Value:
