@@ -282,3 +282,62 @@ func.func @scatter_reordered(%arg0: tensor<3x5xf32>, %arg1: tensor<3x2xi64>, %ar
   } -> tensor<3x5xf32>
   return %7 : tensor<3x5xf32>
 }
+
+// -----
+// raise-tm-tensor-scatter: `cache.index_copy(1, pos, new)` (a KV-cache
+// update): torch-mlir's full coordinate tuples are aranges and `pos`
+// broadcast by generics; the aranges are non-axis dims, `pos` the one axis.
+// CHECK-LABEL: func.func @index_copy
+// CHECK: %[[P:.*]] = tensor.expand_shape %arg2 {{\[}}[0, 1, 2]] output_shape [1, 1, 1]
+// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[P]], %arg1) {axes = array<i64: 1>, unique_indices} : (tensor<2x6x3xf32>, tensor<1x1x1xi64>, tensor<2x1x3xf32>) -> tensor<2x6x3xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[S]]
+#map = affine_map<(d0) -> (d0)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d1)>
+#map4 = affine_map<(d0, d1, d2) -> (d2)>
+func.func @index_copy(%arg0: tensor<2x6x3xf32>, %arg1: tensor<2x1x3xf32>, %arg2: tensor<1xi64>) -> tensor<2x6x3xf32> {
+  %0 = tensor.empty() : tensor<3xi64>
+  %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} outs(%0 : tensor<3xi64>) {
+  ^bb0(%out: i64):
+    %9 = linalg.index 0 : index
+    %10 = arith.index_cast %9 : index to i64
+    linalg.yield %10 : i64
+  } -> tensor<3xi64>
+  %2 = tensor.empty() : tensor<2xi64>
+  %3 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} outs(%2 : tensor<2xi64>) {
+  ^bb0(%out: i64):
+    %9 = linalg.index 0 : index
+    %10 = arith.index_cast %9 : index to i64
+    linalg.yield %10 : i64
+  } -> tensor<2xi64>
+  %4 = tensor.empty() : tensor<2x1x3xi64>
+  %expanded = tensor.expand_shape %3 [[0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
+  %5 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded : tensor<2x1xi64>) outs(%4 : tensor<2x1x3xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    linalg.yield %in : i64
+  } -> tensor<2x1x3xi64>
+  %collapsed = tensor.collapse_shape %5 [[0, 1, 2]] : tensor<2x1x3xi64> into tensor<6xi64>
+  %6 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg2 : tensor<1xi64>) outs(%4 : tensor<2x1x3xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    linalg.yield %in : i64
+  } -> tensor<2x1x3xi64>
+  %collapsed_0 = tensor.collapse_shape %6 [[0, 1, 2]] : tensor<2x1x3xi64> into tensor<6xi64>
+  %7 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%1 : tensor<3xi64>) outs(%4 : tensor<2x1x3xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    linalg.yield %in : i64
+  } -> tensor<2x1x3xi64>
+  %collapsed_1 = tensor.collapse_shape %7 [[0, 1, 2]] : tensor<2x1x3xi64> into tensor<6xi64>
+  %expanded_2 = tensor.expand_shape %collapsed [[0, 1]] output_shape [6, 1] : tensor<6xi64> into tensor<6x1xi64>
+  %expanded_3 = tensor.expand_shape %collapsed_0 [[0, 1]] output_shape [6, 1] : tensor<6xi64> into tensor<6x1xi64>
+  %expanded_4 = tensor.expand_shape %collapsed_1 [[0, 1]] output_shape [6, 1] : tensor<6xi64> into tensor<6x1xi64>
+  %concat = tensor.concat dim(1) %expanded_2, %expanded_3, %expanded_4 : (tensor<6x1xi64>, tensor<6x1xi64>, tensor<6x1xi64>) -> tensor<6x3xi64>
+  %collapsed_5 = tensor.collapse_shape %arg1 [[0, 1, 2]] : tensor<2x1x3xf32> into tensor<6xf32>
+  %expanded_6 = tensor.expand_shape %collapsed_5 [[0, 1, 2, 3]] output_shape [6, 1, 1, 1] : tensor<6xf32> into tensor<6x1x1x1xf32>
+  %8 = tm_tensor.scatter {dimension_map = array<i64: 0, 1, 2>} unique_indices(true) ins(%expanded_6, %concat : tensor<6x1x1x1xf32>, tensor<6x3xi64>) outs(%arg0 : tensor<2x6x3xf32>) {
+  ^bb0(%arg3: f32, %arg4: f32):
+    tm_tensor.yield %arg3 : f32
+  } -> tensor<2x6x3xf32>
+  return %8 : tensor<2x6x3xf32>
+}

@@ -11,7 +11,9 @@ The element-wise scatters flatten their index and source first: a one-loop
 `linalg.generic` yields, per update, each coordinate (the loop index
 unravelled over the index tensor's shape, or the index tensor read there)
 and the source element, and `tensor.insert_slice`s pack the coordinates
-into the indices. What the generic computes is read by evaluating it
+into the indices (`index_put` with None entries, `index_copy` along a later
+dim: the full coordinate tuples are aranges and the index broadcast by
+generics, concatenated). What the generic computes is read by evaluating it
 (`linalg_gathers.Body`) on every loop index: a coordinate is a constant
 (an iota: a non-axis dim), or the index tensor read in row-major order;
 the updates are the source read in that order, or one value (a
@@ -36,7 +38,7 @@ from .linalg_gathers import Body
 from .raised_scatter import ScatterWrite
 from .spec_rewrites import peel_all, replace_by_spec
 from ..patterns import NoMatch, pattern, require
-from ..views import defining_op, op_name, static_shape_of
+from ..views import defining_op, op_name, static_shape_of, strip_views
 
 SCATTER = "tm_tensor.scatter"
 
@@ -150,9 +152,41 @@ def _columns(op) -> tuple[list, list[int]]:
                 columns.append(("read", read))
             else:
                 columns.append(("constant", _loop_values(body, yielded, size)))
+        elif width == 1 and (broadcast := _broadcast_column(operand)) is not None:
+            require(shape in (None, broadcast[0]), "index tensors of different shapes")
+            shape, column = broadcast
+            columns.append(column)
         else:
             columns += [("tuple", operand, j, width) for j in range(width)]
     return columns, shape or [n]
+
+
+def _broadcast_column(part: ir.Value):
+    """(its shape, the column) of an index column that is, through views, a
+    `linalg.generic` broadcasting a tensor over a shape (torch-mlir's full
+    coordinate tuples of `index_put` with None entries: aranges and the index
+    broadcast together): ("constant", values) for an arange or a constant,
+    ("broadcast", tensor, its shape over the broadcast's dims); None for any other part."""
+    source = strip_views(part)[0]
+    generic = defining_op(source)
+    if generic is None or generic.name != "linalg.generic" or len(generic.opview.inputs) != 1:
+        return None
+    operations = list(generic.regions[0].blocks[0].operations)
+    if len(operations) != 1 or operations[0].operands[0] != generic.regions[0].blocks[0].arguments[0]:
+        return None
+    shape = static_shape_of(source)
+    maps = [ir.AffineMapAttr(a).value for a in generic.attributes["indexing_maps"]]
+    dims = [e.position if isinstance(e, ir.AffineDimExpr) else None for e in maps[0].results]
+    if shape is None or None in dims or dims != sorted(dims) or not maps[1].is_permutation:
+        return None
+    read = generic.opview.inputs[0]
+    own = [shape[d] if d in dims else 1 for d in range(len(shape))]
+    if op_name(strip_views(read)[0]) == "linalg.generic":  # an arange (or a constant) made by a loop
+        body, size, yielded = _flattening(strip_views(read)[0])
+        constant = _scalar_constant(yielded)
+        values = np.full(size, ir.IntegerAttr(constant).value) if constant is not None else _loop_values(body, yielded, size)
+        return shape, ("constant", np.broadcast_to(values.reshape(own), shape).reshape(-1))
+    return shape, ("broadcast", read, tuple(own))
 
 
 def _coordinate(column, shape: tuple, element: ir.Value) -> Indexed:
@@ -160,6 +194,8 @@ def _coordinate(column, shape: tuple, element: ir.Value) -> Indexed:
     slice dims); `element`: a value of the index element type (for constants)."""
     if column[0] == "read":
         return Indexed(column[1], shape)
+    if column[0] == "broadcast":
+        return Indexed(column[1], column[2] + (1,) * (len(shape) - len(column[2])))
     if column[0] == "constant":
         return Indexed(element, shape, array=column[1].reshape(shape))
     _, operand, j, width = column
