@@ -5,7 +5,7 @@ input, with reshapes (any of the four spellings, see `views`) around it and
 linearised index arithmetic in front of it (docs/semantics.md#how-frontends-spell-gathers-today),
 as `stablehlo.gather`, as linalg-on-tensors `linalg.generic`s reading one element
 at computed positions, or as `tensor.gather`; scatters as `tosa.scatter` (the
-same linearisation) or `tm_tensor.scatter` (docs/frontends.md#scatters).
+same linearisation) or `tm_tensor.scatter` (docs/frontends.md#tosa-and-linalg-on-tensors-scatters).
 IR out: one gmx op per gather or scatter, over the unflattened input with its
 true axes, and at most one reshape per operand and result.
 

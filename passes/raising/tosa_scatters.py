@@ -3,8 +3,9 @@
 The first step of every TOSA scatter, as raise-tosa-gather is of every
 gather: torch-mlir spells `aten.scatter.src` and `index_put` as a
 `tosa.scatter` on the input flattened to `values[1, K, C]` with the
-gather's linearised coordinates (docs/frontends.md#scatters); the gather's
-folds of the input's views (`input_views`: fold-input-reshape,
+gather's linearised coordinates
+(docs/frontends.md#tosa-and-linalg-on-tensors-scatters); the gather's folds
+of the input's views (`input_views`: fold-input-reshape,
 raise-linearised-indices, split-linearised-index, fold-constant-input),
 rooted at gmx scatters too, then read the positions back over the input's
 own dims, and view-shared-result folds the reshape of the result back.
