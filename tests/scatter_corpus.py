@@ -30,7 +30,6 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -270,19 +269,3 @@ def eager(program: Program) -> tuple:
     out = program.forward(*program.make_inputs())
     outs = out if isinstance(out, tuple) else (out,)
     return tuple(from_torch(t.detach()) for t in outs)
-
-
-def matches(actual, expected: tuple, tolerance: float) -> str | None:
-    """None when equal (bit for bit at tolerance 0, else within it); what differs otherwise."""
-    actual = actual if isinstance(actual, tuple) else (actual,)
-    if len(actual) != len(expected):
-        return f"{len(actual)} results, expected {len(expected)}"
-    for n, (a, e) in enumerate(zip(actual, expected)):
-        a = np.asarray(a)
-        if a.shape != e.shape or a.dtype != e.dtype:
-            return f"result #{n}: {a.dtype}{list(a.shape)}, expected {e.dtype}{list(e.shape)}"
-        same = np.array_equal(a, e, equal_nan=True) if tolerance == 0 else np.allclose(a, e, rtol=tolerance,
-                                                                                      atol=tolerance)
-        if not same:
-            return f"result #{n}: largest difference {np.nanmax(np.abs(a.astype(np.float64) - e)):g}"
-    return None

@@ -35,7 +35,8 @@ from gmx.passes.walking import ops_named  # noqa: E402
 from gmx.tools.experiments.frontends import FrontendError  # noqa: E402
 from gmx.tools.experiments.gather_sites import LINEARISATION_OPS  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
-from scatter_corpus import BY_NAME, CORPUS, FORMS, SOURCE_SCATTERS, eager, exported, matches, numpy_inputs  # noqa: E402
+from gmx.tools.experiments.models import matches  # noqa: E402
+from scatter_corpus import BY_NAME, CORPUS, FORMS, SOURCE_SCATTERS, eager, exported, numpy_inputs  # noqa: E402
 from scatter_lowering import skip_unless_scatters_lower  # noqa: E402
 
 FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")

@@ -70,8 +70,10 @@ def _updates_operand(write: ScatterWrite, shape: list[int]) -> ir.Value:
 
 def _readable_updates(write: ScatterWrite, shape: list[int]) -> bool:
     """Whether `_updates_operand` can give the updates as `shape`."""
+    if write.value is not None or splat_updates(write.updates) is not None:
+        return True
     own = static_shape_of(write.updates)
-    return write.value is not None or splat_updates(write.updates) is not None or (own is not None and math.prod(own) == math.prod(shape))
+    return own is not None and math.prod(own) == math.prod(shape)
 
 
 def synthesize_scatter(spec: GatherSpec, write: ScatterWrite, result_shape: list[int]) -> ir.Value:
