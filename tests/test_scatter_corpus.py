@@ -32,7 +32,7 @@ import gmx.runtime  # noqa: E402
 from gmx.dialect import SCATTER_OP_NAME, make_context  # noqa: E402
 from gmx.dialect.mlir import ir  # noqa: E402
 from gmx.passes.walking import ops_named  # noqa: E402
-from gmx.tools.experiments.frontends import FrontendError  # noqa: E402
+from gmx.tools.experiments.frontends import FrontendError, torch_export  # noqa: E402
 from gmx.tools.experiments.gather_sites import LINEARISATION_OPS  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
 from gmx.tools.experiments.models import matches  # noqa: E402
@@ -131,6 +131,24 @@ def test_a_column_past_its_row_is_an_index_error():
     removed[0, 0] = logits.shape[1]  # row 0, column 10 of 10: flat index 10 is row 1's first element
     with pytest.raises(IndexError):
         gmx.runtime.run(text, logits, removed)
+
+
+def _put_rows(x, rows, values):
+    return x.index_put((rows,), values)
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_a_negative_index_put_index_wraps_as_in_eager(form):
+    """torch-mlir passes `x[-1] = v`'s index through unwrapped; the raised
+    scatter keeps eager's meaning (gmx's raise mode wraps [-size, 0) once)."""
+    import torch
+
+    x, rows, values = torch.arange(15.0).reshape(3, 5), torch.tensor([-1, 0]), -torch.ones(2, 5)
+    text = run_pipeline(torch_export(_put_rows, [x, rows, values], output_type=FORMS[form]),
+                        ["gmx-canonicalize"]).text
+    skip_unless_scatters_lower(text)
+    got = gmx.runtime.run(text, x.numpy(), rows.numpy(), values.numpy())
+    assert np.array_equal(got, _put_rows(x, rows, values).numpy())
 
 
 def test_corpus_covers_the_brief():

@@ -132,3 +132,38 @@ func.func @masked_fill_scatter(%arg0: tensor<3x5xf32>, %arg1: tensor<3x2xi32>) -
   %19 = tosa.reshape %18, %7 : (tensor<1x15x1xf32>, !tosa.shape<2>) -> tensor<3x5xf32>
   return %19 : tensor<3x5xf32>
 }
+
+// -----
+// split-linearised-index: torch-mlir's one-hot (`zeros(6, 7).scatter_(1, labels[:, None], 1.0)`)
+// scatters into a constant of the flat shape 1x42x1; the strides [7, 1] say
+// which dims the coordinates address: one scatter on a 6x7 constant, the
+// row meshgrid a non-axis dim, the splat 1.0 one broadcast element.
+// CHECK-LABEL: func.func @one_hot
+// CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<1x1xf32>
+// CHECK-DAG: %[[Z:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<6x7xf32>}>
+// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%[[Z]], %{{.*}}, %[[ONE]]) {axes = array<i64: 1>} : (tensor<6x7xf32>, tensor<6x1xi32>, tensor<1x1xf32>) -> tensor<6x7xf32>
+// CHECK-NOT: tosa.reduce_sum
+// CHECK: return %[[S]]
+func.func @one_hot(%arg0: tensor<6xi64>) -> tensor<6x7xf32> {
+  %0 = tosa.const_shape  {values = dense<[6, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %1 = tosa.const_shape  {values = dense<[6, 1, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %2 = "tosa.const"() <{values = dense<[[[0]], [[1]], [[2]], [[3]], [[4]], [[5]]]> : tensor<6x1x1xi32>}> : () -> tensor<6x1x1xi32>
+  %3 = tosa.const_shape  {values = dense<[6, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %4 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %5 = tosa.const_shape  {values = dense<[1, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %6 = tosa.const_shape  {values = dense<[6, 7]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %7 = "tosa.const"() <{values = dense<1.000000e+00> : tensor<1x6x1xf32>}> : () -> tensor<1x6x1xf32>
+  %8 = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1x42x1xf32>}> : () -> tensor<1x42x1xf32>
+  %9 = "tosa.const"() <{values = dense<[[7, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %10 = tosa.reshape %arg0, %0 : (tensor<6xi64>, !tosa.shape<2>) -> tensor<6x1xi64>
+  %11 = tosa.cast %10 : (tensor<6x1xi64>) -> tensor<6x1xi32>
+  %12 = tosa.reshape %11, %1 : (tensor<6x1xi32>, !tosa.shape<3>) -> tensor<6x1x1xi32>
+  %13 = tosa.concat %2, %12 {axis = 2 : i32} : (tensor<6x1x1xi32>, tensor<6x1x1xi32>) -> tensor<6x1x2xi32>
+  %14 = tosa.reshape %13, %3 : (tensor<6x1x2xi32>, !tosa.shape<2>) -> tensor<6x2xi32>
+  %15 = tosa.mul %14, %9, %4 : (tensor<6x2xi32>, tensor<1x2xi32>, tensor<1xi8>) -> tensor<6x2xi32>
+  %16 = tosa.reduce_sum %15 {axis = 1 : i32} : (tensor<6x2xi32>) -> tensor<6x1xi32>
+  %17 = tosa.reshape %16, %5 : (tensor<6x1xi32>, !tosa.shape<2>) -> tensor<1x6xi32>
+  %18 = tosa.scatter %8, %17, %7 : (tensor<1x42x1xf32>, tensor<1x6xi32>, tensor<1x6x1xf32>) -> tensor<1x42x1xf32>
+  %19 = tosa.reshape %18, %6 : (tensor<1x42x1xf32>, !tosa.shape<2>) -> tensor<6x7xf32>
+  return %19 : tensor<6x7xf32>
+}
