@@ -151,6 +151,22 @@ def test_a_negative_index_put_index_wraps_as_in_eager(form):
     assert np.array_equal(got, _put_rows(x, rows, values).numpy())
 
 
+def _slice_scatter(x, src):
+    return x.slice_scatter(src, dim=1, start=1, end=3)
+
+
+def test_slice_scatter_becomes_an_insert_slice():
+    """TOSA's slice_scatter is a tosa.scatter at constant positions; raised,
+    a tensor.insert_slice (no scatter, no index) that runs as eager."""
+    import torch
+
+    x, src = torch.randn(3, 5), torch.randn(3, 2)
+    fused = run_pipeline(torch_export(_slice_scatter, [x, src], output_type="tosa"), ["gmx-canonicalize"])
+    assert fused.counts["tensor.insert_slice"] == 1
+    assert not fused.counts["tosa.scatter"] and not fused.counts[SCATTER_OP_NAME]
+    assert np.array_equal(gmx.runtime.run(fused.text, x.numpy(), src.numpy()), _slice_scatter(x, src).numpy())
+
+
 def test_corpus_covers_the_brief():
     """Every family of the brief, both forms registered, names unique, inputs reproducible."""
     names = [p.name for p in CORPUS]

@@ -167,3 +167,34 @@ func.func @one_hot(%arg0: tensor<6xi64>) -> tensor<6x7xf32> {
   %19 = tosa.reshape %18, %6 : (tensor<1x42x1xf32>, !tosa.shape<2>) -> tensor<6x7xf32>
   return %19 : tensor<6x7xf32>
 }
+
+// -----
+// raise-linearised-indices: torch-mlir's `x.slice_scatter(src, dim=1, start=1, end=3)`
+// is a tosa.scatter at constant linearised positions; read back over x's own
+// dims they are a slice written whole: a tensor.insert_slice, no index left.
+// CHECK-LABEL: func.func @slice_scatter
+// CHECK: %[[S:.*]] = tensor.insert_slice %arg1 into %arg0[0, 1] [3, 2] [1, 1] : tensor<3x2xf32> into tensor<3x5xf32>
+// CHECK-NOT: tosa.scatter
+// CHECK-NOT: gmx.scatter_multiaxis
+// CHECK-NOT: tosa.reduce_sum
+func.func @slice_scatter(%arg0: tensor<3x5xf32>, %arg1: tensor<3x2xf32>) -> tensor<3x5xf32> {
+  %0 = "tosa.const"() <{values = dense<[[[0], [0]], [[1], [1]], [[2], [2]]]> : tensor<3x2x1xi32>}> : () -> tensor<3x2x1xi32>
+  %1 = tosa.const_shape  {values = dense<[1, 6, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %2 = tosa.const_shape  {values = dense<[1, 15, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %3 = tosa.const_shape  {values = dense<[6, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %4 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %5 = tosa.const_shape  {values = dense<[1, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %6 = tosa.const_shape  {values = dense<[3, 5]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %7 = "tosa.const"() <{values = dense<[[[1], [2]], [[1], [2]], [[1], [2]]]> : tensor<3x2x1xi32>}> : () -> tensor<3x2x1xi32>
+  %8 = "tosa.const"() <{values = dense<[[5, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %9 = tosa.concat %0, %7 {axis = 2 : i32} : (tensor<3x2x1xi32>, tensor<3x2x1xi32>) -> tensor<3x2x2xi32>
+  %10 = tosa.reshape %arg1, %1 : (tensor<3x2xf32>, !tosa.shape<3>) -> tensor<1x6x1xf32>
+  %11 = tosa.reshape %arg0, %2 : (tensor<3x5xf32>, !tosa.shape<3>) -> tensor<1x15x1xf32>
+  %12 = tosa.reshape %9, %3 : (tensor<3x2x2xi32>, !tosa.shape<2>) -> tensor<6x2xi32>
+  %13 = tosa.mul %12, %8, %4 : (tensor<6x2xi32>, tensor<1x2xi32>, tensor<1xi8>) -> tensor<6x2xi32>
+  %14 = tosa.reduce_sum %13 {axis = 1 : i32} : (tensor<6x2xi32>) -> tensor<6x1xi32>
+  %15 = tosa.reshape %14, %5 : (tensor<6x1xi32>, !tosa.shape<2>) -> tensor<1x6xi32>
+  %16 = tosa.scatter %11, %15, %10 : (tensor<1x15x1xf32>, tensor<1x6xi32>, tensor<1x6x1xf32>) -> tensor<1x15x1xf32>
+  %17 = tosa.reshape %16, %6 : (tensor<1x15x1xf32>, !tosa.shape<2>) -> tensor<3x5xf32>
+  return %17 : tensor<3x5xf32>
+}

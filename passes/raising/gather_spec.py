@@ -166,9 +166,9 @@ def layout_of(spec: GatherSpec) -> Layout:
 # --- Emission -------------------------------------------------------------------
 
 
-def _reachable_sizes(spec: GatherSpec) -> list[int]:
+def reachable_sizes(spec: GatherSpec) -> list[int]:
     """Per input dim, the extent the coordinates can reach (from
-    its `_reachable_offsets` on): an iota reaches its output dim's size, a constant
+    its `reachable_offsets` on): an iota reaches its output dim's size, a constant
     0 one element, an index the whole dim."""
     sizes = list(spec.input_shape)
     for d, coord in enumerate(spec.coords):
@@ -180,14 +180,14 @@ def _reachable_sizes(spec: GatherSpec) -> list[int]:
     return sizes
 
 
-def _reachable_offsets(spec: GatherSpec) -> list[int]:
+def reachable_offsets(spec: GatherSpec) -> list[int]:
     """Per input dim, the first element the coordinates can reach: an iota's start, else 0."""
     return [c.start if isinstance(c, Iota) else 0 for c in spec.coords]
 
 
 def _slice_input(spec: GatherSpec) -> tuple[ir.Value, list[int]]:
     """The input cut to what the coordinates can reach, as a `tensor.extract_slice`."""
-    sizes, offsets = _reachable_sizes(spec), _reachable_offsets(spec)
+    sizes, offsets = reachable_sizes(spec), reachable_offsets(spec)
     if sizes == spec.input_shape:
         return spec.input, sizes
     element = ir.RankedTensorType(spec.input.type).element_type
@@ -378,7 +378,7 @@ def plan_of(spec: GatherSpec) -> Plan:
     """The gmx op for `spec`, without emitting anything; NoMatch if impossible."""
     require(len(spec.coords) == len(spec.input_shape), "not one coordinate per input dim")
     layout = layout_of(spec)
-    sizes = _reachable_sizes(spec)
+    sizes = reachable_sizes(spec)
     gmx_input = [1 if d is None else sizes[d] for d in layout.input_dims]
     gmx_out = _gmx_shape(spec.out_shape, layout)
     position = {d: g for g, d in enumerate(layout.input_dims) if d is not None}

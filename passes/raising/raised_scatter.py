@@ -16,12 +16,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gmx.dialect.mlir import arith, ir
+from gmx.dialect.mlir import arith, ir, tensor
 from gmx.dialect.reductions import REDUCTION_ATTR, Reduction
 from gmx.dialect.scatter import (SCATTER_OP_NAME, has_unique_indices, read_reduction, reduction_violation,
                                  scatter_multiaxis)
 
-from .gather_spec import GatherSpec, indices_operand, plan_of
+from .gather_spec import GatherSpec, indices_operand, plan_of, reachable_offsets, reachable_sizes
 from ..patterns import require
 from ..views import defining_op, emit_view, static_shape_of, strip_views, tensor_type
 
@@ -79,11 +79,14 @@ def _readable_updates(write: ScatterWrite, shape: list[int]) -> bool:
 def synthesize_scatter(spec: GatherSpec, write: ScatterWrite, result_shape: list[int]) -> ir.Value:
     """Emit the scatter of `write` into the positions `spec` describes, at the
     current insertion point: a value of `result_shape` (a view of the
-    scattered input). NoMatch (before emitting anything) when gmx cannot
-    express it: no index, or positions covering part of a non-axis dim (the
+    scattered input). Positions at constant coordinates that are a slice
+    (every coordinate an iota or 0: `slice_scatter`) replacing it whole
+    become a `tensor.insert_slice`. NoMatch (before emitting anything) when
+    gmx cannot express it: positions covering part of a non-axis dim (the
     gather would read a slice; the scatter would need one written back)."""
     plan = plan_of(spec)
-    require(bool(plan.indexed), "a scatter with no index")
+    if not plan.indexed:
+        return _insert_slice(spec, write, result_shape)
     element_type = ir.RankedTensorType(spec.input.type).element_type
     problem = reduction_violation({REDUCTION_ATTR: ir.StringAttr.get(write.reduction.value)}, element_type)
     require(problem is None, str(problem))
@@ -95,3 +98,17 @@ def synthesize_scatter(spec: GatherSpec, write: ScatterWrite, result_shape: list
     value = scatter_multiaxis(x, indices_operand(plan.indexed, plan.layout, plan.logical), updates,
                               plan.axes, reduction=write.reduction, unique_indices=write.unique_indices)
     return emit_view(value, result_shape)
+
+
+def _insert_slice(spec: GatherSpec, write: ScatterWrite, result_shape: list[int]) -> ir.Value:
+    """A scatter at the positions of a slice (no index), each written once
+    and replaced (`slice_scatter`), as `tensor.insert_slice` of the updates;
+    NoMatch for a reduction or for positions written more than once."""
+    require(write.reduction is Reduction.NONE, f'a reduction "{write.reduction}" into a slice')
+    sizes, offsets = reachable_sizes(spec), reachable_offsets(spec)
+    require(math.prod(sizes) == math.prod(spec.out_shape), "positions written more than once")
+    require(write.value is None and splat_updates(write.updates) is None
+            and math.prod(static_shape_of(write.updates) or [0]) == math.prod(sizes), "updates of another size")
+    x = emit_view(spec.input, spec.input_shape, fold_constant=True)
+    inserted = tensor.insert_slice(emit_view(write.updates, sizes), x, [], [], [], offsets, sizes, [1] * len(sizes))
+    return emit_view(inserted, result_shape)
