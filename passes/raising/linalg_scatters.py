@@ -216,7 +216,8 @@ def _updates(op, batch: list[int]) -> ScatterWrite:
         if (scalar := _scalar_constant(yielded)) is not None:  # `x.scatter(1, i, -inf)`
             return ScatterWrite(updates, reduction, unique, scalar)
         source = _row_major_read(body, yielded, size)
-        require(source is not None and static_shape_of(source) == batch, "updates not read in the indices' order")
+        require(source is not None and int(np.prod(static_shape_of(source))) == int(np.prod(batch)),
+                "updates not read in the indices' order")
         updates = source
     return ScatterWrite(updates, reduction, unique)
 
