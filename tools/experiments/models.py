@@ -581,7 +581,8 @@ _add("clip_text_pooled", "CLIP", "CLIPTextModel pooled output at each sequence's
 _add("bart", "BART", "BartModel decoder hidden states (decoder ids by shift_tokens_right)",
      _hf("BartModel", "BartConfig", _hidden_no_cache, **BART),
      4, 3, "the decoder's positions arange(T) + 2 are a slice of its table; the encoder's, expanded over the batch, "
-     "stay a gmx op with a folded 2..T+1 index (a gmx op broadcasts along its indices only)", T)
+     "stay a gmx op with a folded 2..T+1 index (a gmx op broadcasts along its indices only)", T,
+     kept={"tensor.insert_slice": 1})  # shift_tokens_right's slice assignment (a raised slice_scatter)
 
 # programs users write around models
 _add("cross_entropy", "losses", "F.cross_entropy(logits, target): gather of the target logit",
