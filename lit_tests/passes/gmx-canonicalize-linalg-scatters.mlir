@@ -341,3 +341,45 @@ func.func @index_copy(%arg0: tensor<2x6x3xf32>, %arg1: tensor<2x1x3xf32>, %arg2:
   } -> tensor<2x6x3xf32>
   return %8 : tensor<2x6x3xf32>
 }
+
+// -----
+// raise-tm-tensor-scatter: `x.scatter_add(1, i, src)` with `src` larger than
+// `i` (torch reads src's leading corner of i's shape): the corner is the updates.
+// CHECK-LABEL: func.func @scatter_add_larger_src
+// CHECK: %[[C:.*]] = tensor.extract_slice %arg2[0, 0] [3, 2] [1, 1] : tensor<3x4xf32> to tensor<3x2xf32>
+// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %arg1, %[[C]]) {axes = array<i64: 1>, reduction = "add"}
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[S]]
+#map = affine_map<(d0) -> (d0, 0)>
+#map1 = affine_map<(d0) -> (d0)>
+func.func @scatter_add_larger_src(%arg0: tensor<3x5xf32>, %arg1: tensor<3x2xi64>, %arg2: tensor<3x4xf32>) -> tensor<3x5xf32> {
+  %c3 = arith.constant 3 : index
+  %c2 = arith.constant 2 : index
+  %c0_i64 = arith.constant 0 : i64
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<6x1xi64>
+  %1 = linalg.fill ins(%c0_i64 : i64) outs(%0 : tensor<6x1xi64>) -> tensor<6x1xi64>
+  %2 = tensor.empty() : tensor<6xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<6xf32>) -> tensor<6xf32>
+  %4:3 = linalg.generic {indexing_maps = [#map, #map, #map1], iterator_types = ["parallel"]} outs(%1, %1, %3 : tensor<6x1xi64>, tensor<6x1xi64>, tensor<6xf32>) {
+  ^bb0(%out: i64, %out_1: i64, %out_2: f32):
+    %8 = linalg.index 0 : index
+    %9 = arith.remsi %8, %c2 : index
+    %10 = arith.divsi %8, %c2 : index
+    %11 = arith.remsi %10, %c3 : index
+    %extracted = tensor.extract %arg1[%11, %9] : tensor<3x2xi64>
+    %extracted_3 = tensor.extract %arg2[%11, %9] : tensor<3x4xf32>
+    %12 = arith.index_cast %11 : index to i64
+    linalg.yield %12, %extracted, %extracted_3 : i64, i64, f32
+  } -> (tensor<6x1xi64>, tensor<6x1xi64>, tensor<6xf32>)
+  %5 = tensor.empty() : tensor<6x2xi64>
+  %6 = linalg.fill ins(%c0_i64 : i64) outs(%5 : tensor<6x2xi64>) -> tensor<6x2xi64>
+  %inserted_slice = tensor.insert_slice %4#0 into %6[0, 0] [6, 1] [1, 1] : tensor<6x1xi64> into tensor<6x2xi64>
+  %inserted_slice_0 = tensor.insert_slice %4#1 into %inserted_slice[0, 1] [6, 1] [1, 1] : tensor<6x1xi64> into tensor<6x2xi64>
+  %7 = tm_tensor.scatter {dimension_map = array<i64: 0, 1>} unique_indices(false) ins(%4#2, %inserted_slice_0 : tensor<6xf32>, tensor<6x2xi64>) outs(%arg0 : tensor<3x5xf32>) {
+  ^bb0(%arg3: f32, %arg4: f32):
+    %8 = arith.addf %arg4, %arg3 : f32
+    tm_tensor.yield %8 : f32
+  } -> tensor<3x5xf32>
+  return %7 : tensor<3x5xf32>
+}

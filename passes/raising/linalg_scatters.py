@@ -16,7 +16,8 @@ dim: the full coordinate tuples are aranges and the index broadcast by
 generics, concatenated). What the generic computes is read by evaluating it
 (`linalg_gathers.Body`) on every loop index: a coordinate is a constant
 (an iota: a non-axis dim), or the index tensor read in row-major order;
-the updates are the source read in that order, or one value (a
+the updates are the source read in that order (or its leading corner of
+the index's shape: `scatter(d, i, src)` with `src` larger than `i`), or one value (a
 `linalg.fill`: torch's `include_self=False` scatters the reduction's
 identity first; a region combining the original with a constant: `mean`'s
 counts scatter ones). Regions: the update alone is "none"; `addf`/`addi`,
@@ -112,9 +113,10 @@ def _loop_values(body: Body, value: ir.Value, n: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(body.evaluate(value, loop, np.arange(n, dtype=np.int64), n)), (n,))
 
 
-def _row_major_read(body: Body, value: ir.Value, n: int) -> ir.Value | None:
+def _row_major_read(body: Body, value: ir.Value, n: int, corner: list[int] | None = None) -> ir.Value | None:
     """The tensor `value` reads (a `tensor.extract` in the body, through
-    widening casts) when it reads it in row-major order, all of it, else None."""
+    widening casts) when it reads it in row-major order, all of it (with
+    `corner`: its leading corner of that shape, in row-major order), else None."""
     while (owner := defining_op(value)) is not None and owner.name in ("arith.extsi", "arith.index_cast") \
             and body.inside(value):
         value = owner.operands[0]
@@ -122,9 +124,10 @@ def _row_major_read(body: Body, value: ir.Value, n: int) -> ir.Value | None:
     if owner is None or owner.name != "tensor.extract" or not body.inside(value):
         return None
     source = owner.operands[0]
-    shape = static_shape_of(source)
-    require(not body.inside(source) and shape is not None and int(np.prod(shape)) == n,
-            "a read of part of a tensor")
+    own = static_shape_of(source)
+    shape = own if corner is None else corner
+    require(not body.inside(source) and own is not None and int(np.prod(shape)) == n and len(shape) == len(own)
+            and all(c <= s for c, s in zip(shape, own)), "a read of part of a tensor")
     positions = [_loop_values(body, p, n) for p in list(owner.operands)[1:]]
     expected = np.unravel_index(np.arange(n), shape) if shape else []
     require(all(np.array_equal(p, e) for p, e in zip(positions, expected)), "a read out of row-major order")
@@ -215,10 +218,12 @@ def _updates(op, batch: list[int]) -> ScatterWrite:
         body, size, yielded = _flattening(updates)
         if (scalar := _scalar_constant(yielded)) is not None:  # `x.scatter(1, i, -inf)`
             return ScatterWrite(updates, reduction, unique, scalar)
-        source = _row_major_read(body, yielded, size)
-        require(source is not None and int(np.prod(static_shape_of(source))) == int(np.prod(batch)),
-                "updates not read in the indices' order")
-        updates = source
+        try:
+            source, corner = _row_major_read(body, yielded, size), None
+        except NoMatch:  # `scatter(d, i, src)` with src larger than i: its leading corner
+            source, corner = _row_major_read(body, yielded, size, batch), tuple(batch)
+        require(source is not None, "updates not read in the indices' order")
+        return ScatterWrite(source, reduction, unique, corner=corner)
     return ScatterWrite(updates, reduction, unique)
 
 

@@ -36,6 +36,7 @@ class ScatterWrite:
     reduction: Reduction = Reduction.NONE
     unique_indices: bool = False
     value: ir.Attribute | None = None  # one scalar written everywhere instead of `updates`
+    corner: tuple | None = None  # the updates are `updates[:c0, :c1, ...]` (a larger source's leading corner)
 
 
 def is_scatter(op) -> bool:
@@ -65,14 +66,20 @@ def _updates_operand(write: ScatterWrite, shape: list[int]) -> ir.Value:
         element = write.value if write.value is not None else splat.get_splat_value()
         unit = tensor_type([1] * len(shape), ir.RankedTensorType(write.updates.type).element_type)
         return arith.constant(unit, ir.DenseElementsAttr.get_splat(unit, element))
-    return emit_view(write.updates, shape)
+    updates = write.updates
+    if write.corner is not None:
+        rank = len(write.corner)
+        element_type = ir.RankedTensorType(updates.type).element_type
+        updates = tensor.extract_slice(tensor_type(list(write.corner), element_type), updates, [], [], [],
+                                       [0] * rank, list(write.corner), [1] * rank)
+    return emit_view(updates, shape)
 
 
 def _readable_updates(write: ScatterWrite, shape: list[int]) -> bool:
     """Whether `_updates_operand` can give the updates as `shape`."""
     if write.value is not None or splat_updates(write.updates) is not None:
         return True
-    own = static_shape_of(write.updates)
+    own = static_shape_of(write.updates) if write.corner is None else list(write.corner)
     return own is not None and math.prod(own) == math.prod(shape)
 
 
