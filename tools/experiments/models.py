@@ -911,7 +911,10 @@ _add_forms("beit", "BEiT", "BeitModel hidden states (relative position bias, bic
            _hf("BeitModel", "BeitConfig", _pixel_hidden, _pixels, image_size=8, patch_size=4, num_channels=3,
                hidden_size=HIDDEN, num_hidden_layers=1, num_attention_heads=HEADS, intermediate_size=32,
                use_relative_position_bias=True), T,
-           tosa=F(5, 5, kept={"tosa.tile": 1}, suite=False,  # upsample_bicubic2d's own index grid
+           # upsample_bicubic2d's own index grid; the relative-position index the program computes
+           # (stack, sum, scale) and writes by two slice_scatters, raised to tensor.insert_slice
+           tosa=F(5, 5, kept={"tosa.tile": 9, "tosa.reduce_sum": 1, "tosa.concat": 1, "tosa.mul": 1,
+                              "tensor.insert_slice": 2}, suite=False,
                   data_view="the bias table's first rows viewed as its 3x3 grid before the bicubic interpolation"),
            linalg=F(5, 5, kept={"tensor.insert_slice": 2}, suite=False,  # upsample_bicubic2d's own index grid
                     data_view="the bias table's first rows viewed as its 3x3 grid before the bicubic interpolation"),
