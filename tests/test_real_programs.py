@@ -44,6 +44,7 @@ from gmx.tools.experiments import models  # noqa: E402
 from gmx.tools.experiments.gather_sites import GatherSite, linearisation_left, source_line  # noqa: E402
 from gmx.tools.experiments.models import CHECKS, MODELS  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
+from scatter_lowering import skip_unless_scatters_lower  # noqa: E402
 
 
 @functools.cache
@@ -107,6 +108,7 @@ def test_fused(program, capfd):
 @pytest.mark.parametrize("program", programs("runs"))
 def test_runs(program):
     built, _ = exported(program.name)
+    skip_unless_scatters_lower(fused(program.name))  # a raised scatter runs once the engine lowers it
     got = gmx.runtime.run(fused(program.name), *built.inputs)
     difference = models.matches(got, models.reference(built), program.tolerance)
     assert difference is None, f"{program.name}: {difference}"

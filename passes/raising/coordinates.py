@@ -235,9 +235,10 @@ def peel(work: Work, index: int, size: int):
 # --- Linear indices ------------------------------------------------------------------
 
 
-def _concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
+def concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
     """(operand, offset, width) along the last dim of a concat, in either spelling:
-    `tosa.concat`/`tensor.concat`, or `tensor.insert_slice`s into `tensor.empty`."""
+    `tosa.concat`/`tensor.concat`, or `tensor.insert_slice`s into `tensor.empty`
+    (or a `linalg.fill` of one: torch-mlir's tm_tensor scatter indices)."""
     name = op_name(value)
     shape = static_shape_of(value)
     if shape is None:
@@ -266,6 +267,8 @@ def _concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
             return None
         parts.append((source, offsets[-1], sizes[-1]))
         value = op.operands[1]
+    if op_name(value) == "linalg.fill":  # every element is overwritten: the fill is never read
+        value = defining_op(value).operands[1]
     if op_name(value) != "tensor.empty" or not parts:
         return None
     parts.sort(key=lambda p: p[1])
@@ -299,7 +302,7 @@ def _reduced_concat_terms(coord: Indexed) -> list[tuple[Indexed, int]] | None:
         return None
     while (source := view_source(tuples)) is not None and static_shape_of(source)[-1] == n:
         tuples = source
-    parts = _concat_parts(tuples)
+    parts = concat_parts(tuples)
     if parts is None:
         return None
     terms = []

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gmx.dialect.gmx import read_axes, read_mode, static_shape
+from gmx.dialect.gmx import OP_NAME, read_axes, read_mode, static_shape
 from gmx.dialect.modes import Mode
 from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
@@ -166,9 +166,9 @@ def layout_of(spec: GatherSpec) -> Layout:
 # --- Emission -------------------------------------------------------------------
 
 
-def _reachable_sizes(spec: GatherSpec) -> list[int]:
+def reachable_sizes(spec: GatherSpec) -> list[int]:
     """Per input dim, the extent the coordinates can reach (from
-    its `_reachable_offsets` on): an iota reaches its output dim's size, a constant
+    its `reachable_offsets` on): an iota reaches its output dim's size, a constant
     0 one element, an index the whole dim."""
     sizes = list(spec.input_shape)
     for d, coord in enumerate(spec.coords):
@@ -180,14 +180,14 @@ def _reachable_sizes(spec: GatherSpec) -> list[int]:
     return sizes
 
 
-def _reachable_offsets(spec: GatherSpec) -> list[int]:
+def reachable_offsets(spec: GatherSpec) -> list[int]:
     """Per input dim, the first element the coordinates can reach: an iota's start, else 0."""
     return [c.start if isinstance(c, Iota) else 0 for c in spec.coords]
 
 
 def _slice_input(spec: GatherSpec) -> tuple[ir.Value, list[int]]:
     """The input cut to what the coordinates can reach, as a `tensor.extract_slice`."""
-    sizes, offsets = _reachable_sizes(spec), _reachable_offsets(spec)
+    sizes, offsets = reachable_sizes(spec), reachable_offsets(spec)
     if sizes == spec.input_shape:
         return spec.input, sizes
     element = ir.RankedTensorType(spec.input.type).element_type
@@ -265,7 +265,7 @@ def _column(coord: Indexed, own: list[int], logical: list[int], element_type) ->
     return emit_view(broadcast, logical + [1])
 
 
-def _indices(coords: list[Indexed], layout: Layout, logical: list[int]) -> ir.Value:
+def indices_operand(coords: list[Indexed], layout: Layout, logical: list[int]) -> ir.Value:
     """The gmx indices operand: the coordinate tuples, last dim folded (c = k)."""
     k = len(coords)
     folded = logical[:-1] + [logical[-1] * k]
@@ -339,7 +339,7 @@ def synthesize(spec: GatherSpec) -> ir.Value:
         return emit_view(x, spec.result_shape)
     return emit_gather(RaisedGather(
         Viewed(x, plan.gmx_input, fold_constant=True),
-        Viewed(lambda: _indices(plan.indexed, plan.layout, plan.logical)),
+        Viewed(lambda: indices_operand(plan.indexed, plan.layout, plan.logical)),
         plan.axes, spec.mode, result=Viewed(shape=spec.result_shape)))
 
 
@@ -378,7 +378,7 @@ def plan_of(spec: GatherSpec) -> Plan:
     """The gmx op for `spec`, without emitting anything; NoMatch if impossible."""
     require(len(spec.coords) == len(spec.input_shape), "not one coordinate per input dim")
     layout = layout_of(spec)
-    sizes = _reachable_sizes(spec)
+    sizes = reachable_sizes(spec)
     gmx_input = [1 if d is None else sizes[d] for d in layout.input_dims]
     gmx_out = _gmx_shape(spec.out_shape, layout)
     position = {d: g for g, d in enumerate(layout.input_dims) if d is not None}
@@ -416,16 +416,27 @@ def plan_of(spec: GatherSpec) -> Plan:
 # --- Reading a gmx op back --------------------------------------------------------
 
 
-def spec_of_gmx(op) -> GatherSpec:
-    """The spec an existing static `gmx.gather_multiaxis` computes.
+def gathered_shape(op) -> list[int]:
+    """The output shape of the gather a gmx op is or mirrors: a gather's
+    result; for a `gmx.scatter_multiaxis`, the gather of the same input,
+    indices and axes (the positions it writes, the shape of its updates)."""
+    if op.name == OP_NAME:
+        return require_static_shape(op.results[0])
+    return infer_output_shape(require_static_shape(op.operands[0]), require_static_shape(op.operands[1]),
+                              read_axes(op))
 
-    Only a "raise" (default) gather is read: the rewrites of a spec change
-    axis sizes and index values, which no other mode survives, so a gather
+
+def spec_of_gmx(op) -> GatherSpec:
+    """The spec an existing static `gmx.gather_multiaxis` computes; of a
+    `gmx.scatter_multiaxis`, the positions it writes (`scatter_spec`).
+
+    Only a "raise" (default) op is read: the rewrites of a spec change
+    axis sizes and index values, which no other mode survives, so an op
     with another mode is NoMatch (it is left as it is)."""
     mode, _ = read_mode(op)
     require(mode is Mode.RAISE, f'mode "{mode}" (only "raise" gathers are rewritten)')
     x, indices = op.operands[0], op.operands[1]
-    shape, out = require_static_shape(x), require_static_shape(op.results[0])
+    shape, out = require_static_shape(x), gathered_shape(op)
     index_shape = require_static_shape(indices)
     axes = read_axes(op)
     require(len(shape) >= 1, "rank-0 gather")
@@ -456,7 +467,7 @@ def current_form(op) -> tuple:
                     else _constant_form(constant, ir.ShapedType(indices.type).element_type))
     return (strip_views(op.operands[0])[0], tuple(static_shape(op.operands[0].type)),
             indices_root, tuple(static_shape(op.operands[1].type)),
-            tuple(read_axes(op)), tuple(static_shape(op.results[0].type)))
+            tuple(read_axes(op)), tuple(gathered_shape(op)))
 
 
 def dense_attribute(array: np.ndarray, element_type) -> ir.DenseElementsAttr:

@@ -3,11 +3,11 @@ gmx.gather_multiaxis and gmx.scatter_multiaxis.
 
 IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened
 input with reshapes around it and linearised index arithmetic in front of it
-(docs/semantics.md#how-frontends-spell-gathers-today), as `stablehlo.gather`,
-as `linalg.generic`s reading one element at computed positions, or as
-`tensor.gather`; their scatters as `stablehlo.scatter` and `tensor.scatter`.
-IR out: one gmx op per gather or scatter, over the unflattened input
-with its true axes, and at most one reshape per operand and result.
+(docs/semantics.md#how-frontends-spell-gathers-today), as `stablehlo.gather`, as
+`linalg.generic`s reading one element at computed positions, or as `tensor.gather`;
+scatters as `tosa.scatter`, `tm_tensor.scatter`, `stablehlo.scatter`, `tensor.scatter`.
+IR out: one gmx op per gather or scatter, over the unflattened input with its
+true axes, and at most one reshape per operand and result.
 
 The patterns, by family (one module each, exporting its `PATTERNS`), each one
 rewrite of one recognised shape (IR before and after in its docstring, its
@@ -17,6 +17,8 @@ has a positive and a negative case for each, marked `positive: <name>` and
 
   tosa_gathers
     raise-tosa-gather         tosa.gather -> gmx, axes = [1]
+  tosa_scatters (the input_views folds and simplify-indices read gmx scatters too)
+    raise-tosa-scatter        tosa.scatter -> gmx scatter, axes = [1]
   input_views
     fold-input-reshape        gmx(reshape(x)) -> gmx(x), rank and axes adjusted
     raise-linearised-indices  gmx(reshape(x), sum(c_i * stride_i)) -> gmx(x, c...), true axes
@@ -35,6 +37,8 @@ has a positive and a negative case for each, marked `positive: <name>` and
     drop-inert-mode           gmx(const in range) {mode = m} -> gmx(const)
   linalg_gathers
     raise-linalg-gather       linalg.generic that is provably a gather -> gmx (mode clip for StableHLO's clamp)
+  linalg_scatters
+    raise-tm-tensor-scatter   tm_tensor.scatter (+ its flattening generic) -> gmx scatter, the region's reduction
   tensor_gathers
     raise-tensor-gather       tensor.gather -> gmx, static or dynamic
   dynamic_gathers
@@ -52,29 +56,27 @@ has a positive and a negative case for each, marked `positive: <name>` and
     raise-tensor-scatter      tensor.scatter -> gmx scatter
 
 With `inline=true` (the default, with `fuse=true`), calls are inlined first
-(upstream's `inline`, without its nested canonicalization) and dead private
-functions dropped (`symbol-dce`): JAX puts its gathers in private helpers
-(`@_take`, `@_where`, `@take_along_axis`) that must be one function with
-their operands before anything can be raised.
+(upstream's `inline`, no nested canonicalization) and dead private functions
+dropped (`symbol-dce`): JAX's gathers live in private helpers (`@_take`).
 
-Every reader hands the gather it recognised to `raised_gather.emit_gather`,
-the one builder of the gmx op (a scatter to `raised_scatter.emit_scatter`);
-views come from `views.emit_view` alone.
-A pattern that cannot express the whole gather (`NoMatch`), or that fails
-(a bug, reported as `gmx.passes.patterns` says), changes nothing. The
-rewrites of a gmx op change index values and axis sizes, which only "raise"
-survives: a gmx op of another mode (made by absorb-floor-modulo and the
-StableHLO and linalg raisings, the last step of a raising) is left as it is.
-A gather with a `?` dim is read by shapes alone (`dynamic_gathers`).
-With `fuse=false`, every tosa.gather, tensor.gather and tensor.scatter becomes
-a gmx op and nothing around it is fused (the first stage of
-`--gmx-lower-to-llvm`). Exactness contract: see `coordinates`.
+Every reader hands what it recognised to `raised_gather.emit_gather` or
+`raised_scatter.emit_scatter` (through `scatter_spec.synthesize_scatter`
+where it read positions); views come from `views.emit_view` alone. A pattern
+that cannot express the whole op (`NoMatch`), or that fails (a bug, reported
+as `gmx.passes.patterns` says), changes nothing. The rewrites of a gmx op
+change index values and axis sizes, which only "raise" survives: a gmx op of
+another mode (absorb-floor-modulo, the StableHLO and linalg raisings) is left
+as it is. A `?` dim is read by shapes alone (`dynamic_gathers`). With
+`fuse=false`, every tosa.gather, tensor.gather and tensor.scatter becomes a
+gmx op, nothing fused (the first stage of `--gmx-lower-to-llvm`).
+Exactness contract: see `coordinates`.
 """
 
 from __future__ import annotations
 
 from . import dynamic_gathers, index_folds, input_folds, input_views, linalg_gathers, result_folds
-from . import stablehlo_gathers, stablehlo_scatters, tensor_gathers, tensor_scatters, tosa_gathers
+from . import linalg_scatters, stablehlo_gathers, stablehlo_scatters, tensor_gathers, tensor_scatters
+from . import tosa_gathers, tosa_scatters
 from .index_values import evaluation_cache
 from ..patterns import Pattern, apply_patterns
 from ..registry import PassInfo, PassOption, add_python_pass
@@ -87,11 +89,13 @@ MAX_ITERATIONS = 64
 # In this order: patterns on one root op are tried in it.
 PATTERNS: tuple[Pattern, ...] = (
     *tosa_gathers.PATTERNS,
+    *tosa_scatters.PATTERNS,
     *input_views.PATTERNS,
     *input_folds.PATTERNS,
     *result_folds.PATTERNS,
     *index_folds.PATTERNS,
     *linalg_gathers.PATTERNS,
+    *linalg_scatters.PATTERNS,
     *tensor_gathers.PATTERNS,
     *dynamic_gathers.PATTERNS,
     *stablehlo_gathers.PATTERNS,
@@ -112,8 +116,7 @@ def canonicalize(module, fuse: bool = True) -> None:
                    max_iterations=MAX_ITERATIONS, scope=evaluation_cache)  # the IR only changes in the final rewrite
 
 
-# Before the patterns: calls inlined, with no nested canonicalization (no
-# upstream folds on the user's IR), dead private functions dropped.
+# Before the patterns: calls inlined (no nested canonicalization), dead private functions dropped.
 INLINE = ("inline{default-pipeline=}", "symbol-dce")
 
 
@@ -127,21 +130,17 @@ def _build(pm, options) -> None:
 PASS = PassInfo(
     argument="gmx-canonicalize",
     description="Raise tosa.gather with reshapes and linearised indices, stablehlo.gather, gather-shaped "
-    "linalg.generic and tensor.gather into gmx.gather_multiaxis, stablehlo.scatter and tensor.scatter "
-    "into gmx.scatter_multiaxis; gmx folds (calls inlined first, "
+    "linalg.generic and tensor.gather into gmx.gather_multiaxis, tosa.scatter, tm_tensor.scatter, "
+    "stablehlo.scatter and tensor.scatter into gmx.scatter_multiaxis; gmx folds (calls inlined first, "
     "dead private functions dropped: see inline)",
     build=_build,
     options=(
-        PassOption(
-            "fuse",
-            True,
+        PassOption("fuse", True,
             "fold what surrounds each gather into it (false: raise-tosa-gather, raise-tensor-gather and "
             "raise-tensor-scatter alone, every tosa.gather a gmx op with axes = [1], every tensor.gather and "
             "tensor.scatter a gmx op, nothing around it fused)",
         ),
-        PassOption(
-            "inline",
-            True,
+        PassOption("inline", True,
             "with fuse: first inline every call (upstream's inline, no nested canonicalization) and drop the "
             "private functions left unused (symbol-dce), so that gathers in helper functions are raised "
             "(false: functions and calls stay as they are)",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from gmx.dialect.gmx import OP_NAME, read_axes, read_mode
 from gmx.dialect.mlir import ir
+from gmx.dialect.scatter import SCATTER_OP_NAME
 from gmx.dialect.modes import Mode
 
 import numpy as np
@@ -154,7 +155,7 @@ def drop_inert_mode(op, rewriter):
 
 
 PATTERNS = (
-    pattern(simplify_indices, OP_NAME),
+    pattern(simplify_indices, OP_NAME, SCATTER_OP_NAME),  # a scatter's indices are a gather's
     pattern(absorb_floor_modulo, OP_NAME),
     pattern(drop_inert_mode, OP_NAME),
 )

@@ -12,6 +12,7 @@ import math
 from dataclasses import replace
 
 from gmx.dialect.gmx import OP_NAME
+from gmx.dialect.scatter import SCATTER_OP_NAME
 
 from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel
 from .gather_spec import GatherSpec, Indexed, Iota, Zero, current_form, refine_output, spec_of_gmx, require_static_shape
@@ -235,9 +236,10 @@ def fold_constant_input(op, rewriter):
 
 
 
+# Rooted at scatters too: a scatter writes where the gather of its operands reads.
 PATTERNS = (
-    pattern(fold_input_reshape, OP_NAME),
-    pattern(raise_linearised_indices, OP_NAME),
-    pattern(split_linearised_index, OP_NAME),
-    pattern(fold_constant_input, OP_NAME),
+    pattern(fold_input_reshape, OP_NAME, SCATTER_OP_NAME),
+    pattern(raise_linearised_indices, OP_NAME, SCATTER_OP_NAME),
+    pattern(split_linearised_index, OP_NAME, SCATTER_OP_NAME),
+    pattern(fold_constant_input, OP_NAME, SCATTER_OP_NAME),
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gmx.dialect.gmx import OP_NAME
+from gmx.dialect.scatter import SCATTER_OP_NAME
 from gmx.dialect.mlir import ir
 
 from .gather_spec import current_form, refine_output, spec_of_gmx, require_static_shape
@@ -117,15 +118,23 @@ def view_shared_result(op, rewriter):
     becomes (`%a` is `%g`)
         %b = tensor.collapse_shape %g [[0, 1]] : tensor<3x1xi64> into tensor<3xi64>
     A view of a single-use chain is fold-result-reshape's (the gmx op takes its shape).
+    A gmx scatter's result has its input's shape, which nothing folds into:
+    every chain of views of it becomes one view, shared or not (the
+    reshape back from torch-mlir's flattening is then the scatter itself):
+
+        %s = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 1>} : (tensor<3x5xf32>, ...) -> tensor<3x5xf32>
+        %e = tensor.expand_shape %s [[0, 1], [2, 3]] output_shape [1, 15, 1] ... into tensor<1x15x1xf32>
+        %r = tosa.reshape %e, %s35 : (tensor<1x15x1xf32>, !tosa.shape<2>) -> tensor<3x5xf32>
+    becomes (`%r` is `%s`) nothing.
     """
     target = static_shape_of(op.results[0])
     require(target is not None, "dynamic result")
     chain = [op.operands[0]]
-    while not _is_gmx(chain[-1]):
+    while op_name(chain[-1]) not in (OP_NAME, SCATTER_OP_NAME):
         source = view_source(chain[-1])
         require(source is not None, "not a view of a gmx result")
         chain.append(source)
-    require(len(chain) > 1 and not all(_single_use(v) for v in chain),
+    require(len(chain) > 1 and (op_name(chain[-1]) == SCATTER_OP_NAME or not all(_single_use(v) for v in chain)),
             "no shared view in the chain (fold-result-reshape)")
     require(views_between(static_shape_of(chain[-1]), target) < len(chain), "no fewer views")
     with rewriter.ip, op.location:

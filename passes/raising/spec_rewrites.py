@@ -17,7 +17,8 @@ from gmx.dialect.mlir import ir
 from .coordinates import Work, peel, row_major_iota_sizes
 from .gather_spec import GatherSpec, Indexed, Iota, Zero, constant_coordinate, plan_of, synthesize
 from ..patterns import NoMatch, require
-from ..views import views_between
+from .scatter_spec import ScatterWrite, is_scatter, synthesize_scatter, write_of
+from ..views import static_shape_of, views_between
 
 
 def _views_needed(plan, spec: GatherSpec) -> int:
@@ -25,8 +26,11 @@ def _views_needed(plan, spec: GatherSpec) -> int:
     return views_between(plan.gmx_out, spec.result_shape)
 
 
-def replace_by_spec(root, spec: GatherSpec, rewriter, current: tuple | None = None, views_before: int = 0) -> bool:
-    """Replace `root` by the gather `spec`; False (= success) when rewritten.
+def replace_by_spec(root, spec: GatherSpec, rewriter, current: tuple | None = None, views_before: int = 0,
+                    write: ScatterWrite | None = None) -> bool:
+    """Replace `root` by the gather `spec`, or by the scatter of `write` into
+    the positions `spec` reads (a gmx scatter root: its own write); False
+    (= success) when rewritten.
 
     With `current` (the form of the gmx op being folded), NoMatch if the new
     op would look the same and need no fewer views.
@@ -34,8 +38,13 @@ def replace_by_spec(root, spec: GatherSpec, rewriter, current: tuple | None = No
     plan = plan_of(spec)
     unchanged = current is not None and plan.form(spec) == current and _views_needed(plan, spec) >= views_before
     require(not unchanged, "the new gmx op would be the same")
+    if write is None and is_scatter(root):
+        write = write_of(root)
     with rewriter.ip, root.location:
-        value = synthesize(spec)
+        if write is None:
+            value = synthesize(spec)
+        else:
+            value = synthesize_scatter(spec, write, static_shape_of(root.results[0]))
     rewriter.replace_op(root, [value])
     return False
 

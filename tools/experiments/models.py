@@ -584,7 +584,8 @@ _add("clip_text_pooled", "CLIP", "CLIPTextModel pooled output at each sequence's
 _add("bart", "BART", "BartModel decoder hidden states (decoder ids by shift_tokens_right)",
      _hf("BartModel", "BartConfig", _hidden_no_cache, **BART),
      4, 3, "the decoder's positions arange(T) + 2 are a slice of its table; the encoder's, expanded over the batch, "
-     "stay a gmx op with a folded 2..T+1 index (a gmx op broadcasts along its indices only)", T)
+     "stay a gmx op with a folded 2..T+1 index (a gmx op broadcasts along its indices only)", T,
+     kept={"tensor.insert_slice": 1})  # shift_tokens_right's slice assignment (a raised slice_scatter)
 
 # programs users write around models
 _add("cross_entropy", "losses", "F.cross_entropy(logits, target): gather of the target logit",
@@ -914,7 +915,10 @@ _add_forms("beit", "BEiT", "BeitModel hidden states (relative position bias, bic
            _hf("BeitModel", "BeitConfig", _pixel_hidden, _pixels, image_size=8, patch_size=4, num_channels=3,
                hidden_size=HIDDEN, num_hidden_layers=1, num_attention_heads=HEADS, intermediate_size=32,
                use_relative_position_bias=True), T,
-           tosa=F(5, 5, kept={"tosa.tile": 1}, suite=False,  # upsample_bicubic2d's own index grid
+           # upsample_bicubic2d's own index grid; the relative-position index the program computes
+           # (stack, sum, scale) and writes by two slice_scatters, raised to tensor.insert_slice
+           tosa=F(5, 5, kept={"tosa.tile": 9, "tosa.reduce_sum": 1, "tosa.concat": 1, "tosa.mul": 1,
+                              "tensor.insert_slice": 2}, suite=False,
                   data_view="the bias table's first rows viewed as its 3x3 grid before the bicubic interpolation"),
            linalg=F(5, 5, kept={"tensor.insert_slice": 2}, suite=False,  # upsample_bicubic2d's own index grid
                     data_view="the bias table's first rows viewed as its 3x3 grid before the bicubic interpolation"),

@@ -1,0 +1,271 @@
+"""PyTorch programs that scatter, exported by torch-mlir to TOSA and to
+linalg-on-tensors: the corpus that `--gmx-canonicalize` must raise into
+`gmx.scatter_multiaxis`.
+
+Real code, not toy calls: a GNN message-passing layer (PyG's
+`scatter(..., reduce="sum"/"mean")`), a MoE layer's combine (`index_add_`
+of weighted expert outputs), a decode step's KV-cache update (`index_copy_`
+at a position tensor, as Hugging Face's `StaticCache`), top-k sampling masks
+(`scatter` of -inf), one-hot labels and label smoothing by `scatter`,
+histograms (`bincount` written as a scatter-add of ones), segment sums and
+maxima, and the backward graphs of an embedding lookup and of `torch.gather`
+(their gradients are scatter-adds; a function calling `torch.autograd.grad`,
+exported).
+
+Each `Program` gives, per form (`FORMS`), the scatters torch-mlir emits
+(`tosa.scatter` / `tm_tensor.scatter` ops) and the `gmx.scatter_multiaxis`
+ops `--gmx-canonicalize` must leave, or why the form does not export
+(`blocked`). Index values are in range (the corpus checks raising, not
+errors) and seeded by the program's name.
+
+    text = exported("gnn_sum", "linalg")     # cached per session
+    args = numpy_inputs(BY_NAME["gnn_sum"])
+    want = eager(BY_NAME["gnn_sum"])
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+from gmx.tools.experiments.dtypes import from_torch
+from gmx.tools.experiments.frontends import torch_export
+
+# torch-mlir's output types, by the corpus's form names
+FORMS = {"tosa": "tosa", "linalg": "linalg-on-tensors"}
+SOURCE_SCATTERS = {"tosa": "tosa.scatter", "linalg": "tm_tensor.scatter"}
+
+# Why a form does not export (torch-mlir 20261001's TorchToTosa has no lowering of these)
+NO_TOSA_ACCUMULATE = "TorchToTosa has no lowering of an accumulating scatter (scatter_add, index_add, index_put with accumulate)"
+NO_TOSA_REDUCE = "TorchToTosa has no lowering of scatter_reduce"
+NO_TOSA_INDEX_COPY = ("TorchToTosa cannot legalize the index_put.hacked_twin of index_copy along a later dim "
+                      "(an index list with leading None entries)")
+
+
+@dataclass(frozen=True)
+class Form:
+    scatters: int  # tosa.scatter / tm_tensor.scatter ops in the export
+    gmx_ops: int  # gmx.scatter_multiaxis ops after --gmx-canonicalize
+    blocked: str = ""  # why torch-mlir cannot export the program in this form
+    not_yet: dict = field(default_factory=dict)  # check -> why it fails today (a strict xfail)
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    what: str
+    forward: Callable
+    make_inputs: Callable[[], tuple]
+    forms: dict = field(default_factory=dict)  # form -> Form
+    tolerance: float = 0.0  # 0: bit for bit (no float reduction meets duplicates)
+    fast: bool = False  # in the suite's fast subset (the rest: GMX_FULL_CORPUS=1)
+
+
+def _generator(name: str) -> torch.Generator:
+    return torch.Generator().manual_seed(zlib.crc32(name.encode()))
+
+
+CORPUS: list[Program] = []
+
+
+def add(name, what, forward, make_inputs, *, tosa: Form, linalg: Form, tolerance=0.0, fast=False):
+    assert all(p.name != name for p in CORPUS), name
+    CORPUS.append(Program(name, what, forward, lambda: make_inputs(_generator(name)),
+                          {"tosa": tosa, "linalg": linalg}, tolerance, fast))
+
+
+def _floats(g, *shape):
+    return torch.randn(*shape, generator=g)
+
+
+def _ints(g, high, *shape):
+    return torch.randint(0, high, shape, generator=g)
+
+
+# --- GNN message passing (PyG's MessagePassing with aggr="add" / "mean") ---------------------------------
+
+
+def _pyg_scatter(src, index, dim_size, reduce):
+    """torch_geometric.utils.scatter along dim 0: the index broadcast over the
+    feature dim, then scatter_add_ (sum) or scatter_reduce_ (mean)."""
+    index = index.view(-1, 1).expand_as(src)
+    out = torch.zeros(dim_size, src.size(1), dtype=src.dtype)
+    if reduce == "sum":
+        return out.scatter_add_(0, index, src)
+    return out.scatter_reduce_(0, index, src, "mean", include_self=False)
+
+
+def _gnn_layer(reduce):
+    def forward(x, edge_index, weight):
+        source, destination = edge_index[0], edge_index[1]
+        messages = (x @ weight)[source]  # gather by edge source
+        return torch.relu(_pyg_scatter(messages, destination, x.size(0), reduce))
+
+    return forward
+
+
+def _graph(g):
+    return _floats(g, 6, 4), _ints(g, 6, 2, 10), _floats(g, 4, 4)
+
+
+add("gnn_sum", "PyG-style message passing, messages scatter-added into their destinations",
+    _gnn_layer("sum"), _graph, tolerance=1e-6, fast=True,
+    tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+add("gnn_mean", "PyG-style message passing, mean aggregation (scatter_reduce mean, include_self=False)",
+    _gnn_layer("mean"), _graph, tolerance=1e-6,
+    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(4, 4))
+
+
+# --- MoE combine -------------------------------------------------------------------------------------------
+
+
+def _moe_combine(hidden, expert_out, token_index, gate):
+    """Mixtral-style combine: each expert's outputs, weighted by the router's
+    gate, index_add_-ed back onto the tokens they came from."""
+    weighted = expert_out * gate[:, None]
+    return torch.zeros_like(hidden).index_add_(0, token_index, weighted)
+
+
+add("moe_combine", "a MoE layer's combine: weighted expert outputs index_add_-ed onto their tokens",
+    _moe_combine, lambda g: (_floats(g, 5, 4), _floats(g, 8, 4), _ints(g, 5, 8), torch.rand(8, generator=g)),
+    tolerance=1e-6, tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+
+
+# --- KV cache update ---------------------------------------------------------------------------------------
+
+
+def _kv_cache_update(key_cache, value_cache, key, value, cache_position):
+    """Hugging Face StaticCache.update: the new keys and values copied into
+    the caches at `cache_position` along the sequence dim."""
+    key_cache = key_cache.index_copy(2, cache_position, key)
+    value_cache = value_cache.index_copy(2, cache_position, value)
+    return key_cache, value_cache
+
+
+add("kv_cache_update", "a decode step's StaticCache update: index_copy at the cache positions",
+    _kv_cache_update,
+    lambda g: (_floats(g, 1, 2, 8, 4), _floats(g, 1, 2, 8, 4), _floats(g, 1, 2, 1, 4), _floats(g, 1, 2, 1, 4),
+               torch.tensor([5])),
+    fast=True, tosa=Form(0, 0, NO_TOSA_INDEX_COPY), linalg=Form(2, 2))
+
+
+# --- sampling masks, labels --------------------------------------------------------------------------------
+
+
+def _top_k_mask(logits, removed):
+    """HF TopKLogitsWarper's effect: the tokens outside the top k (their
+    indices given) set to -inf by a scatter."""
+    return logits.scatter(1, removed, float("-inf"))
+
+
+add("top_k_mask", "top-k sampling: the tokens outside the top k scattered to -inf",
+    _top_k_mask, lambda g: (_floats(g, 2, 10), torch.stack([torch.randperm(10, generator=g)[:6] for _ in range(2)])),
+    fast=True, tosa=Form(1, 1), linalg=Form(1, 1))
+
+
+def _one_hot(labels):
+    return torch.zeros(labels.size(0), 7).scatter_(1, labels[:, None], 1.0)
+
+
+def _label_smoothing(logits, labels):
+    """Smoothed targets (eps spread over the other classes) and the loss."""
+    eps, classes = 0.1, logits.size(1)
+    target = torch.full_like(logits, eps / (classes - 1)).scatter_(1, labels[:, None], 1.0 - eps)
+    return -(target * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
+
+
+add("one_hot", "one-hot labels by scatter_", _one_hot, lambda g: (_ints(g, 7, 6),),
+    tosa=Form(1, 1), linalg=Form(1, 1))
+add("label_smoothing", "label smoothing: targets by scatter_, cross-entropy against them",
+    _label_smoothing, lambda g: (_floats(g, 6, 7), _ints(g, 7, 6)), tolerance=1e-6,
+    tosa=Form(1, 1), linalg=Form(1, 1))
+
+
+# --- histograms, segments ----------------------------------------------------------------------------------
+
+
+def _histogram(values):
+    """bincount over 8 bins, written as torch code that exports: a scatter-add of ones."""
+    bins = torch.clamp((values * 4 + 4).long(), 0, 7)
+    return torch.zeros(8).scatter_add_(0, bins, torch.ones_like(values))
+
+
+def _segment_sum(data, segment_ids):
+    return torch.zeros(4, data.size(1)).index_add_(0, segment_ids, data)
+
+
+def _segment_max(data, segment_ids):
+    index = segment_ids[:, None].expand_as(data)
+    return torch.full((4, data.size(1)), float("-inf")).scatter_reduce(0, index, data, "amax")
+
+
+add("histogram", "a histogram of 8 bins: a scatter-add of ones at each value's bin", _histogram,
+    lambda g: (torch.rand(20, generator=g) * 2 - 1,), tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+add("segment_sum", "segment sums (index_add_ of rows by segment id)", _segment_sum,
+    lambda g: (_floats(g, 9, 3), _ints(g, 4, 9)), tolerance=1e-6,
+    tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+add("segment_max", "segment maxima (scatter_reduce amax)", _segment_max,
+    lambda g: (_floats(g, 9, 3), _ints(g, 4, 9)),
+    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(1, 1))
+
+
+# --- training steps: backward graphs -----------------------------------------------------------------------
+
+
+def _gradient(loss):
+    """The training step's backward: the gradient of `loss` with respect to its
+    first input, by `torch.autograd.grad` (torch.export traces the joint
+    graph; an embedding's or a gather's backward is a scatter-add).
+    `torch.func.grad` does not export (torch-mlir: "Cannot access storage of
+    TensorWrapper")."""
+
+    def forward(first, *rest):
+        with torch.enable_grad():
+            first = first.detach().requires_grad_()
+            return torch.autograd.grad(loss(first, *rest), first)[0]
+
+    return forward
+
+
+def _embedding_loss(weight, ids, upstream):
+    return (F.embedding(ids, weight) * upstream).sum()
+
+
+def _gather_loss(x, index, upstream):
+    return (torch.gather(x, 1, index) * upstream).sum()
+
+
+add("embedding_backward", "the gradient of an embedding lookup: a scatter-add of the upstream rows",
+    _gradient(_embedding_loss), lambda g: (_floats(g, 10, 4), _ints(g, 10, 2, 3), _floats(g, 2, 3, 4)),
+    tolerance=1e-6, fast=True, tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+add("gather_backward", "the gradient of torch.gather along dim 1: a scatter-add", _gradient(_gather_loss),
+    lambda g: (_floats(g, 3, 5), _ints(g, 5, 3, 4), _floats(g, 3, 4)), tolerance=1e-6,
+    tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+
+BY_NAME: dict = {p.name: p for p in CORPUS}
+
+
+# --- export and reference -----------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def exported(name: str, form: str) -> str:
+    """The program as torch-mlir exports it in `form` (cached per session)."""
+    program = BY_NAME[name]
+    return torch_export(program.forward, program.make_inputs(), output_type=FORMS[form])
+
+
+def numpy_inputs(program: Program) -> tuple:
+    return tuple(from_torch(t) for t in program.make_inputs())
+
+
+def eager(program: Program) -> tuple:
+    """PyTorch eager results, as a tuple of numpy arrays."""
+    out = program.forward(*program.make_inputs())
+    outs = out if isinstance(out, tuple) else (out,)
+    return tuple(from_torch(t.detach()) for t in outs)

@@ -1,0 +1,180 @@
+"""--gmx-canonicalize on what torch-mlir really emits for PyTorch scatters
+(`scatter_corpus`), per program and form (TOSA, linalg-on-tensors):
+
+- export: torch-mlir emits `Form.scatters` scatters of the form
+  (`tosa.scatter`, `tm_tensor.scatter`); a form it cannot export is a strict
+  xfail with the reason (`Form.blocked`), so the suite flips when it can;
+- raised: after the pass, exactly `Form.gmx_ops` `gmx.scatter_multiaxis`
+  ops, no scatter of the form left, and no index arithmetic in front of a
+  scatter's indices (no linearisation: `LINEARISATION_OPS`, no flattening
+  generic: `linalg.index`, no coordinates packed by `tensor.insert_slice`);
+- runs: the raised program through gmx.runtime equals eager PyTorch (bit for
+  bit, or within the program's tolerance where float sums meet duplicates);
+  skipped, with the lowering's own error, while `--gmx-lower-to-llvm`
+  cannot lower a gmx scatter (`scatter_lowering`): on by itself once it can.
+
+The fast subset (`Program.fast`, unblocked forms) runs in the suite; every
+program in every form with GMX_FULL_CORPUS=1.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("torch_mlir.fx")
+
+import gmx.runtime  # noqa: E402
+from gmx.dialect import SCATTER_OP_NAME, make_context  # noqa: E402
+from gmx.dialect.mlir import ir  # noqa: E402
+from gmx.passes.walking import ops_named  # noqa: E402
+from gmx.tools.experiments.frontends import FrontendError, torch_export  # noqa: E402
+from gmx.tools.experiments.gather_sites import LINEARISATION_OPS  # noqa: E402
+from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
+from gmx.tools.experiments.models import matches  # noqa: E402
+from scatter_corpus import BY_NAME, CORPUS, FORMS, SOURCE_SCATTERS, eager, exported, numpy_inputs  # noqa: E402
+from scatter_lowering import skip_unless_scatters_lower  # noqa: E402
+
+FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
+# What a scatter's indices must not be computed with after the pass.
+INDEX_ARITHMETIC = frozenset(LINEARISATION_OPS) | {"linalg.index", "tensor.insert_slice", "tm_tensor.scatter"}
+
+
+def cases(check: str) -> list:
+    """(program, form) in the suite: the fast subset, everything with
+    GMX_FULL_CORPUS=1; a blocked form a strict xfail of the export (left out
+    of the later checks), a check that fails today (`Form.not_yet`) a strict xfail."""
+    params = []
+    for program in CORPUS:
+        for form, expected in program.forms.items():
+            if not (FULL or (program.fast and not expected.blocked)):
+                continue
+            if expected.blocked and check != "export":
+                continue
+            marks = [pytest.mark.xfail(strict=True, raises=FrontendError, reason=expected.blocked)] \
+                if expected.blocked else []
+            if check in expected.not_yet:
+                marks.append(pytest.mark.xfail(strict=True, reason=expected.not_yet[check]))
+            params.append(pytest.param(program.name, form, marks=marks, id=f"{program.name}@{form}"))
+    return params
+
+
+@functools.cache
+def raised(name: str, form: str) -> str:
+    """The export after --gmx-canonicalize (strict, as conftest sets it), once per session."""
+    return run_pipeline(exported(name, form), ["gmx-canonicalize"]).text
+
+
+def index_producers(op) -> set[str]:
+    """Names of the ops a scatter's indices are computed with (their whole
+    backward slice, the bodies of the ops in it included)."""
+    names, stack, seen = set(), [op.operands[1]], []
+    while stack:
+        value = stack.pop()
+        owner = value.owner if isinstance(value, ir.OpResult) else None
+        if owner is None or any(owner == s for s in seen):
+            continue
+        owner = owner.operation
+        seen.append(owner)
+        names.add(owner.name)
+        stack.extend(owner.operands)
+        for region in owner.regions:
+            for block in region.blocks:
+                for nested in block.operations:
+                    names.add(nested.name)
+    return names
+
+
+@pytest.mark.parametrize("name, form", cases("export"))
+def test_export(name, form):
+    expected = BY_NAME[name].forms[form]
+    counts = run_pipeline(exported(name, form), []).counts
+    assert counts[SOURCE_SCATTERS[form]] == expected.scatters, (
+        f"{name}@{form}: {counts[SOURCE_SCATTERS[form]]} {SOURCE_SCATTERS[form]} in the export, "
+        f"the corpus says {expected.scatters}")
+
+
+@pytest.mark.parametrize("name, form", cases("raised"))
+def test_raised(name, form):
+    expected = BY_NAME[name].forms[form]
+    with make_context():
+        module = ir.Module.parse(raised(name, form))
+        scatters = ops_named(module.operation, SCATTER_OP_NAME)
+        left = ops_named(module.operation, SOURCE_SCATTERS[form])
+        arithmetic = {n for op in scatters for n in index_producers(op) & INDEX_ARITHMETIC}
+    assert len(scatters) == expected.gmx_ops, f"{name}@{form}: {len(scatters)} gmx scatters, expected {expected.gmx_ops}"
+    assert not left, f"{name}@{form}: {len(left)} {SOURCE_SCATTERS[form]} left"
+    assert not arithmetic, f"{name}@{form}: index arithmetic in front of a scatter: {sorted(arithmetic)}"
+
+
+@pytest.mark.parametrize("name, form", cases("runs"))
+def test_runs(name, form):
+    text = raised(name, form)
+    skip_unless_scatters_lower(text)
+    program = BY_NAME[name]
+    difference = matches(gmx.runtime.run(text, *numpy_inputs(program)), eager(program), program.tolerance)
+    assert difference is None, f"{name}@{form}: {difference}"
+
+
+def test_a_column_past_its_row_is_an_index_error():
+    """torch-mlir's TOSA scatter along dim 1 checked only the flat index: a
+    column past its row wrote the next row's element. Raised, each coordinate
+    is checked against its own dim, as PyTorch eager does."""
+    text = raised("top_k_mask", "tosa")
+    skip_unless_scatters_lower(text)
+    logits, removed = numpy_inputs(BY_NAME["top_k_mask"])
+    removed = removed.copy()
+    removed[0, 0] = logits.shape[1]  # row 0, column 10 of 10: flat index 10 is row 1's first element
+    with pytest.raises(IndexError):
+        gmx.runtime.run(text, logits, removed)
+
+
+def _put_rows(x, rows, values):
+    return x.index_put((rows,), values)
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_a_negative_index_put_index_wraps_as_in_eager(form):
+    """torch-mlir passes `x[-1] = v`'s index through unwrapped; the raised
+    scatter keeps eager's meaning (gmx's raise mode wraps [-size, 0) once)."""
+    import torch
+
+    x, rows, values = torch.arange(15.0).reshape(3, 5), torch.tensor([-1, 0]), -torch.ones(2, 5)
+    text = run_pipeline(torch_export(_put_rows, [x, rows, values], output_type=FORMS[form]),
+                        ["gmx-canonicalize"]).text
+    skip_unless_scatters_lower(text)
+    got = gmx.runtime.run(text, x.numpy(), rows.numpy(), values.numpy())
+    assert np.array_equal(got, _put_rows(x, rows, values).numpy())
+
+
+def _slice_scatter(x, src):
+    return x.slice_scatter(src, dim=1, start=1, end=3)
+
+
+def test_slice_scatter_becomes_an_insert_slice():
+    """TOSA's slice_scatter is a tosa.scatter at constant positions; raised,
+    a tensor.insert_slice (no scatter, no index) that runs as eager."""
+    import torch
+
+    x, src = torch.randn(3, 5), torch.randn(3, 2)
+    fused = run_pipeline(torch_export(_slice_scatter, [x, src], output_type="tosa"), ["gmx-canonicalize"])
+    assert fused.counts["tensor.insert_slice"] == 1
+    assert not fused.counts["tosa.scatter"] and not fused.counts[SCATTER_OP_NAME]
+    assert np.array_equal(gmx.runtime.run(fused.text, x.numpy(), src.numpy()), _slice_scatter(x, src).numpy())
+
+
+def test_corpus_covers_the_brief():
+    """Every family of the brief, both forms registered, names unique, inputs reproducible."""
+    names = [p.name for p in CORPUS]
+    assert len(names) == len(set(names))
+    for family in ("gnn_", "moe_", "kv_cache", "top_k", "one_hot", "label_smoothing", "histogram", "segment_",
+                   "embedding_backward", "gather_backward"):
+        assert any(n.startswith(family) for n in names), family
+    assert all(set(p.forms) == set(FORMS) for p in CORPUS)
+    assert all(p.forms[f].blocked or p.forms[f].gmx_ops >= 1 for p in CORPUS for f in FORMS)
+    first, second = numpy_inputs(CORPUS[0]), numpy_inputs(CORPUS[0])
+    assert all(np.array_equal(a, b) for a, b in zip(first, second))
