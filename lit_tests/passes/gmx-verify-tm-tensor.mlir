@@ -36,7 +36,7 @@ func.func @scan_negative_dimension(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // Both dims of a 3x5 tensor indexed, yet 3-element update rows: they
 // would be written into the next row, or past the end of the buffer.
 func.func @scatter_rows_longer_than_the_non_indexed_dims(%x: tensor<3x5xf32>, %u: tensor<2x3xf32>, %i: tensor<2x2xi64>) -> tensor<3x5xf32> {
-  // expected-error@+1 {{'tm_tensor.scatter' op expected updates of rank 1 + (original rank 2 - index depth 2) = 1, got rank 2}}
+  // expected-error@+1 {{'tm_tensor.scatter' op expected update dim 1 (written along indexed dim 1 of the original) to have size 1, got 3}}
   %r = tm_tensor.scatter {dimension_map = array<i64: 0, 1>} unique_indices(false) ins(%u, %i : tensor<2x3xf32>, tensor<2x2xi64>) outs(%x : tensor<3x5xf32>) {
   ^bb0(%a: f32, %b: f32):
     tm_tensor.yield %a : f32
@@ -75,4 +75,19 @@ func.func @well_formed(%x: tensor<6x5xf32>, %u: tensor<2x5xf32>, %i: tensor<2x1x
     tm_tensor.yield %t : f32
   } -> tensor<6x5xf32>, tensor<6xf32>
   return %r, %s#0 : tensor<6x5xf32>, tensor<6x5xf32>
+}
+
+// -----
+
+// torch-mlir's index_add / index_put in linalg-on-tensors: the slice as long
+// as the original's rank, a unit dim over the indexed dim.
+// CHECK-LABEL: func.func @torch_mlir_index_add
+// CHECK: tm_tensor.scatter
+func.func @torch_mlir_index_add(%x: tensor<7x3xf32>, %u: tensor<10x1x3xf32>, %i: tensor<10x1xi64>) -> tensor<7x3xf32> {
+  %r = tm_tensor.scatter {dimension_map = array<i64: 0>} unique_indices(false) ins(%u, %i : tensor<10x1x3xf32>, tensor<10x1xi64>) outs(%x : tensor<7x3xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %b, %a : f32
+    tm_tensor.yield %t : f32
+  } -> tensor<7x3xf32>
+  return %r : tensor<7x3xf32>
 }

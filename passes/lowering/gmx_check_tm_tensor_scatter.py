@@ -105,7 +105,9 @@ def rows_fit(op, fold: Folder) -> tuple[Folded, Folded, Folded]:
     depth = len(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
     i64 = ir.IntegerType.get_signless(64)
     fits, size, room = True, 0, 0
-    for n, m in reversed(list(zip(tensor_dims(fold, updates)[1:], tensor_dims(fold, original)[depth:]))):
+    rows, unindexed = tensor_dims(fold, updates)[1:], tensor_dims(fold, original)[depth:]
+    # The slice covers the trailing dims: the unindexed ones are its last.
+    for n, m in reversed(list(zip(rows[len(rows) - len(unindexed):], unindexed))):
         n, m = fold.to_i64(n), fold.to_i64(m)
         ok = fold.cmp("uge", m, n)
         fits = fold.and_(ok, fits)
