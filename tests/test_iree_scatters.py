@@ -1,0 +1,173 @@
+"""gmx.scatter_multiaxis on the `iree` backend (one iree_linalg_ext.scatter,
+`passes/lowering/iree_scatter.py`) against the reference and the engine:
+the same bits (float sums: np.add.at's), the same errors, nothing written
+outside the result; compiled for CUDA without a GPU. One module per group
+of cases: IREE compiles take about a second each."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("iree.compiler")
+pytest.importorskip("iree.runtime")
+
+import gmx.runtime  # noqa: E402
+from gmx.passes.lowering.gather_plan import plan_gather  # noqa: E402
+from gmx.passes.lowering.iree_scatter import batch_rank, drops_into_padding  # noqa: E402
+from gmx.dialect.modes import Mode  # noqa: E402
+from gmx.reference import scatter_multiaxis  # noqa: E402
+from gmx.runtime.iree_backend import compile_vmfb  # noqa: E402
+from gmx.runtime.iree_lowering import lower_for_iree  # noqa: E402
+
+from gather_programs import assert_identical  # noqa: E402
+from scatter_programs import Case, case_arguments, random_case, scatter_module, takes  # noqa: E402
+
+IREE = {"backend": "iree", "device": "local-task"}
+MODES = ("raise", "wrap", "clip", "drop")
+REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+def run_cases(cases, seed: int, spread: int = 0, index_dtype=np.int64, checked: bool = True, donate=()):
+    """Compile `cases` as one module for IREE; run it on random arguments;
+    compare each result with the reference's."""
+    rng = np.random.default_rng(seed)
+    program = gmx.runtime.compile(scatter_module(cases, index_dtype), checked=checked, donate=donate, **IREE)
+    arguments = [case_arguments(rng, case, spread) for case in cases]
+    arguments = [(x, i.astype(index_dtype), u) for x, i, u in arguments]
+    wants = [scatter_multiaxis(x, i, u, c.axes, mode=c.mode, reduction=c.reduction)
+             for c, (x, i, u) in zip(cases, arguments)]
+    results = program(*[a for triple in arguments for a in triple])
+    results = results if isinstance(results, tuple) else (results,)
+    for case, (x, i, u), got, want in zip(cases, arguments, results, wants):
+        try:
+            assert_identical(got, want)
+        except AssertionError as error:
+            raise AssertionError(f"{case}\nindices={i!r}") from error
+    return arguments, results
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_random_sweep(dtype):
+    """Every mode and reduction, random ranks, axes, broadcasts, many
+    duplicates; "raise" on indices in range, the others up to 3 outside."""
+    rng = np.random.default_rng(np.dtype(dtype).num)
+    cases = [random_case(rng, dtype, mode, reduction)
+             for mode in MODES for reduction in REDUCTIONS if takes(dtype, reduction) for _ in range(2)]
+    run_cases([c for c in cases if c.mode == "raise"], seed=1)
+    run_cases([c for c in cases if c.mode != "raise"], seed=2, spread=3)
+
+
+# Float sums over many duplicates (np.add.at's order), rows and elements.
+LARGER = [
+    Case((64, 128), (3000, 1), (3000, 128), (0,), reduction="add"),
+    Case((16, 96), (16, 96), (16, 96), (1,), reduction="add"),
+    Case((7, 33), (5000, 1), (5000, 33), (0,)),
+    Case((100,), (20000,), (1,), (0,), reduction="add", dtype=np.float64),
+]
+
+
+def test_duplicates_in_row_major_order():
+    run_cases(LARGER, seed=3)
+
+
+def test_unique_indices():
+    cases = [Case((64, 3), (64, 1), (64, 3), (0,), reduction=r, unique=True) for r in ("none", "add")]
+    rng = np.random.default_rng(7)
+    program = gmx.runtime.compile(scatter_module(cases), **IREE)
+    x, u = rng.standard_normal((64, 3)).astype(np.float32), rng.standard_normal((64, 3)).astype(np.float32)
+    i = rng.permutation(64)[:, None]
+    for case, got in zip(cases, program(x, i, u, x, i, u)):
+        assert_identical(got, scatter_multiaxis(x, i, u, (0,), reduction=case.reduction))
+
+
+def test_narrow_indices_and_unchecked():
+    rng = np.random.default_rng(5)
+    cases = [random_case(rng, np.float32, mode, reduction) for mode in MODES for reduction in ("none", "add")]
+    run_cases([c for c in cases if c.mode == "raise"], seed=6, index_dtype=np.int32)
+    run_cases([c for c in cases if c.mode != "raise"], seed=6, spread=2, index_dtype=np.int32, checked=False)
+
+
+def aligned(array: np.ndarray) -> np.ndarray:
+    """A copy of `array` on 64 bytes (what IREE imports in place)."""
+    memory = np.empty(array.nbytes + 64, np.uint8)
+    start = -memory.ctypes.data % 64
+    copy = memory[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+    copy[...] = array
+    return copy
+
+
+def test_index_error_is_the_engines_and_nothing_is_written():
+    """The engine's IndexError word for word (site, first bad index, axis,
+    size, count); no argument written, a donated one neither."""
+    case = Case((5, 3), (4, 1), (4, 3), (0,), reduction="add")
+    text = scatter_module([case])
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    i, u = np.array([[1], [7], [2], [-9]]), np.ones((4, 3), np.float32)
+    messages = []
+    for options in ({}, IREE, {**IREE, "donate": (0,)}):
+        arrays = [aligned(a) for a in (x, i, u)]
+        with pytest.raises(IndexError) as raised:
+            gmx.runtime.compile(text, **options)(*arrays)
+        messages.append(str(raised.value))
+        for a, b in zip(arrays, (x, i, u)):
+            assert_identical(a, b)
+    assert messages[0] == messages[1] == messages[2]
+    assert "(2 indices out of bounds)" in messages[0]
+
+
+def test_empty_axis_errors_as_the_engine():
+    cases = [Case((0, 3), (2, 1), (2, 3), (0,)), Case((0, 3), (2, 1), (2, 3), (0,), mode="drop")]
+    x, i, u = np.zeros((0, 3), np.float32), np.zeros((2, 1), np.int64), np.ones((2, 3), np.float32)
+    errors = []
+    for options in ({}, IREE):
+        with pytest.raises(IndexError) as raised:
+            gmx.runtime.compile(scatter_module(cases[:1]), **options)(x, i, u)
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1]
+    assert_identical(gmx.runtime.compile(scatter_module(cases[1:]), **IREE)(x, i, u), x)
+
+
+def test_donated_input_is_written_after_the_call():
+    case = Case((6, 4), (5, 1), (5, 4), (0,), reduction="add")
+    rng = np.random.default_rng(11)
+    x, i, u = (aligned(a) for a in case_arguments(rng, case))
+    want = scatter_multiaxis(x, i, u, (0,), reduction="add")
+    program = gmx.runtime.compile(scatter_module([case]), donate=(0,), **IREE)
+    got = program(x, i, u)
+    assert got is x
+    assert_identical(x, want)
+
+
+def test_arguments_in_iree_memory_are_not_written():
+    """IREE imports 64-byte aligned arguments in place and writes a
+    scatter into its input's memory: not the caller's."""
+    case = Case((6, 4), (5, 1), (5, 4), (0,), reduction="add")
+    x, i, u = (aligned(a) for a in case_arguments(np.random.default_rng(12), case))
+    before = x.copy()
+    got = gmx.runtime.compile(scatter_module([case]), **IREE)(x, i, u)
+    assert_identical(got, scatter_multiaxis(before, i, u, (0,), reduction="add"))
+    assert_identical(x, before)
+
+
+@pytest.mark.parametrize(("shapes", "axes", "rank"), [
+    (((4096, 1024), (4096, 1024)), (1,), 2),  # torch.scatter: every dim a batch dim
+    (((50000, 128), (8192, 1)), (0,), 1),  # index_add of rows: a row slice
+    (((64, 30, 8), (10, 1, 2)), (2, 0), 3),  # x[i, :, j] = v
+    (((5, 7), (5, 1)), (), 1),  # no axes: at least one batch dim
+])
+def test_batch_rank(shapes, axes, rank):
+    assert batch_rank(plan_gather(*shapes, list(axes))) == rank
+
+
+def test_only_drop_writes_into_padding():
+    shapes = ((5, 3), (4, 1), [0])
+    assert [drops_into_padding(plan_gather(*shapes, mode=m)) for m in Mode if m is not Mode.FILL] == \
+        [m is Mode.DROP for m in Mode if m is not Mode.FILL]
+
+
+def test_compiles_for_cuda():
+    """The GPU path, without a GPU: rows and elements, checked."""
+    cases = [LARGER[0], LARGER[1], Case((8, 4), (6, 1), (6, 4), (0,), mode="drop", reduction="max")]
+    lowered = lower_for_iree(scatter_module(cases), "main", True, cpu=False)
+    assert compile_vmfb(lowered, "cuda")[:16]
