@@ -12,13 +12,14 @@ The steps are the engine's up to linalg, then only what IREE needs:
    as --gmx-lower-to-llvm does; checked, one left unraised is an error)
    and StableHLO to linalg with --gmx-lower-to-llvm's own stages
    (`STABLEHLO_LOWERING`);
-3. checked: each gather's index report (`iree_reports.add_index_reports`:
+3. checked: each gather's and scatter's index report (`iree_reports.add_index_reports`:
    the count of bad indices and the first's position, or, with `details`,
    its value and axis size too);
    unchecked: each gather reads nothing outside its input
    (`iree_reports.read_nothing_outside`);
 4. `convert_gmx_to_linalg` planned for IREE (plain generics: no tensor of
-   `index` crosses a dispatch); checked, each scatter's report and its
+   `index` crosses a dispatch), each gmx scatter one iree_linalg_ext.scatter
+   (`iree_scatter`); checked, each tosa or tm_tensor scatter's report and its
    indices clamped (`iree_scatter_reports`); then the run-time shape checks
    as reports and every report appended to the entry's results.
 

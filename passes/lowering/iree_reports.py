@@ -7,7 +7,9 @@ results after its own, and `gmx.runtime.reports` raises from them the
 same error the engine raises.
 
 `add_index_reports` (gmx level, before convert-gmx-to-linalg), for each
-checked ("raise") gather in the entry's body:
+checked ("raise") gather in the entry's body (and each checked scatter,
+which keeps its mode: `iree_scatter` writes a bad index inside its
+result):
 
     %r = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>}
            : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
@@ -52,12 +54,13 @@ from dataclasses import dataclass
 
 from gmx.dialect import GatherMultiaxisOp, read_mode
 from gmx.dialect.gmx import static_shape
-from gmx.dialect.modes import FILL_VALUE_ATTR, MODE_ATTR, Mode, mode_rule
+from gmx.dialect.modes import FILL_VALUE_ATTR, MODE_ATTR, Mode
 from gmx.dialect.shapes import infer_output_shape
 from gmx.dialect.mlir import arith, func, ir, linalg, tensor
 
 from .convert_gmx_to_linalg import gmx_ops, takes_a_site
 from .folding import Constants, Folded, Folder
+from .gather_plan import checks_index_values
 from .index_reading import read_through_narrowing
 from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_FN, error_sites
 from ..registry import PassFailed
@@ -120,7 +123,7 @@ def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
             continue  # no site: it is its input
         site, this = site + 1, site
         mode, _ = read_mode(op)
-        if not mode_rule(mode).reports_index_errors or not op.axes_list:
+        if not checks_index_values(mode, op.axes_list):  # the engine's decision
             continue
         gather = op.operation.name == GatherMultiaxisOp.OPERATION_NAME
         zero = _zero(ir.RankedTensorType(op.input.type).element_type)

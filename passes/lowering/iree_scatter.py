@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gmx.dialect.modes import mode_rule
-from gmx.dialect.mlir import ir, linalg, tensor
+from gmx.dialect.mlir import arith, ir, linalg, tensor
 
 from .folding import Folded
 from .gather_plan import Access, GatherPlan
@@ -45,8 +45,9 @@ from .iree_linalg_ext import OPERAND_SEGMENTS, SEGMENTS, YIELDS
 from .iree_reports import _generic
 from .scatter_builder import ScatterBuilder
 
-IREE_SCATTER = "iree_linalg_ext.scatter"
-IREE_YIELD = next(name for name in YIELDS.values())
+TM_TENSOR_SCATTER = "tm_tensor.scatter"  # IREE's scatter, torch-mlir's name for it
+IREE_SCATTER, _SCATTER_SEGMENTS = OPERAND_SEGMENTS[TM_TENSOR_SCATTER]
+IREE_YIELD = YIELDS["tm_tensor.yield"]
 
 
 def batch_rank(reading: GatherPlan) -> int:
@@ -57,7 +58,8 @@ def batch_rank(reading: GatherPlan) -> int:
     k = reading.rank
     while k > 1:
         d = k - 1
-        if d in reading.axes or reading.indices_access[d] is not Access.ZERO or reading.input_access[d] is not Access.ITER:
+        positioned = reading.indices_access[d] is not Access.ZERO or reading.input_access[d] is not Access.ITER
+        if d in reading.axes or positioned:
             break
         k -= 1
     return max(k, 1)
@@ -67,6 +69,12 @@ def drops_into_padding(reading: GatherPlan) -> bool:
     """Whether an index outside its axis is skipped ("drop"), so that the
     scatter writes it into a padding row; else ("raise") at position 0."""
     return bool(reading.axes) and not mode_rule(reading.mode).reads_every_row
+
+
+def coordinate_bits(input_shape) -> int:
+    """The width of the scatter's coordinates: 32 where every position (a
+    padding row's too) fits, halving what the scatter reads; else 64."""
+    return 32 if max(input_shape, default=0) < (1 << 31) - 1 else 64
 
 
 @dataclass(frozen=True)
@@ -117,10 +125,12 @@ class IreeScatterBuilder(ScatterBuilder):
         return generic.results[0]
 
     def _coordinates(self, k: int, pads: bool) -> ir.Value:
-        """tensor<G[0] x .. x G[k-1] x k x i64>: per batch position, where
+        """tensor<G[0] x .. x G[k-1] x k x iN>: per batch position, where
         its slice goes along dims 0..k-1 of the result, each coordinate
-        tuple read once per coordinate, as the gather reads it."""
-        fold, i64 = self.fold, ir.IntegerType.get_signless(64)
+        tuple read once per coordinate, as the gather reads it (iN:
+        `coordinate_bits`)."""
+        fold = self.fold
+        i64 = ir.IntegerType.get_signless(coordinate_bits(self.plan.input_shape))
         shape = [*self.plan.output_shape[:k], k]
         generic = _generic([], [tensor.empty(shape, i64)], [ir.AffineMap.get_identity(k + 1)], ["parallel"] * (k + 1))
         block = generic.regions[0].blocks[0]
@@ -136,7 +146,7 @@ class IreeScatterBuilder(ScatterBuilder):
             if ok is not True:
                 outside = fold.select(fold.cmp("eq", j, 0), self.plan.input_shape[0], 0) if pads else 0
                 chosen = fold.select(ok, chosen, outside)
-            linalg.YieldOp([fold.value(fold.to_i64(chosen), i64)])
+            linalg.YieldOp([fold.value(arith.index_cast(i64, fold.index(chosen)), i64)])
         return generic.results[0]
 
     def _linalg_ext_scatter(self, updates: ir.Value, coordinates: ir.Value, original: ir.Value, k: int) -> ir.Value:
@@ -144,7 +154,7 @@ class IreeScatterBuilder(ScatterBuilder):
         built unregistered, printed in generic form for iree-compile)."""
         context = original.context
         context.allow_unregistered_dialects = True
-        segments = OPERAND_SEGMENTS["tm_tensor.scatter"][1](1, 1)
+        segments = _SCATTER_SEGMENTS(1, 1)  # updates, indices, no mask, original
         op = ir.Operation.create(
             IREE_SCATTER, results=[original.type], operands=[updates, coordinates, original],
             attributes={
