@@ -257,8 +257,9 @@ class IreeProgram:
         (again in a forked child: `_forget_device`)."""
         _, runtime = _iree()
         context = runtime.SystemContext(config=runtime.Config(device=hal_device(self.device)))
-        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
-        self._function = context.modules.module[self.entry]
+        module = runtime.VmModule.copy_buffer(context.instance, self.vmfb)
+        context.add_vm_module(module)
+        self._function = context.modules[module.name][self.entry]  # "module", or the module's own name (JAX's)
         self._context = context
 
     def _forget_device(self) -> None:

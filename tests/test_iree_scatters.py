@@ -174,3 +174,45 @@ def test_compiles_for_cuda():
     cases = [LARGER[0], LARGER[1], Case((8, 4), (6, 1), (6, 4), (0,), mode="drop", reduction="max")]
     lowered = lower_for_iree(scatter_module(cases), "main", True, cpu=False)
     assert compile_vmfb(lowered, "cuda")[:16]
+
+
+def test_jax_scatters_raised_from_stablehlo_equal_the_engines():
+    """JAX's `.at[]` scatters (StableHLO raised into gmx.scatter_multiaxis
+    by --gmx-canonicalize), indices out of range both ways, duplicated:
+    IREE's results are the engine's."""
+    pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from gmx.tools.experiments.frontends import jax_to_stablehlo
+    from gmx.tools.experiments.pipelines import run_pipeline
+
+    def program(x, i, u):
+        return (jnp.asarray(x).at[i].add(u), jnp.asarray(x).at[i].set(u, mode="drop"),
+                jnp.asarray(x).at[i].max(u, mode="clip"))
+
+    rng = np.random.default_rng(29)
+    x, u = rng.standard_normal((6, 4)).astype(np.float32), rng.standard_normal((6, 4)).astype(np.float32)
+    i = np.array([1, -2, 7, 1, -9, 3], np.int64)
+    text = run_pipeline(jax_to_stablehlo(program, [x, i, u]), ["gmx-canonicalize"]).text
+    assert text.count('"gmx.scatter_multiaxis"') == 3
+    engine, iree = gmx.runtime.compile(text)(x, i, u), gmx.runtime.compile(text, **IREE)(x, i, u)
+    for got, want in zip(iree, engine):
+        assert_identical(got, want)
+
+
+def test_scatter_in_a_loop_is_a_located_error():
+    """A checked scatter must be in the entry's body to report (as a gather)."""
+    text = """func.func @main(%x: tensor<5x3xf32>, %i: tensor<4x1xi64>, %u: tensor<4x3xf32>) -> tensor<5x3xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %r = scf.for %k = %c0 to %c2 step %c1 iter_args(%acc = %x) -> (tensor<5x3xf32>) {
+    %s = "gmx.scatter_multiaxis"(%acc, %i, %u) {axes = array<i64: 0>, reduction = "add"}
+           : (tensor<5x3xf32>, tensor<4x1xi64>, tensor<4x3xf32>) -> tensor<5x3xf32>
+    scf.yield %s : tensor<5x3xf32>
+  }
+  return %r : tensor<5x3xf32>
+}
+"""
+    with pytest.raises(gmx.runtime.CompileError, match=r"-:6:10: error: this scatter is inside 'scf.for'"):
+        gmx.runtime.compile(text, **IREE)
