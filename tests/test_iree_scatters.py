@@ -216,3 +216,15 @@ def test_scatter_in_a_loop_is_a_located_error():
 """
     with pytest.raises(gmx.runtime.CompileError, match=r"-:6:10: error: this scatter is inside 'scf.for'"):
         gmx.runtime.compile(text, **IREE)
+
+
+def test_dynamic_scatter_is_refused_as_on_the_engine():
+    text = """func.func @main(%x: tensor<?x3xf32>, %i: tensor<?x1xi64>, %u: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>} : (tensor<?x3xf32>, tensor<?x1xi64>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}
+"""
+    for options in ({}, IREE):
+        with pytest.raises(gmx.runtime.CompileError, match=r"-:2:8: error: 'gmx.scatter_multiaxis' has no lowering: "
+                                                           "dynamic shapes are not lowered yet"):
+            gmx.runtime.compile(text, **options)

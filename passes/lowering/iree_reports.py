@@ -230,7 +230,8 @@ def _output_elements(fold: Folder, op) -> ir.Value:
     scatter's operands (its updates' positions, G: only static) (i64)."""
     if op.operation.name != GatherMultiaxisOp.OPERATION_NAME:
         shape = infer_output_shape(static_shape(op.input.type), static_shape(op.indices.type), op.axes_list)
-        return fold.value(math.prod(shape), _i64())
+        # A dynamic one has no lowering yet (convert-gmx-to-linalg refuses it, located).
+        return fold.value(math.prod(1 if n is None else n for n in shape), _i64())
     elements: Folded = 1
     for d in range(ir.RankedTensorType(op.output.type).rank):
         elements = fold.mul(elements, _dim(fold, op.output, d))
