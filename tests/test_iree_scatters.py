@@ -228,3 +228,22 @@ def test_dynamic_scatter_is_refused_as_on_the_engine():
         with pytest.raises(gmx.runtime.CompileError, match=r"-:2:8: error: 'gmx.scatter_multiaxis' has no lowering: "
                                                            "dynamic shapes are not lowered yet"):
             gmx.runtime.compile(text, **options)
+
+
+# The real-program corpus's entries with a gmx scatter (raised from
+# StableHLO); the slower one only with GMX_FULL_CORPUS=1.
+CORPUS = ("unpad_pad@stablehlo", *(("segment_means@stablehlo",) if FULL else ()))
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_real_programs_with_scatters_equal_their_reference(name):
+    pytest.importorskip("torch")
+    from gmx.tools.experiments import models
+    from gmx.tools.experiments.pipelines import run_pipeline
+
+    program = models.MODELS[name]
+    built = program.build()
+    fused = run_pipeline(models.export(built, form=program.form), ["gmx-canonicalize"]).text
+    assert '"gmx.scatter_multiaxis"' in fused
+    got = gmx.runtime.run(fused, *built.inputs, **IREE)
+    assert models.matches(got, models.reference(built), program.tolerance) is None
