@@ -16,7 +16,7 @@ pytest.importorskip("iree.runtime")
 
 import gmx.runtime  # noqa: E402
 from gmx.passes.lowering.gather_plan import plan_gather  # noqa: E402
-from gmx.passes.lowering.iree_scatter import batch_rank, drops_into_padding  # noqa: E402
+from gmx.passes.lowering.iree_scatter import batch_rank, coordinate_bits, drops_into_padding  # noqa: E402
 from gmx.dialect.modes import Mode  # noqa: E402
 from gmx.reference import scatter_multiaxis  # noqa: E402
 from gmx.runtime.iree_backend import compile_vmfb  # noqa: E402
@@ -161,6 +161,13 @@ def test_arguments_in_iree_memory_are_not_written():
 ])
 def test_batch_rank(shapes, axes, rank):
     assert batch_rank(plan_gather(*shapes, list(axes))) == rank
+
+
+def test_coordinates_are_i32_where_positions_fit():
+    assert coordinate_bits((50000, 128)) == 32
+    assert coordinate_bits((2**31 - 2, 1)) == 32  # its padding row too
+    assert coordinate_bits((2**31 - 1, 1)) == 64
+    assert coordinate_bits(()) == 32
 
 
 def test_only_drop_writes_into_padding():
