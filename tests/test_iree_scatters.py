@@ -131,6 +131,13 @@ def test_empty_axis_errors_as_the_engine():
     assert_identical(gmx.runtime.compile(scatter_module(cases[1:]), **IREE)(x, i, u), x)
 
 
+def test_no_updates_is_the_input():
+    cases = [Case((3, 4), (0, 1), (0, 4), (0,), reduction="add"), Case((3, 4), (0, 1), (0, 4), (0,), mode="drop")]
+    x, i, u = np.ones((3, 4), np.float32), np.zeros((0, 1), np.int64), np.ones((0, 4), np.float32)
+    for got in gmx.runtime.compile(scatter_module(cases), **IREE)(x, i, u, x, i, u):
+        assert_identical(got, x)
+
+
 def test_donated_input_is_written_after_the_call():
     case = Case((6, 4), (5, 1), (5, 4), (0,), reduction="add")
     rng = np.random.default_rng(11)
