@@ -131,6 +131,18 @@ def test_empty_axis_errors_as_the_engine():
     assert_identical(gmx.runtime.compile(scatter_module(cases[1:]), **IREE)(x, i, u), x)
 
 
+def test_rank_0():
+    text = """func.func @main(%x: tensor<f32>, %i: tensor<i64>, %u: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64>, reduction = "add"} : (tensor<f32>, tensor<i64>, tensor<f32>) -> tensor<f32>
+  %s = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64>} : (tensor<f32>, tensor<i64>, tensor<f32>) -> tensor<f32>
+  return %r, %s : tensor<f32>, tensor<f32>
+}
+"""
+    x, i, u = np.array(1, np.float32), np.array(0, np.int64), np.array(2, np.float32)
+    for got, want in zip(gmx.runtime.compile(text, **IREE)(x, i, u), gmx.runtime.compile(text)(x, i, u)):
+        assert_identical(got, want)
+
+
 def test_no_updates_is_the_input():
     cases = [Case((3, 4), (0, 1), (0, 4), (0,), reduction="add"), Case((3, 4), (0, 1), (0, 4), (0,), mode="drop")]
     x, i, u = np.ones((3, 4), np.float32), np.zeros((0, 1), np.int64), np.ones((0, 4), np.float32)

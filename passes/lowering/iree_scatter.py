@@ -92,9 +92,12 @@ class IreeScatterBuilder(ScatterBuilder):
         return self._scatter()
 
     def _scatter(self, enabled: Folded = True) -> ir.Value:
+        """The result (IREE's scatter; `enabled` is the engine's)."""
         shape = self.plan.output_shape
         if 0 in shape:
             return self.input  # no update
+        if not shape:
+            return self._combined_scalar()
         k, pads = batch_rank(self.plan), drops_into_padding(self.plan)
         original = self._padded() if pads else self.input
         result = self._linalg_ext_scatter(self._g_updates(), self._coordinates(k, pads), original, k)
@@ -103,6 +106,19 @@ class IreeScatterBuilder(ScatterBuilder):
             result = tensor.extract_slice(self.result_type, result, [], [], [], [0] * rank,
                                           list(self.plan.input_shape), [1] * rank)
         return result
+
+    def _combined_scalar(self) -> ir.Value:
+        """A rank-0 scatter: its one update combined into its one element
+        (a rank-0 generic; IREE's scatter needs a batch dim)."""
+        scalar = ir.AffineMap.get(0, 0, [])
+        generic = _generic([self.input, self.updates], [tensor.empty([], self.result_type.element_type)],
+                           [scalar] * 3, [])
+        block = generic.regions[0].blocks[0]
+        with ir.InsertionPoint(block):
+            value, update, _ = block.arguments
+            combiner = self._combiner()
+            linalg.YieldOp([update if combiner is None else combiner(value, update)])
+        return generic.results[0]
 
     def _padded(self) -> ir.Value:
         """The input with one more row along dim 0 (left undefined: only
