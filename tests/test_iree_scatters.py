@@ -119,6 +119,21 @@ def test_index_error_is_the_engines_and_nothing_is_written():
     assert "(2 indices out of bounds)" in messages[0]
 
 
+def test_index_error_on_the_second_axis_is_the_engines():
+    """x[i, :, j] = v with a bad j: the axis and size of the bad value."""
+    case = Case((4, 5, 6), (3, 1, 2), (3, 5, 1), (0, 2))
+    rng = np.random.default_rng(4)
+    x, i, u = case_arguments(rng, case)
+    i[1, 0, 1] = 6
+    messages = []
+    for options in ({}, IREE):
+        with pytest.raises(IndexError) as raised:
+            gmx.runtime.compile(scatter_module([case]), **options)(x, i, u)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    assert "index 6 is out of bounds for axis 2 with size 6" in messages[0]
+
+
 def test_empty_axis_errors_as_the_engine():
     cases = [Case((0, 3), (2, 1), (2, 3), (0,)), Case((0, 3), (2, 1), (2, 3), (0,), mode="drop")]
     x, i, u = np.zeros((0, 3), np.float32), np.zeros((2, 1), np.int64), np.ones((2, 3), np.float32)
