@@ -244,7 +244,7 @@ class IreeProgram:
         lowered = lower_for_iree(self._asm, self.entry, self.checked, output_storage=output_storage, cpu=cpu,
                                  details=self.details)
         self._storage = lowered.output_storage
-        self._writes_arguments = lowered.writes_arguments
+        self._written_arguments = lowered.written_arguments
         self.arguments: list[TensorSignature] = lowered.arguments
         self.results: list[TensorSignature] = lowered.results
         self.sites = lowered.sites
@@ -336,9 +336,9 @@ class IreeProgram:
         """Argument k as the device reads it, its host memory appended to
         `handed` where the device reads it there. On the CPU devices: the
         array itself where it is IMPORT_ALIGNMENT-aligned (imported through
-        DLPack, no copy) and the program writes no argument in place (IREE
-        writes a scatter's result into its input's memory when nothing
-        reads the input after it), else copied into this thread's buffer for
+        DLPack, no copy) unless IREE may write it in place
+        (`iree_written_arguments`: a scatter or an insert_slice into it),
+        else copied into this thread's buffer for
         argument k, allocated by IREE once and mapped (a warm memcpy: the
         runtime's own conversion of a numpy argument allocates and fills a
         new buffer per call, slower than the gather itself). On a GPU, a
@@ -348,7 +348,7 @@ class IreeProgram:
         if DEVICES[self.device].target != "llvm-cpu" or array.size == 0:
             return runtime.asdevicearray(hal, array)
         imported = array.ctypes.data % IMPORT_ALIGNMENT == 0 and array.flags.writeable and dlpack_carries(array.dtype)
-        if imported and not self._writes_arguments:  # a scatter's input is written by IREE in place
+        if imported and k not in self._written_arguments:  # one IREE may write in place is copied
             handed.append(array)
             return runtime.DeviceArray(hal, hal.from_dlpack_capsule(array.__dlpack__()))
         staged = getattr(self._staging, "buffers", None)

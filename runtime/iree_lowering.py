@@ -55,8 +55,8 @@ from gmx.passes.lowering.iree_cpu_config import configure_gathers
 from gmx.passes.lowering.iree_empty_ops import drop_empty_ops
 from gmx.passes.lowering.iree_index_switch import index_switches_as_ifs
 from gmx.passes.lowering.iree_linalg_ext import to_iree_linalg_ext
-from gmx.passes.lowering.iree_scatter import IREE_SCATTER
 from gmx.passes.lowering.iree_scatter_reports import add_scatter_reports
+from gmx.passes.lowering.iree_written_arguments import written_arguments
 from gmx.passes.lowering.gmx_lower_to_llvm import (
     STABLEHLO_LOWERING,
     TOSA_LOWERING,
@@ -76,7 +76,6 @@ from gmx.passes.lowering.iree_reports import (
 from gmx.passes.lowering.runtime_abi import error_sites
 from gmx.passes.pipeline import build_pass_manager
 from gmx.passes.registry import PassFailed
-from gmx.passes.walking import ops_named
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
@@ -112,9 +111,9 @@ class IreeInput:
     report_kinds: list[str]  # per report, in result order: "index" or "shape"
     index_reports: list[IndexReport]  # the "index" ones, in order
     output_storage: bool = False  # the entry takes its results' storage after its arguments
-    # IREE may write an argument's memory (a scatter into it, in place):
-    # no argument may be handed to it in the caller's memory.
-    writes_arguments: bool = False
+    # The arguments IREE may write in place (`iree_written_arguments`): never
+    # handed to it in the caller's memory.
+    written_arguments: frozenset[int] = frozenset()
 
 
 def dlpack_carries(dtype) -> bool:
@@ -179,7 +178,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
         lower_tosa.run(module.operation)
         drop_empty_ops(module.operation)
         to_iree_linalg_ext(module.operation)
-        writes_arguments = bool(ops_named(module.operation, IREE_SCATTER))
+        written = written_arguments(find_entry(module, entry), len(arguments))
         index_switches_as_ifs(module.operation)
         configure_gathers(module.operation, cpu)
         storage = output_storage and all(None not in r.shape and 0 not in r.shape and dlpack_carries(r.dtype)
@@ -193,7 +192,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
         raise CompileError("\n".join(diagnostics) or str(error)) from None
     iree_text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
     return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage,
-                     writes_arguments)
+                     written)
 
 
 def _add_output_storage(entry, results: int) -> None:

@@ -288,3 +288,29 @@ def test_real_programs_with_scatters_equal_their_reference(name):
     assert '"gmx.scatter_multiaxis"' in fused
     got = gmx.runtime.run(fused, *built.inputs, **IREE)
     assert models.matches(got, models.reference(built), program.tolerance) is None
+
+
+INSERT_ROW = """func.func @main(%x: tensor<8x4xf32>, %u: tensor<1x4xf32>) -> tensor<8x4xf32> {
+  %r = tensor.insert_slice %u into %x[3, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+"""
+
+
+def test_an_insert_into_an_argument_leaves_the_callers_array():
+    """IREE writes an insert_slice into its destination's memory, an
+    imported argument's too: that argument is copied, the others not."""
+    lowered = lower_for_iree(INSERT_ROW, "main", True)
+    assert lowered.written_arguments == {0}
+    x, u = aligned(np.zeros((8, 4), np.float32)), aligned(np.ones((1, 4), np.float32))
+    want = x.copy()
+    want[3] = 1
+    assert_identical(gmx.runtime.compile(INSERT_ROW, **IREE)(x, u), want)
+    assert_identical(x, np.zeros((8, 4), np.float32))
+
+
+def test_written_arguments_of_scatters():
+    case = Case((6, 4), (5, 1), (5, 4), (0,), reduction="add")
+    assert lower_for_iree(scatter_module([case]), "main", True).written_arguments == {0}
+    drop = Case((6, 4), (5, 1), (5, 4), (0,), mode="drop")  # into a padded copy
+    assert lower_for_iree(scatter_module([drop]), "main", True).written_arguments == set()

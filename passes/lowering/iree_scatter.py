@@ -32,9 +32,8 @@ behaviour, and this one of its meanings); in "drop" mode into a row after
 the input's dim 0 (the input padded by one row, sliced off after).
 
 IREE writes the scatter into its input's memory when nothing reads the
-input after it, an argument's too: the runtime hands a program that has
-an iree_linalg_ext.scatter copies of its arguments
-(`iree_lowering.IreeInput.writes_arguments`).
+input after it, an argument's too: the runtime hands IREE a copy of such
+an argument (`iree_written_arguments`).
 """
 
 from __future__ import annotations
