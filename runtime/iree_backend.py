@@ -244,6 +244,7 @@ class IreeProgram:
         lowered = lower_for_iree(self._asm, self.entry, self.checked, output_storage=output_storage, cpu=cpu,
                                  details=self.details)
         self._storage = lowered.output_storage
+        self._written_arguments = lowered.written_arguments
         self.arguments: list[TensorSignature] = lowered.arguments
         self.results: list[TensorSignature] = lowered.results
         self.sites = lowered.sites
@@ -256,8 +257,9 @@ class IreeProgram:
         (again in a forked child: `_forget_device`)."""
         _, runtime = _iree()
         context = runtime.SystemContext(config=runtime.Config(device=hal_device(self.device)))
-        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
-        self._function = context.modules.module[self.entry]
+        module = runtime.VmModule.copy_buffer(context.instance, self.vmfb)
+        context.add_vm_module(module)
+        self._function = context.modules[module.name][self.entry]  # "module", or the module's own name (JAX's)
         self._context = context
 
     def _forget_device(self) -> None:
@@ -334,7 +336,9 @@ class IreeProgram:
         """Argument k as the device reads it, its host memory appended to
         `handed` where the device reads it there. On the CPU devices: the
         array itself where it is IMPORT_ALIGNMENT-aligned (imported through
-        DLPack, no copy), else copied into this thread's buffer for
+        DLPack, no copy) unless IREE may write it in place
+        (`iree_written_arguments`: a scatter or an insert_slice into it),
+        else copied into this thread's buffer for
         argument k, allocated by IREE once and mapped (a warm memcpy: the
         runtime's own conversion of a numpy argument allocates and fills a
         new buffer per call, slower than the gather itself). On a GPU, a
@@ -343,7 +347,8 @@ class IreeProgram:
         hal = self._context.config.device
         if DEVICES[self.device].target != "llvm-cpu" or array.size == 0:
             return runtime.asdevicearray(hal, array)
-        if array.ctypes.data % IMPORT_ALIGNMENT == 0 and array.flags.writeable and dlpack_carries(array.dtype):
+        imported = array.ctypes.data % IMPORT_ALIGNMENT == 0 and array.flags.writeable and dlpack_carries(array.dtype)
+        if imported and k not in self._written_arguments:  # one IREE may write in place is copied
             handed.append(array)
             return runtime.DeviceArray(hal, hal.from_dlpack_capsule(array.__dlpack__()))
         staged = getattr(self._staging, "buffers", None)

@@ -12,13 +12,14 @@ The steps are the engine's up to linalg, then only what IREE needs:
    as --gmx-lower-to-llvm does; checked, one left unraised is an error)
    and StableHLO to linalg with --gmx-lower-to-llvm's own stages
    (`STABLEHLO_LOWERING`);
-3. checked: each gather's index report (`iree_reports.add_index_reports`:
+3. checked: each gather's and scatter's index report (`iree_reports.add_index_reports`:
    the count of bad indices and the first's position, or, with `details`,
    its value and axis size too);
    unchecked: each gather reads nothing outside its input
    (`iree_reports.read_nothing_outside`);
 4. `convert_gmx_to_linalg` planned for IREE (plain generics: no tensor of
-   `index` crosses a dispatch); checked, each scatter's report and its
+   `index` crosses a dispatch), each gmx scatter one iree_linalg_ext.scatter
+   (`iree_scatter`); checked, each tosa or tm_tensor scatter's report and its
    indices clamped (`iree_scatter_reports`); then the run-time shape checks
    as reports and every report appended to the entry's results.
 
@@ -55,6 +56,7 @@ from gmx.passes.lowering.iree_empty_ops import drop_empty_ops
 from gmx.passes.lowering.iree_index_switch import index_switches_as_ifs
 from gmx.passes.lowering.iree_linalg_ext import to_iree_linalg_ext
 from gmx.passes.lowering.iree_scatter_reports import add_scatter_reports
+from gmx.passes.lowering.iree_written_arguments import written_arguments
 from gmx.passes.lowering.gmx_lower_to_llvm import (
     STABLEHLO_LOWERING,
     TOSA_LOWERING,
@@ -109,6 +111,9 @@ class IreeInput:
     report_kinds: list[str]  # per report, in result order: "index" or "shape"
     index_reports: list[IndexReport]  # the "index" ones, in order
     output_storage: bool = False  # the entry takes its results' storage after its arguments
+    # The arguments IREE may write in place (`iree_written_arguments`): never
+    # handed to it in the caller's memory.
+    written_arguments: frozenset[int] = frozenset()
 
 
 def dlpack_carries(dtype) -> bool:
@@ -173,6 +178,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
         lower_tosa.run(module.operation)
         drop_empty_ops(module.operation)
         to_iree_linalg_ext(module.operation)
+        written = written_arguments(find_entry(module, entry), len(arguments))
         index_switches_as_ifs(module.operation)
         configure_gathers(module.operation, cpu)
         storage = output_storage and all(None not in r.shape and 0 not in r.shape and dlpack_carries(r.dtype)
@@ -185,7 +191,8 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
     except PassFailed as error:
         raise CompileError("\n".join(diagnostics) or str(error)) from None
     iree_text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
-    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage)
+    return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage,
+                     written)
 
 
 def _add_output_storage(entry, results: int) -> None:

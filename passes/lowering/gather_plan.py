@@ -139,6 +139,13 @@ def _non_axis_access(own, other) -> Access:
     return Access.ITER if other == 1 else Access.RUNTIME
 
 
+def checks_index_values(mode, axes) -> bool:
+    """Whether a checked gather's or scatter's index values are checked,
+    on either backend (without axes none is read, and only a mode that
+    reports index errors, "raise", makes a value an error)."""
+    return bool(axes) and mode_rule(mode).reports_index_errors
+
+
 @dataclass(frozen=True)
 class GatherPlan:
     """Per-dim read plan, run-time checks and strategy of a gather's lowering.
@@ -173,9 +180,8 @@ class GatherPlan:
 
     @property
     def checks_indices(self) -> bool:
-        """Index values are checked (without axes none is read, and only
-        "raise" makes a value an error)."""
-        return self.checked and bool(self.axes) and mode_rule(self.mode).reports_index_errors
+        """Index values are checked (`checks_index_values`)."""
+        return self.checked and checks_index_values(self.mode, self.axes)
 
     @property
     def empty_axis_needs_indices(self) -> bool:

@@ -7,7 +7,9 @@ results after its own, and `gmx.runtime.reports` raises from them the
 same error the engine raises.
 
 `add_index_reports` (gmx level, before convert-gmx-to-linalg), for each
-checked ("raise") gather in the entry's body:
+checked ("raise") gather in the entry's body (and each checked scatter,
+which keeps its mode: `iree_scatter` writes a bad index inside its
+result):
 
     %r = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>}
            : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
@@ -51,11 +53,14 @@ import math
 from dataclasses import dataclass
 
 from gmx.dialect import GatherMultiaxisOp, read_mode
+from gmx.dialect.gmx import static_shape
 from gmx.dialect.modes import FILL_VALUE_ATTR, MODE_ATTR, Mode
+from gmx.dialect.shapes import infer_output_shape
 from gmx.dialect.mlir import arith, func, ir, linalg, tensor
 
 from .convert_gmx_to_linalg import gmx_ops, takes_a_site
 from .folding import Constants, Folded, Folder
+from .gather_plan import checks_index_values
 from .index_reading import read_through_narrowing
 from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_FN, error_sites
 from ..registry import PassFailed
@@ -117,23 +122,23 @@ def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
         if not takes_a_site(op):
             continue  # no site: it is its input
         site, this = site + 1, site
-        if op.operation.name != GatherMultiaxisOp.OPERATION_NAME:
-            continue
         mode, _ = read_mode(op)
-        if mode is not Mode.RAISE or not op.axes_list:
+        if not checks_index_values(mode, op.axes_list):  # the engine's decision
             continue
+        gather = op.operation.name == GatherMultiaxisOp.OPERATION_NAME
         zero = _zero(ir.RankedTensorType(op.input.type).element_type)
-        why = _unreportable(op, entry, zero)
+        why = _unreportable(op, entry, zero if gather else True)
         if why:
             op.location.emit_error(f"{why}: the iree backend cannot bounds-check it (compile with checked=False)")
             failed += 1
             continue
-        _read_as_fill(op, zero)
+        if gather:  # a scatter writes a bad index inside its result (`iree_scatter`)
+            _read_as_fill(op, zero)
         with ir.InsertionPoint.after(op), op.location:
             _build_index_report(op, Folder(constants), details, this)
         reports.append(IndexReport(this, tuple(op.axes_list)))
     if failed:
-        raise PassFailed(f"{failed} gathers cannot be checked on iree")
+        raise PassFailed(f"{failed} gathers or scatters cannot be checked on iree")
     return reports
 
 
@@ -160,7 +165,8 @@ def _read_as_fill(op, zero: ir.Attribute) -> None:
 
 def _unreportable(op, entry, zero) -> str | None:
     if op.operation.parent != entry.operation:
-        return f"this gather is inside '{op.operation.parent.name}', not in the body of the entry '@{_name(entry)}'"
+        kind = "gather" if op.operation.name == GatherMultiaxisOp.OPERATION_NAME else "scatter"
+        return f"this {kind} is inside '{op.operation.parent.name}', not in the body of the entry '@{_name(entry)}'"
     if zero is None:
         return f"the element type {ir.RankedTensorType(op.input.type).element_type} is not an integer or float"
     return None
@@ -220,7 +226,12 @@ def build_report(fold: Folder, indices: ir.Value, narrow_type: ir.Type | None, s
 
 
 def _output_elements(fold: Folder, op) -> ir.Value:
-    """How many elements `op`'s output has (i64)."""
+    """How many elements the gather `op`'s output has, or the gather of a
+    scatter's operands (its updates' positions, G: only static) (i64)."""
+    if op.operation.name != GatherMultiaxisOp.OPERATION_NAME:
+        shape = infer_output_shape(static_shape(op.input.type), static_shape(op.indices.type), op.axes_list)
+        # A dynamic one has no lowering yet (convert-gmx-to-linalg refuses it, located).
+        return fold.value(math.prod(1 if n is None else n for n in shape), _i64())
     elements: Folded = 1
     for d in range(ir.RankedTensorType(op.output.type).rank):
         elements = fold.mul(elements, _dim(fold, op.output, d))

@@ -228,8 +228,8 @@ def scatter_refusal(reduction, element_type: ir.Type, static: bool) -> str | Non
 def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
     """Emit the loops of `op` (verified, `scatter_refusal` None) at the
     current insertion point (its constants through `constants`); return
-    the value that replaces it. `target` is unused: both targets take the
-    same loops."""
+    the value that replaces it: loops, or for `target` "iree" one
+    `iree_linalg_ext.scatter` (`iree_scatter`: IREE does not run the loops)."""
     indices, narrow_type, result_type, mode = read_operands(op)
     plan = plan_scatter(
         static_shape(op.input.type),
@@ -244,5 +244,10 @@ def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: C
     )
     fold = Folder(constants)
     sizes = emit_sizes(fold, plan.reading, op.input, indices)
-    return ScatterBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
+    builder = ScatterBuilder
+    if target == "iree":
+        from .iree_scatter import IreeScatterBuilder  # it builds on this module
+
+        builder = IreeScatterBuilder
+    return builder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
                           site=site, fold=fold, scatter=plan, updates=op.updates).build()
