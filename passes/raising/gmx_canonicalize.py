@@ -67,8 +67,8 @@ as `gmx.passes.patterns` says), changes nothing. The rewrites of a gmx op
 change index values and axis sizes, which only "raise" survives: a gmx op of
 another mode (absorb-floor-modulo, the StableHLO and linalg raisings) is left
 as it is. A `?` dim is read by shapes alone (`dynamic_gathers`). With
-`fuse=false`, every tosa.gather, tensor.gather and tensor.scatter becomes a
-gmx op, nothing fused (the first stage of `--gmx-lower-to-llvm`).
+`fuse=false`, every tosa.gather, tensor.gather, tensor.scatter and
+stablehlo.scatter becomes a gmx op, nothing fused (the first stage of `--gmx-lower-to-llvm`).
 Exactness contract: see `coordinates`.
 """
 
@@ -104,9 +104,10 @@ PATTERNS: tuple[Pattern, ...] = (
 )
 
 # `fuse=false`: what every checked lowering needs first (a tosa.gather
-# bounds-checked as gmx; a tensor.gather or tensor.scatter, which upstream
-# cannot lower), with nothing around it fused.
-RAISE_ONLY: tuple[Pattern, ...] = (*tosa_gathers.PATTERNS, *tensor_gathers.PATTERNS, *tensor_scatters.PATTERNS)
+# bounds-checked as gmx; a tensor.gather, tensor.scatter or stablehlo.scatter,
+# which upstream cannot lower), with nothing around it fused.
+RAISE_ONLY: tuple[Pattern, ...] = (*tosa_gathers.PATTERNS, *tensor_gathers.PATTERNS, *tensor_scatters.PATTERNS,
+                                   *stablehlo_scatters.PATTERNS)
 
 
 def canonicalize(module, fuse: bool = True) -> None:
@@ -136,9 +137,9 @@ PASS = PassInfo(
     build=_build,
     options=(
         PassOption("fuse", True,
-            "fold what surrounds each gather into it (false: raise-tosa-gather, raise-tensor-gather and "
-            "raise-tensor-scatter alone, every tosa.gather a gmx op with axes = [1], every tensor.gather and "
-            "tensor.scatter a gmx op, nothing around it fused)",
+            "fold what surrounds each gather into it (false: raise-tosa-gather, raise-tensor-gather, "
+            "raise-tensor-scatter and the StableHLO scatters' alone, every tosa.gather a gmx op with axes = [1], "
+            "every tensor.gather, tensor.scatter and stablehlo.scatter a gmx op, nothing around it fused)",
         ),
         PassOption("inline", True,
             "with fuse: first inline every call (upstream's inline, no nested canonicalization) and drop the "
