@@ -140,10 +140,10 @@ def test_the_suite_is_the_variants_benchmarks():
     a new benchmark is one edit of a variant; each one's shapes are a valid
     study at both sizes."""
     from gmx.benchmarks.suite import BENCHMARKS
-    from gmx.tools.experiments.variants import VARIANTS, BenchmarkKind
+    from gmx.tools.experiments.variants import REGISTRY, BenchmarkKind
 
     assert [(b.variant, b.shapes) for b in BENCHMARKS] == [
-        (name, shapes) for name, v in VARIANTS.items() for shapes in v.benchmarks]
+        (name, shapes) for name, v in REGISTRY.items() for shapes in v.benchmarks]
     assert len(set(variant_names())) == len(BENCHMARKS) >= 6
     assert {b.kind for b in BENCHMARKS} == set(BenchmarkKind)
     for b in BENCHMARKS:

@@ -85,9 +85,9 @@ def test_sweep_shapes_have_n_updates(name):
 
 
 def test_the_registry():
-    assert set(REGISTRY) == set(VARIANTS) and set(NAMES) <= set(VARIANTS)  # the scatters are swept too
+    assert set(REGISTRY) == set(VARIANTS) | set(NAMES) and not set(VARIANTS) & set(NAMES)
     assert list(variants_of(OpKind.SCATTER)) == NAMES
-    assert {v.op for v in VARIANTS.values()} == {OpKind.GATHER, OpKind.SCATTER}
+    assert all(v.op is OpKind.GATHER for v in VARIANTS.values())
     assert all(v.benchmarks for v in SCATTER_VARIANTS)
     kv = REGISTRY["kv-cache-update"]
     assert kv.donated == (0,) and kv.benchmarks[0].full == ((8, 32, 4096, 128), (1,))
