@@ -78,7 +78,7 @@ class Iree:
 
         if case.study.variant.op is OpKind.SCATTER:
             # Checked, IREE refuses the op's run-time check; raised from
-            # StableHLO, its results are wrong (issue 28, its IREE item).
+            # StableHLO, its results are wrong: the IREE backend has no scatter yet.
             return Prepared(None, note="the iree backend does not run gmx.scatter_multiaxis yet")
         start = time.perf_counter()
         fused = run_pipeline(case.text, ["gmx-canonicalize"])
