@@ -185,6 +185,7 @@ def contender_entry(result: Result) -> dict:
     """One contender as JSON: every sample (seconds), the error if it failed."""
     return {
         "name": result.name,
+        "status": result.status,  # "absent": the contender does not apply (no samples)
         "samples": result.samples,
         "compile_s": result.compile_s,
         "info": result.info,

@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from gmx.runtime.threads import usable_cores
 from gmx.tools.experiments.contenders import Case, Fused, Memcpy, Numpy, OnnxRuntime, Torch, Unfused, make_case
 from gmx.tools.experiments.iree_contenders import Iree, iree_contenders
-from gmx.tools.experiments.variants import VARIANTS, BenchmarkKind, BenchmarkShapes, Study, make_study
+from gmx.tools.experiments.variants import REGISTRY, BenchmarkKind, BenchmarkShapes, Study, make_study
 
 @dataclass(frozen=True)
 class Benchmark:
-    """Variant `variant` (a key of VARIANTS) at one of its BenchmarkShapes."""
+    """Variant `variant` at one of its BenchmarkShapes."""
 
-    variant: str
+    variant: str  # a key of REGISTRY
     shapes: BenchmarkShapes
 
     @property
@@ -54,7 +54,8 @@ class Benchmark:
         return make_case(self.study(size))
 
 
-BENCHMARKS = tuple(Benchmark(name, shapes) for name, variant in VARIANTS.items() for shapes in variant.benchmarks)
+# Every entry's benchmarks, gathers and scatters (not only `VARIANTS`, gmx-study --all's sweep).
+BENCHMARKS = tuple(Benchmark(name, shapes) for name, variant in REGISTRY.items() for shapes in variant.benchmarks)
 
 
 def benchmark_names() -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 
 import gmx.runtime
 from gather_programs import assert_identical, gather_module
-from gmx.passes.lowering.scatter_plan import Serial, Split, Targets, plan_scatter
+from gmx.passes.lowering.scatter_plan import Serial, Split, Targets, copies_input, plan_scatter
 from gmx.reference import scatter_multiaxis
 from gmx.runtime.compiler import CompileError
 from scatter_programs import Case, case_arguments, random_case, scatter_module, takes
@@ -165,6 +165,40 @@ def test_index_out_of_range_is_the_gathers_index_error_and_nothing_is_written():
     assert located.startswith("-:2:") and located.split(": ", 1)[1] == str(gathered.value).split(": ", 1)[1]
     for a, b in zip((x, i, u), before):
         assert_identical(a, b)
+
+
+def test_donated_input_is_the_result_updated_in_place_and_kept_on_an_error():
+    case = Case((5, 3), (4, 1), (4, 3), (0,), reduction="add")
+    program = gmx.runtime.compile(scatter_module([case]), donate=(0,))
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    i, u = np.array([[1], [4], [1], [-5]]), np.ones((4, 3), np.float32)
+    want = scatter_multiaxis(x, i, u, (0,), reduction="add")
+    assert program(x, *read_only(i, u)) is x
+    assert_identical(x, want)
+    with pytest.raises(IndexError):
+        program(x, *read_only(np.array([[1], [7], [2], [0]]), u))
+    assert_identical(x, want)
+
+
+def test_input_not_donated_is_copied_once_into_the_result():
+    case = Case((6, 4), (5, 1), (5, 4), (0,), reduction="max")
+    program = gmx.runtime.compile(scatter_module([case]))
+    x = np.arange(24, dtype=np.float32).reshape(6, 4)
+    i, u = np.array([[5], [0], [5], [2], [-1]]), np.full((5, 4), 30, np.float32)
+    before = x.copy()
+    got = program(*read_only(x, i, u))
+    assert_identical(got, scatter_multiaxis(before, i, u, (0,), reduction="max"))
+    assert_identical(x, before)
+
+
+@pytest.mark.parametrize("argument, writable, copies", [
+    (True, False, True),  # an entry point's argument, not donated
+    (True, True, False),  # donated: updated in place
+    (True, None, False),  # no mark: bufferization decides
+    (False, None, False),  # computed in the function: in place when dead
+])
+def test_copies_input(argument, writable, copies):
+    assert copies_input(argument, writable) is copies
 
 
 def test_gathers_and_scatters_share_one_numbering_of_sites():

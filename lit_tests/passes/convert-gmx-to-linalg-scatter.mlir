@@ -137,3 +137,25 @@ func.func @drop_min(%x: tensor<8xf32>, %i: tensor<6xi64>, %u: tensor<6xf32>) -> 
   %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "min", mode = "drop"} : (tensor<8xf32>, tensor<6xi64>, tensor<6xf32>) -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A read-only argument (an entry point's, not donated) is copied once into
+// a tensor.empty that the loops then write: destination passing makes that
+// empty the caller's result buffer. A writable one (donated) is the loops'
+// own iter_arg (the cases above: no mark, in place where bufferization can).
+// UNCHECKED-LABEL: func.func @read_only_input
+// UNCHECKED: %[[E:.*]] = tensor.empty() : tensor<8x4xf32>
+// UNCHECKED: %[[C:.*]] = linalg.copy ins(%arg0 : tensor<8x4xf32>) outs(%[[E]] : tensor<8x4xf32>)
+// UNCHECKED: scf.for {{.*}} iter_args(%{{.*}} = %[[C]])
+// UNCHECKED-LABEL: func.func @donated_input
+// UNCHECKED-NOT: linalg.copy
+// UNCHECKED: scf.for {{.*}} iter_args(%{{.*}} = %arg0)
+func.func @read_only_input(%x: tensor<8x4xf32> {bufferization.writable = false}, %i: tensor<3x1xi64>, %u: tensor<3x4xf32>) -> tensor<8x4xf32> {
+  %0 = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<8x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+func.func @donated_input(%x: tensor<8x4xf32> {bufferization.writable = true}, %i: tensor<3x1xi64>, %u: tensor<3x4xf32>) -> tensor<8x4xf32> {
+  %0 = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<8x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

@@ -151,3 +151,20 @@ func.func @gather_donated(%x: tensor<4x3xf32>, %i: tensor<4x1xi64>, %d: tensor<4
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<4x1xi64>) -> tensor<4x3xf32>
   return %0, %i : tensor<4x3xf32>, tensor<4x1xi64>
 }
+
+// -----
+
+// A scatter on an argument not donated: the loops write the caller's
+// buffer, which one copy of the input (a loop, convert-gmx-to-linalg's
+// linalg.copy into the tensor.empty that becomes the destination) fills
+// first; nothing allocated, no second copy of the result.
+// CHECK-LABEL: func.func @scatter_add(
+// CHECK: bufferization.materialize_in_destination
+// LOWERED-LABEL: llvm.func @scatter_add(
+// LOWERED-NOT: llvm.call @{{(malloc|free|aligned_alloc|memrefCopy)}}
+// LOWERED-NOT: llvm.intr.memcpy
+// LOWERED: llvm.return{{$}}
+func.func @scatter_add(%x: tensor<8x4xf32>, %i: tensor<3x1xi64>, %u: tensor<3x4xf32>) -> tensor<8x4xf32> {
+  %0 = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<8x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

@@ -109,3 +109,17 @@ def collapse(value: ir.Value, groups: list[list[int]]) -> ir.Value:
     shape = [math.prod(value_type.shape[d] for d in group) for group in groups]
     return tensor.collapse_shape(ir.RankedTensorType.get(shape, value_type.element_type), value, groups)
 
+
+
+def argument_writable(value: ir.Value) -> bool | None:
+    """A function argument's `bufferization.writable` attribute (None
+    where it has none, or `value` is no argument of a function)."""
+    if not isinstance(value, ir.BlockArgument):
+        return None
+    function = value.owner.owner.operation
+    if function.name != "func.func" or "arg_attrs" not in function.attributes:
+        return None
+    attributes = ir.DictAttr(ir.ArrayAttr(function.attributes["arg_attrs"])[value.arg_number])
+    if "bufferization.writable" not in attributes:
+        return None
+    return ir.BoolAttr(attributes["bufferization.writable"]).value

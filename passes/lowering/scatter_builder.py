@@ -4,7 +4,11 @@
 The result is built on `input` as the destination (destination-passing
 style): the loops carry it as their iter_arg and `tensor.insert` each
 combined value into it, so one-shot bufferization writes in place when
-`input` is dead, and copies it once when it is not. Positions are read as
+`input` is dead (a donated argument), and copies it once when it is not.
+A read-only function argument (`copies_input`) is copied first into a
+`tensor.empty` (`linalg.copy`), which destination passing makes the
+caller's result buffer: one copy, where bufferization's copy of the
+argument and destination passing's copy of the result would be two. Positions are read as
 the gather of the same operands reads them (`index_reading`); "raise"
 indices are checked by the gather's scan (`index_checks`) before anything
 is written:
@@ -47,7 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gmx.dialect.gmx import static_shape
-from gmx.dialect.mlir import arith, ir, scf, tensor
+from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
 from gmx.dialect.reductions import reduction_rule
 from gmx.dialect.scatter import ScatterMultiaxisOp, has_unique_indices, read_reduction
 
@@ -55,8 +59,8 @@ from .folding import Constants, Folded, Folder
 from .gather_plan import Access, GatherPlan
 from .index_checks import IndexChecks
 from .index_reading import IndexReading, element_bits_of, emit_sizes, read_operands
-from .ir_helpers import mark_parallel
-from .scatter_plan import ScatterPlan, Split, Targets, plan_scatter
+from .ir_helpers import argument_writable, mark_parallel
+from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter
 
 
 def element_kind(element_type: ir.Type) -> str:
@@ -74,6 +78,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
 
     scatter: ScatterPlan
     updates: ir.Value
+    destination: ir.Value  # what the loops write: `input`, or a copy of it (`copies_input`)
 
     @property
     def plan(self) -> GatherPlan:
@@ -83,7 +88,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
     def build(self) -> ir.Value:
         """The scatter's result: `input` unchanged where a shape or index
         check fails (reported), else with every update combined."""
-        return self._either(self.fold.all_of(self._shape_checks()), self._checked_scatter, lambda: self.input)
+        return self._either(self.fold.all_of(self._shape_checks()), self._checked_scatter, lambda: self.destination)
 
     def _checked_scatter(self) -> ir.Value:
         """In "raise" mode (checked), every index scanned before any write;
@@ -112,7 +117,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
             owned = lambda start: (strategy.axis, start, self.fold.add(start, chunk))  # noqa: E731
             return self._parallel(size, chunk, enabled,
                                   lambda start, acc: self._nest(order, {}, acc, None, owned=owned(start)))
-        return self._nest(order, {}, self.input, None, enabled=enabled)
+        return self._nest(order, {}, self.destination, None, enabled=enabled)
 
     def _parallel(self, size: int, step: int, enabled: Folded,
                   body: Callable[[ir.Value, ir.Value], ir.Value]) -> ir.Value:
@@ -120,7 +125,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
         `input`, marked parallel (its iterations write disjoint parts):
         `body(start, acc)` per iteration."""
         index = self.fold.index
-        loop = scf.ForOp(index(0), index(self.fold.select(enabled, size, 0)), index(step), [self.input])
+        loop = scf.ForOp(index(0), index(self.fold.select(enabled, size, 0)), index(step), [self.destination])
         mark_parallel(loop)
         with ir.InsertionPoint(loop.body):
             scf.YieldOp([body(loop.induction_variable, loop.inner_iter_args[0])])
@@ -244,10 +249,15 @@ def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: C
     )
     fold = Folder(constants)
     sizes = emit_sizes(fold, plan.reading, op.input, indices)
-    builder = ScatterBuilder
-    if target == "iree":
+    if target == "iree":  # IREE writes its own scatter op, into a copy of the input it is handed
         from .iree_scatter import IreeScatterBuilder  # it builds on this module
 
-        builder = IreeScatterBuilder
-    return builder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
-                          site=site, fold=fold, scatter=plan, updates=op.updates).build()
+        return IreeScatterBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type,
+                                  result_type=result_type, site=site, fold=fold, scatter=plan, updates=op.updates,
+                                  destination=op.input).build()
+    destination = op.input
+    if copies_input(isinstance(op.input, ir.BlockArgument), argument_writable(op.input)):
+        destination = linalg.copy(op.input, outs=[tensor.empty(static_shape(op.input.type), result_type.element_type)])
+        del destination.owner.attributes["cast"]  # the default, spelled out by the Python builder
+    return ScatterBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
+                          site=site, fold=fold, scatter=plan, updates=op.updates, destination=destination).build()

@@ -129,6 +129,20 @@ def plan_scatter(
     return ScatterPlan(reading, access, Reduction(reduction), unique_indices, strategy)
 
 
+def copies_input(argument: bool, writable: bool | None) -> bool:
+    """Whether the scatter's loops start from a copy of `input` (a
+    `tensor.empty` that `linalg.copy` fills) rather than from `input`:
+    where `input` is a function argument marked read-only (`writable`
+    False: every argument of an entry point that is not donated). Started
+    from that argument, one-shot bufferization would copy it into a buffer
+    of its own, and destination passing copy that again into the caller's
+    result; started from an empty tensor, `eliminate-empty-tensors` makes
+    the caller's result buffer the one the copy fills and the loops write:
+    one copy. A donated (writable) argument, or any other tensor, is
+    written in place where bufferization can."""
+    return argument and writable is False
+
+
 def owner_dims(reading: GatherPlan) -> list[int]:
     """The dims of G a scatter can split exactly whatever its indices: the
     non-axis dims the input has (read at the update's own position, ITER),

@@ -157,7 +157,9 @@ class Fused:
     checked: bool = True  # run-time index bounds checks
     fused_text: str | None = None
     threads: int | None = None  # per call (None: the usable cores)
-    donate: tuple[int, ...] = ()  # inputs the result is written into (gmx.runtime's `donate`)
+    # inputs the result is written into (gmx.runtime's `donate`); None: those
+    # the variant donates (a scatter entry's `donated`, e.g. the KV cache)
+    donate: tuple[int, ...] | None = None
 
     def prepare(self, case: Case) -> Prepared:
         start = time.perf_counter()
@@ -166,14 +168,16 @@ class Fused:
             fused = run_pipeline(case.text, ["gmx-canonicalize"])
             text = fused.text
             info = {**op_counts(case.study.variant, fused.counts), "canonicalize_s": fused.seconds}
-        program = CompiledProgram(text, "main", self.checked, self.threads, donate=self.donate)
+        donate = self.donate if self.donate is not None else getattr(case.study.variant, "donated", ())
+        program = CompiledProgram(text, "main", self.checked, self.threads, donate=donate)
         info.update(_thread_info(program))
-        if not self.donate:
+        if not donate:
             return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, info)
-        inputs = [a.copy() if k in self.donate else a for k, a in enumerate(case.inputs)]
+        info["donated"] = list(donate)
+        inputs = [a.copy() if k in donate else a for k, a in enumerate(case.inputs)]
 
         def reset():
-            for k in self.donate:
+            for k in donate:
                 np.copyto(inputs[k], case.inputs[k])
 
         return Prepared(functools.partial(program, *inputs), time.perf_counter() - start, info, reset=reset)
@@ -190,6 +194,8 @@ class Unfused:
     def prepare(self, case: Case) -> Prepared:
         if case.study.frontend == "gmx":
             return Prepared(None, note="the frontend program is gmx already")
+        if case.study.frontend == "stablehlo" and case.study.variant.op is OpKind.SCATTER:
+            return Prepared(None, note="upstream's stablehlo-legalize-to-linalg does not lower stablehlo.scatter")
         start = time.perf_counter()
         # CompiledProgram, not gmx.runtime.compile: its cache would keep every
         # large program alive and return a program compiled before for the same text.

@@ -866,8 +866,6 @@ ALL = ("tosa", "linalg", "stablehlo")
 SLICE = "the position_ids buffer[:, :T] is arange(T): a slice"
 IDENTITY = "an index_select at arange(n) is the identity: the input"
 NO_STABLEHLO = "torch-mlir cannot lower it to StableHLO (Torch Backend IR -> StableHLO Backend IR fails)"
-# raised into gmx.scatter_multiaxis by --gmx-canonicalize; runs once --gmx-lower-to-llvm lowers it
-SCATTER = "gmx.scatter_multiaxis (the raised stablehlo.scatter) has no lowering yet"
 OUT_OF_MEMORY = "torch-mlir's Torch Backend IR -> StableHLO Backend IR runs out of memory (std::bad_alloc after 16 GB)"
 _add_forms("deberta_v2", "DeBERTa-v2", "DebertaV2Model hidden states (relative positions, c2p and p2c attention)",
            _hf("DebertaV2Model", "DebertaV2Config", _hidden, relative_attention=True, position_buckets=4,
@@ -964,7 +962,7 @@ _add_forms("segment_means", "segments", "rows minus their segment's mean (index_
            _torch_program(_segment_means, _inputs(_data(7, 3), _index(7, high=4))), 1e-5,
            tosa=F(1, 1, blocked={"export": "torch-mlir has no TOSA lowering of index_add (aten.index_put with "
                                            "accumulate)"}),
-           linalg=F(1, 1), stablehlo=F(1, 1, blocked={"runs": SCATTER}))
+           linalg=F(1, 1), stablehlo=F(1, 1))
 _add_forms("int8_embedding", "embedding", "int8 embedding rows dequantised by their gathered scale and zero point",
            _torch_program(_int8_embedding, _inputs(_index(3, 5, high=20)), weight=_int8_table, scale=_positive(20),
                           zero=_weights(20)), 1e-6, tosa=F(3, 3), linalg=F(3, 3), stablehlo=F(3, 3))
@@ -972,7 +970,7 @@ _add_forms("unpad_pad", "flash-attention", "bert_padding's unpad (gather of real
            _torch_program(_unpad_pad, _inputs(_data(BATCH, SEQ, 4), _real_tokens), proj=_linear(4, 4)), 1e-5,
            tosa=F(1, 1, data_view="bert_padding's hidden.reshape(B * S, D) is the gathered input"),
            linalg=F(1, 1, data_view="bert_padding's hidden.reshape(B * S, D) is the gathered input"),
-           stablehlo=F(1, 1, blocked={"runs": SCATTER}))
+           stablehlo=F(1, 1))
 
 # ONNX models
 _add_forms("onnx_gather_negative", "ONNX", "Gather on axis -1 with negative indices, Mul", _onnx_gather_negative,

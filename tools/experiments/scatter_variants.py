@@ -79,6 +79,7 @@ class ScatterVariant(Variant):
     op: OpKind = OpKind.SCATTER
     reduction: Reduction = DEFAULT_REDUCTION
     donated: tuple[int, ...] = ()
+    first: Frontend | None = None  # the default form (`RAISED` or `OWN`); None: the frontend's own
 
     # -- arguments and inputs --------------------------------------------------
     def arguments(self, s: Study) -> tuple[str, ...]:
@@ -123,8 +124,13 @@ class ScatterVariant(Variant):
         return False
 
     def frontends(self):
-        """A gmx entry is its own program only (its torch form writes in place)."""
-        return (Frontend.GMX,) if self.frontend == "gmx" else super().frontends()
+        """A gmx entry is its own program only (its torch form writes in place);
+        every other entry also has its gmx program (`gmx_program`). `first`
+        comes first: the form gmx-study and gmx-bench take by default."""
+        if self.frontend == "gmx":
+            return (Frontend.GMX,)
+        others = (*super().frontends(), Frontend.GMX)
+        return tuple(sorted(others, key=lambda f: f != self.first))
 
 
 # --- element scatters ---------------------------------------------------------------
@@ -542,30 +548,40 @@ def scatter_program(types, plan: ReshapePlan, mode: Mode, reduction: Reduction, 
 
 # --- the entries ----------------------------------------------------------------------
 
+# The form gmx-study and gmx-bench take by default (`first`): torch's
+# StableHLO export, which --gmx-canonicalize raises into the op, where it has
+# one (torch-mlir's TOSA and linalg-on-tensors scatters are not raised yet,
+# and it exports neither index_put with a broadcast index nor scatter_reduce
+# to StableHLO); else the entry's gmx program.
+RAISED = Frontend.STABLEHLO
+OWN = Frontend.GMX
+
 SCATTER_VARIANTS: tuple[Variant, ...] = (
     TorchScatter("torch-scatter", "torch", ELEMENT, (4, 6), (4, 3), {"axis": 1}, negative=False,
                  index_dtypes=("i64",),
                  benchmarks=(BenchmarkShapes("scatter_elements", BenchmarkKind.ELEMENTWISE,
-                                             ((1024, 8192), (1024, 4096)), ((8, 16), (8, 12)), {"axis": 1}),)),
+                                             ((1024, 8192), (1024, 4096)), ((8, 16), (8, 12)), {"axis": 1}),),
+                 first=RAISED),
     GnnScatterAdd("gnn-scatter-add", "torch", BLOCK, (10, 4), (12,), negative=False, index_dtypes=("i64",),
                   reduction=Reduction.ADD,
                   benchmarks=(BenchmarkShapes("gnn_aggregate", BenchmarkKind.BLOCK,
-                                              ((16384, 64), (65536,)), ((32, 8), (64,))),)),
+                                              ((16384, 64), (65536,)), ((32, 8), (64,))),), first=RAISED),
     IndexAdd("index-add", "torch", BLOCK, (10, 4), (6,), negative=False, reduction=Reduction.ADD,
              benchmarks=(BenchmarkShapes("embedding_grad", BenchmarkKind.BLOCK,
                                          ((50000, 128), (32768,)), ((100, 16), (64,))),
                          BenchmarkShapes("moe_combine", BenchmarkKind.BLOCK,
-                                         ((4096, 1024), (8192,)), ((16, 64), (32,))))),
+                                         ((4096, 1024), (8192,)), ((16, 64), (32,)))), first=RAISED),
     AdvancedIndexPut("advanced-index-put", "torch", MULTIAXIS, (4, 5, 6), (3,), negative=False,
                      benchmarks=(BenchmarkShapes("advanced_put", BenchmarkKind.ELEMENTWISE,
-                                                 ((64, 4096, 64), (1024,)), ((8, 32, 8), (16,))),)),
+                                                 ((64, 4096, 64), (1024,)), ((8, 32, 8), (16,))),), first=OWN),
     OnnxScatterND("onnx-scatter-nd", "onnx", ND, (4, 5, 6), (3, 2), negative=False, index_dtypes=("i64",),
                   benchmarks=(BenchmarkShapes("scatter_nd", BenchmarkKind.BLOCK,
-                                              ((256, 256, 64), (32768, 2)), ((4, 5, 6), (3, 2))),)),
+                                              ((256, 256, 64), (32768, 2)), ((4, 5, 6), (3, 2))),), first=RAISED),
     ScatterReduce("scatter-reduce-amax", "torch", ELEMENT, (4, 6), (4, 8), {"axis": 1}, negative=False,
                   index_dtypes=("i64",), reduction=Reduction.MAX,
                   benchmarks=(BenchmarkShapes("scatter_amax", BenchmarkKind.ELEMENTWISE,
-                                              ((1024, 4096), (1024, 4096)), ((8, 16), (8, 12)), {"axis": 1}),)),
+                                              ((1024, 4096), (1024, 4096)), ((8, 16), (8, 12)), {"axis": 1}),),
+                  first=OWN),
     KvCacheUpdate("kv-cache-update", "gmx", BLOCK, (2, 4, 16, 8), (1,), negative=False, index_dtypes=("i64",),
                   donated=(0,),
                   benchmarks=(BenchmarkShapes("kv_cache_update", BenchmarkKind.BLOCK,

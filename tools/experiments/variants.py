@@ -3,12 +3,13 @@ gmx-study studies and gmx-bench benchmarks, by name, and `make_study`, the
 validated `Study` of one. A new variant is one entry in `gather_variants`
 or `scatter_variants`; the machinery they share is `variant_base`.
 
-`VARIANTS` are the entries gmx-study's `--all` sweep and gmx-bench's suite
-run: those of the ops in `SWEPT_OPS`, the gathers. The scatter entries
-(`SCATTER_VARIANTS`) are in the registry, so `gmx-study NAME` studies each
-and the tests check each against numpy, torch and ONNX Runtime; they join
-`VARIANTS` (`OpKind.SCATTER` in `SWEPT_OPS`) once `gmx.scatter_multiaxis`
-lowers (`--convert-gmx-to-linalg`).
+`VARIANTS` are the entries gmx-study's `--all` sweep runs: those of the
+ops in `SWEPT_OPS`, the gathers. The scatter entries (`SCATTER_VARIANTS`)
+are in the registry, so `gmx-study NAME` studies each, gmx-bench times each
+of their `benchmarks` (its suite is every entry's) and the tests check each
+against numpy, torch and ONNX Runtime; they join `--all` (`OpKind.SCATTER`
+in `SWEPT_OPS`) once every frontend's scatter is raised into the op (its
+"every frontend" table compares each form's op with the entry's own).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from .variant_base import (
 from .frontends import Frontend
 
 REGISTRY: dict[str, Variant] = {v.name: v for v in (*GATHER_VARIANTS, *SCATTER_VARIANTS)}
-SWEPT_OPS = frozenset({OpKind.GATHER})  # the ops whose entries --all and gmx-bench run
+SWEPT_OPS = frozenset({OpKind.GATHER})  # the ops whose entries gmx-study --all sweeps
 VARIANTS: dict[str, Variant] = {name: v for name, v in REGISTRY.items() if v.op in SWEPT_OPS}
 
 
