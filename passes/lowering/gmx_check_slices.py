@@ -53,9 +53,9 @@ from dataclasses import dataclass
 
 from gmx.dialect.mlir import func, ir, scf, tensor
 
-from .folding import Folded, Folder, _same
+from .folding import Folded, Folder
 from .gmx_check_scatter_indices import guard_each
-from .gmx_report_asserts import _rest_of_block, can_carry, run_only_if
+from .gmx_report_asserts import rest_of_block, can_carry, run_only_if
 from .runtime_abi import INDEX_ERROR_FN
 from ..registry import PassInfo, add_python_pass
 
@@ -95,6 +95,11 @@ def _folded(value: Folded) -> Folded:
     return value
 
 
+def _is(x: Folded, k: int) -> bool:
+    """Statically `k`."""
+    return not isinstance(x, ir.Value) and x == k
+
+
 def slice_checks(fold: Folder, offsets, sizes, strides, dims) -> list[DimCheck]:
     """Each dim's check of a slice (module docstring), as i64; those that
     fold to True left out. The span is checked without overflow: with o
@@ -108,7 +113,7 @@ def slice_checks(fold: Folder, offsets, sizes, strides, dims) -> list[DimCheck]:
         steps = fold.add(s, -1)
         last = fold.add(o, fold.mul(steps, t))
         inside = fold.and_(starts_inside, fold.cmp("sge", s, 1))
-        if not (_same(s, 1) or _same(t, 0)):
+        if not (_is(s, 1) or _is(t, 0)):
             backwards = fold.cmp("slt", t, 0)
             room = fold.select(backwards, o, fold.add(fold.add(n, -1), fold.mul(o, -1)), i64)
             still = fold.cmp("eq", t, 0)  # every index is o
@@ -194,7 +199,7 @@ def guard_access(op, site: int, fold: Folder) -> None:
                 call(c)
                 scf.YieldOp([])
 
-    rest, _ = _rest_of_block(op)
+    rest, _ = rest_of_block(op)
     ops = [op.operation, *rest]
     if not all(can_carry(v.type) for o in rest for v in o.results):
         ops = [op.operation]  # what follows cannot be skipped: the access alone

@@ -80,7 +80,7 @@ def _report(site: int, number: int, constants: Constants) -> None:
     func.CallOp([], SHAPE_ERROR_FN, [constants.get(v, i64) for v in (site, SHAPE_ERROR_ASSERT, number, 0)])
 
 
-def _rest_of_block(op) -> tuple[list, ir.Operation]:
+def rest_of_block(op) -> tuple[list, ir.Operation]:
     """The ops after `op` in its block but the terminator, and the terminator."""
     ops = list(op.block.operations)
     position = next(i for i, o in enumerate(ops) if o.operation == op)
@@ -134,7 +134,7 @@ def guard(op, site: int, number: int, constants: Constants) -> None:
     """Replace the cf.assert `op` by an scf.if running the rest of its
     block when it holds, reporting `site` and `number` when not (module
     docstring)."""
-    rest, terminator = _rest_of_block(op)
+    rest, terminator = rest_of_block(op)
     block = op.block
     escaping = [
         v for o in rest for v in o.results
