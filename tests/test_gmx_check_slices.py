@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from gmx.runtime import compile
 
-KV_UPDATE = """func.func @main(%cache: tensor<2x16x4xf32>, %tok: tensor<2x1x4xf32>, %p: tensor<i64>) -> tensor<2x16x4xf32> {
+KV_UPDATE = """func.func @main(%cache: tensor<8x32x16x128xf32>, %tok: tensor<8x32x1x128xf32>, %p: tensor<i64>) -> tensor<8x32x16x128xf32> {
   %pi = tensor.extract %p[] : tensor<i64>
   %pos = arith.index_cast %pi : i64 to index
-  %r = tensor.insert_slice %tok into %cache[0, %pos, 0] [2, 1, 4] [1, 1, 1] : tensor<2x1x4xf32> into tensor<2x16x4xf32>
-  return %r : tensor<2x16x4xf32>
+  %r = tensor.insert_slice %tok into %cache[0, 0, %pos, 0] [8, 32, 1, 128] [1, 1, 1, 1] : tensor<8x32x1x128xf32> into tensor<8x32x16x128xf32>
+  return %r : tensor<8x32x16x128xf32>
 }
 """
 # A window of the data's offset and size (and a stride) out of a dynamic dim.
@@ -74,14 +74,14 @@ def program(text: str, donate=()):
 
 
 def _cache():
-    return np.arange(2 * 16 * 4, dtype=np.float32).reshape(2, 16, 4)
+    return np.arange(8 * 32 * 16 * 128, dtype=np.float32).reshape(8, 32, 16, 128)
 
 
 @pytest.mark.parametrize("donate", [(), (0,)])
 def test_kv_update_in_range(donate):
-    cache, token = _cache(), np.full((2, 1, 4), -1, np.float32)
+    cache, token = _cache(), np.full((8, 32, 1, 128), -1, np.float32)
     expected = cache.copy()
-    expected[:, 5:6] = token
+    expected[:, :, 5:6] = token
     result = program(KV_UPDATE, donate)(cache, token, np.array(5, np.int64))
     np.testing.assert_array_equal(result, expected)
     assert (result is cache) == bool(donate)  # donated: updated in place, no copy
@@ -90,9 +90,9 @@ def test_kv_update_in_range(donate):
 @pytest.mark.parametrize("donate", [(), (0,)])
 @pytest.mark.parametrize("position", [16, 17, -1, -(1 << 62), 1 << 40])
 def test_kv_update_out_of_range_raises_and_writes_nothing(donate, position):
-    cache, token = _cache(), np.full((2, 1, 4), -1, np.float32)
+    cache, token = _cache(), np.full((8, 32, 1, 128), -1, np.float32)
     before = cache.copy()
-    with pytest.raises(IndexError, match=rf"^-:4:8: index {position} is out of bounds for axis 1 with size 16$"):
+    with pytest.raises(IndexError, match=rf"^-:4:8: index {position} is out of bounds for axis 2 with size 16$"):
         program(KV_UPDATE, donate)(cache, token, np.array(position, np.int64))
     np.testing.assert_array_equal(cache, before)
 
