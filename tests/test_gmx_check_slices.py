@@ -205,3 +205,32 @@ def test_stablehlo_dynamic_slices_clamp(donate):
         r0, r1 = run(x, u, np.array(start, np.int64))
         np.testing.assert_array_equal(r0, updated)
         np.testing.assert_array_equal(r1, window)
+
+
+LOOP_UPDATE = """func.func @main(%cache: tensor<16x4xf32>, %tok: tensor<1x4xf32>, %p: tensor<i64>) -> tensor<16x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %pi = tensor.extract %p[] : tensor<i64>
+  %start = arith.index_cast %pi : i64 to index
+  %r = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %cache) -> tensor<16x4xf32> {
+    %pos = arith.addi %start, %k : index
+    %u = tensor.insert_slice %tok into %acc[%pos, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<16x4xf32>
+    scf.yield %u : tensor<16x4xf32>
+  }
+  return %r : tensor<16x4xf32>
+}
+"""
+
+
+def test_updates_in_a_loop():
+    """Four rows from a data position: each iteration's insert checked;
+    every bad one counted; the argument (not donated) unchanged."""
+    run = program(LOOP_UPDATE)
+    cache, token = np.zeros((16, 4), np.float32), np.ones((1, 4), np.float32)
+    result = run(cache, token, np.array(3, np.int64))
+    assert result[3:7].all() and result.sum() == 16
+    with pytest.raises(IndexError, match=r"^-:9:10: index 16 is out of bounds for axis 0 with size 16 "
+                                         r"\(2 indices out of bounds\)$"):
+        run(cache, token, np.array(14, np.int64))
+    assert not cache.any()
