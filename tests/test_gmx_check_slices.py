@@ -223,13 +223,16 @@ LOOP_UPDATE = """func.func @main(%cache: tensor<16x4xf32>, %tok: tensor<1x4xf32>
 """
 
 
-def test_updates_in_a_loop():
+@pytest.mark.parametrize("donate", [(), (0,)])
+def test_updates_in_a_loop(donate):
     """Four rows from a data position: each iteration's insert checked;
-    every bad one counted; the argument (not donated) unchanged."""
-    run = program(LOOP_UPDATE)
+    every bad one counted; the argument unchanged, donated too (the loop
+    runs on a copy of it)."""
+    run = program(LOOP_UPDATE, donate)
     cache, token = np.zeros((16, 4), np.float32), np.ones((1, 4), np.float32)
     result = run(cache, token, np.array(3, np.int64))
-    assert result[3:7].all() and result.sum() == 16
+    assert result[3:7].all() and result.sum() == 16 and (result is cache) == bool(donate)
+    cache = np.zeros((16, 4), np.float32)
     with pytest.raises(IndexError, match=r"^-:9:10: index 16 is out of bounds for axis 0 with size 16 "
                                          r"\(2 indices out of bounds\)$"):
         run(cache, token, np.array(14, np.int64))

@@ -94,3 +94,47 @@ func.func @test_static(%x: tensor<3x5xf32>, %i: tensor<2xindex>) -> (tensor<2x5x
   } -> tensor<2xf32>
   return %0, %1, %2 : tensor<2x5xf32>, f32, tensor<2xf32>
 }
+
+// -----
+
+// A loop carrying a donated argument (gmx.donations) around a checked
+// insert starts from a copy of it: a later iteration's failure finds the
+// argument as the caller gave it.
+// CHECK-LABEL: func.func @test_donated_loop
+// CHECK: %[[COPY:.*]] = bufferization.alloc_tensor() copy(%arg0) : tensor<16x4xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[COPY]])
+// CHECK: scf.if
+// CHECK: tensor.insert_slice %arg1 into %[[ACC]]
+// CHECK: } else {
+// CHECK: func.call @gmx_index_error
+// CHECK: scf.yield %[[ACC]] : tensor<16x4xf32>
+func.func @test_donated_loop(%cache: tensor<16x4xf32>, %tok: tensor<1x4xf32>, %start: index) -> tensor<16x4xf32>
+    attributes {gmx.donations = array<i64: 0>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %cache) -> tensor<16x4xf32> {
+    %pos = arith.addi %start, %k : index
+    %u = tensor.insert_slice %tok into %acc[%pos, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<16x4xf32>
+    scf.yield %u : tensor<16x4xf32>
+  }
+  return %r : tensor<16x4xf32>
+}
+
+// -----
+
+// Negative: not donated, the loop carries the argument itself.
+// CHECK-LABEL: func.func @test_loop
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %arg0)
+func.func @test_loop(%cache: tensor<16x4xf32>, %tok: tensor<1x4xf32>, %start: index) -> tensor<16x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %cache) -> tensor<16x4xf32> {
+    %pos = arith.addi %start, %k : index
+    %u = tensor.insert_slice %tok into %acc[%pos, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<16x4xf32>
+    scf.yield %u : tensor<16x4xf32>
+  }
+  return %r : tensor<16x4xf32>
+}

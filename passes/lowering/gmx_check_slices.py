@@ -42,7 +42,9 @@ After (names shortened):
     return %r2 : tensor<1x16x4xf32>
 
 The reported value is the offset when it is outside the dim, else the
-last index the slice reaches. Run it on tensors, before gmx ops are
+last index the slice reaches. A loop around a checked op that carries a
+donated argument starts from a copy of it (`loop_on_a_copy`): a failure
+in a later iteration finds the argument unchanged. Run it on tensors, before gmx ops are
 lowered (their own slices are in bounds by construction) and before
 bufferization (so that a donated buffer is never written on failure).
 """
@@ -51,15 +53,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.mlir import func, ir, scf, tensor
+from gmx.dialect.mlir import bufferization, func, ir, scf, tensor
 
 from .folding import Folded, Folder
 from .gmx_check_scatter_indices import guard_each
 from .gmx_report_asserts import rest_of_block, can_carry, run_only_if
-from .runtime_abi import INDEX_ERROR_FN
+from .runtime_abi import INDEX_ERROR_FN, donated_arguments
 from ..registry import PassInfo, add_python_pass
 
 SLICES = {"tensor.insert_slice": 1, "tensor.extract_slice": 0}  # op: operand number of the tensor sliced
+LOOPS = ("scf.for", "scf.while", "stablehlo.while")
 ELEMENTS = {"tensor.insert": 1, "tensor.extract": 0}  # op: operand number of the tensor indexed
 INSERTS = ("tensor.insert_slice", "tensor.insert")  # operand 1: the tensor written into
 
@@ -230,10 +233,40 @@ def accesses(module) -> list[ir.Operation]:
     return found
 
 
+def _outermost_loop(op):
+    """The outermost LOOPS op around `op` in its function, or None."""
+    found, parent = None, op.operation.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name in LOOPS:
+            found = parent
+        parent = parent.parent
+    return found, parent
+
+
+def loop_on_a_copy(op) -> None:
+    """A loop around the checked `op` that carries a donated argument
+    starts from a copy of it (`bufferization.alloc_tensor copy`): a check
+    that fails in a later iteration must find the argument as the caller
+    gave it, and the result is copied into it only when no error was
+    reported (runtime_abi, Donations)."""
+    loop, function = _outermost_loop(op)
+    if loop is None or function is None:
+        return
+    donated = donated_arguments(function)
+    arguments = list(function.regions[0].blocks[0].arguments)
+    for k, operand in enumerate(loop.operands):
+        if any(operand == arguments[a] for a in donated if a < len(arguments)):
+            with ir.InsertionPoint(loop), loop.location:
+                loop.operands[k] = bufferization.AllocTensorOp(operand.type, [], copy=operand).result
+
+
 def check_slices(module) -> None:
     """Guard every access of `module` whose bounds are not static (module
     docstring); each checked op's location an error site."""
-    guard_each(module, accesses(module), guard_access)
+    checked = accesses(module)
+    for op in checked:
+        loop_on_a_copy(op)
+    guard_each(module, checked, guard_access)
 
 
 PASS = PassInfo(
