@@ -79,6 +79,12 @@ def _gmx_check_shapes() -> PassInfo:
     return gmx_check_shapes.PASS
 
 
+def _gmx_check_slices() -> PassInfo:
+    from .lowering import gmx_check_slices
+
+    return gmx_check_slices.PASS
+
+
 def _gmx_report_asserts() -> PassInfo:
     from .lowering import gmx_report_asserts
 
@@ -135,6 +141,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-parallel-bodies": _gmx_parallel_bodies,
         "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
         "gmx-check-shapes": _gmx_check_shapes,
+        "gmx-check-slices": _gmx_check_slices,
         "gmx-check-tm-tensor-scatter": _gmx_check_tm_tensor_scatter,
         "gmx-verify-tm-tensor": _gmx_verify_tm_tensor,
         "gmx-report-asserts": _gmx_report_asserts,

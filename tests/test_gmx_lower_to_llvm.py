@@ -59,6 +59,7 @@ def test_conditions_select_the_stages():
     assert "gmx-destination-passing" not in default and "gmx-destination-passing" in runtime
     assert "eliminate-empty-tensors" in runtime and "gmx-parallel-loops" in runtime
     assert "gmx-check-scatter-indices" not in runtime  # unchecked
+    assert "gmx-check-slices" in default and "gmx-check-slices" not in runtime
 
 
 def test_levels_are_prefixes_of_the_whole_pipeline():

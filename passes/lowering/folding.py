@@ -29,8 +29,10 @@ _PREDICATES: dict[str, Callable[[int, int], bool]] = {
     "eq": operator.eq,
     "ne": operator.ne,
     "slt": operator.lt,
+    "sge": operator.ge,
     "ult": lambda a, b: (a & _MASK) < (b & _MASK),
     "uge": lambda a, b: (a & _MASK) >= (b & _MASK),
+    "ule": lambda a, b: (a & _MASK) <= (b & _MASK),
 }
 
 

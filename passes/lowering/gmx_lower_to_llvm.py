@@ -59,6 +59,7 @@ from . import (
     gmx_bufferize_tm_tensor,
     gmx_check_scatter_indices,
     gmx_check_shapes,
+    gmx_check_slices,
     gmx_check_tm_tensor_scatter,
     gmx_destination_passing,
     gmx_lower_stablehlo_control_flow,
@@ -311,6 +312,10 @@ TO_LINALG: tuple[Stage, ...] = (
     GmxPass(gmx_canonicalize.PASS, lambda o: {"fuse": False}),
     Step("gmx-require-checkable-indices", "checked: an op whose indices cannot be checked is an error",
          require_checkable_indices, when=checked),
+    # Checked: slices and elements the data places (a KV-cache update at a
+    # position read from an argument) accessed only inside their tensor;
+    # before the gathers are lowered, whose own slices are in bounds.
+    GmxPass(gmx_check_slices.PASS, when=checked),
     GmxPass(convert_gmx_to_linalg.PASS, lambda o: {"checked": o.checked}),
     GmxPass(gmx_check_scatter_indices.PASS, when=checked),
     GmxPass(gmx_check_tm_tensor_scatter.PASS, when=checked),

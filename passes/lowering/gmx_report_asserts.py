@@ -80,7 +80,7 @@ def _report(site: int, number: int, constants: Constants) -> None:
     func.CallOp([], SHAPE_ERROR_FN, [constants.get(v, i64) for v in (site, SHAPE_ERROR_ASSERT, number, 0)])
 
 
-def _rest_of_block(op) -> tuple[list, ir.Operation]:
+def rest_of_block(op) -> tuple[list, ir.Operation]:
     """The ops after `op` in its block but the terminator, and the terminator."""
     ops = list(op.block.operations)
     position = next(i for i, o in enumerate(ops) if o.operation == op)
@@ -96,38 +96,59 @@ def _ancestor_in(op, block: ir.Block):
     return op
 
 
+def run_only_if(ok: ir.Value, ops: list, report, constants: Constants, unchanged=None) -> None:
+    """Move `ops` (consecutive ops of one block, not its terminator) into the
+    then-branch of an `scf.if %ok` built where the first was; the else
+    branch calls `report()` and yields a placeholder for each result of
+    `ops` used elsewhere, and those uses take the scf.if's results. Every
+    such result must be a tensor, an integer, an index or a float
+    (`can_carry`). `unchanged` maps a result to what the else branch yields
+    for it instead (the tensor an insert writes into: in place on both
+    branches)."""
+    unchanged = unchanged or {}
+    moved = set(ops)
+    block = ops[0].block
+    carried = [v for o in ops for v in o.results
+               if any(_ancestor_in(u.owner, block) not in moved for u in v.uses)]
+    with ir.InsertionPoint(ops[0]), ops[0].location:
+        branch = scf.IfOp(ok, [v.type for v in carried], has_else=True)
+        for value, result in zip(carried, branch.results):
+            for use in list(value.uses):
+                if _ancestor_in(use.owner, block) not in moved:
+                    use.owner.operands[use.operand_number] = result
+        with ir.InsertionPoint(branch.then_block):
+            yielded = scf.YieldOp(carried)
+        with ir.InsertionPoint(branch.else_block):
+            report()
+            scf.YieldOp([unchanged.get(v) or _placeholder(v.type, constants) for v in carried])
+    for o in ops:
+        o.move_before(yielded)
+
+
+def can_carry(t: ir.Type) -> bool:
+    """Whether run_only_if has a placeholder for a value of type `t`."""
+    return isinstance(t, (ir.RankedTensorType, ir.FloatType, ir.IntegerType, ir.IndexType))
+
+
 def guard(op, site: int, number: int, constants: Constants) -> None:
     """Replace the cf.assert `op` by an scf.if running the rest of its
     block when it holds, reporting `site` and `number` when not (module
     docstring)."""
-    rest, terminator = _rest_of_block(op)
+    rest, terminator = rest_of_block(op)
     block = op.block
     escaping = [
         v for o in rest for v in o.results
         if any(_ancestor_in(u.owner, block) not in (*rest, terminator) for u in v.uses)
     ]
     ok = op.operands[0]
-    with ir.InsertionPoint(op), op.location:
-        if escaping:  # used beyond the terminator: report only
+    if escaping or not rest:  # used beyond the terminator: report only
+        with ir.InsertionPoint(op), op.location:
             branch = scf.IfOp(arith.xori(ok, constants.get(1, ok.type)))
             with ir.InsertionPoint(branch.then_block):
                 _report(site, number, constants)
                 scf.YieldOp([])
-            op.erase()
-            return
-        carried = [v for o in rest for v in o.results if any(u.owner.operation == terminator for u in v.uses)]
-        branch = scf.IfOp(ok, [v.type for v in carried], has_else=True)
-        for value, result in zip(carried, branch.results):
-            for use in list(value.uses):
-                if use.owner.operation == terminator:
-                    terminator.operands[use.operand_number] = result
-        with ir.InsertionPoint(branch.then_block):
-            yielded = scf.YieldOp(carried)
-        with ir.InsertionPoint(branch.else_block):
-            _report(site, number, constants)
-            scf.YieldOp([_placeholder(v.type, constants) for v in carried])
-    for o in rest:
-        o.move_before(yielded)
+    else:
+        run_only_if(ok, rest, lambda: _report(site, number, constants), constants)
     op.erase()
 
 
