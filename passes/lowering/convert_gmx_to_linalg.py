@@ -90,6 +90,7 @@ from gmx.dialect.scatter import read_reduction
 from .folding import Constants
 from .gather_builder import build_gather
 from .runtime_abi import declare_error_callbacks, error_sites, set_error_sites
+from .iree_scatter import build_iree_scatter
 from .scatter_builder import build_scatter, scatter_refusal
 from ..registry import PassInfo, PassOption, Refused, add_python_pass
 
@@ -102,6 +103,12 @@ def _gather_is_its_input(op) -> bool:
 def _scatter_refusal(op) -> str | None:
     static = all(None not in static_shape(v.type) for v in (op.input, op.indices, op.updates))
     return scatter_refusal(read_reduction(op), ir.RankedTensorType(op.output.type).element_type, static)
+
+
+def _build_scatter(op, site: int, checked: bool, constants: Constants, target: str) -> ir.Value:
+    """Loops for the engine; one iree_linalg_ext.scatter for IREE, which runs no loops on tensors."""
+    build = build_iree_scatter if target == "iree" else build_scatter
+    return build(op, site, checked, constants)
 
 
 @dataclass(frozen=True)
@@ -118,7 +125,7 @@ class Lowering:
 
 LOWERINGS: dict[str, Lowering] = {
     GatherMultiaxisOp.OPERATION_NAME: Lowering(build_gather, is_input=_gather_is_its_input),
-    ScatterMultiaxisOp.OPERATION_NAME: Lowering(build_scatter, refusal=_scatter_refusal),
+    ScatterMultiaxisOp.OPERATION_NAME: Lowering(_build_scatter, refusal=_scatter_refusal),
 }
 
 

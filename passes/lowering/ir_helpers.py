@@ -46,6 +46,15 @@ def affine_maps(maps: Sequence[ir.AffineMap]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps])
 
 
+def empty_generic(inputs: list[ir.Value], outs: list[ir.Value], maps: list[ir.AffineMap], iterators: list[str]):
+    """An empty-bodied `linalg.generic` (the caller fills its block) over
+    `inputs` into `outs`, with `maps` and `iterators` (their spellings)."""
+    return linalg.GenericOp_(
+        inputs, outs, affine_maps(maps),
+        ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in iterators]),
+    )
+
+
 def true_flag(fold: Folder) -> ir.Value:
     """A rank-0 i1 tensor holding true: the init of an and-reduction."""
     true = fold.value(True)

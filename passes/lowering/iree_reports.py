@@ -62,6 +62,7 @@ from .convert_gmx_to_linalg import gmx_ops, takes_a_site
 from .folding import Constants, Folded, Folder
 from .gather_plan import checks_index_values
 from .index_reading import read_through_narrowing
+from .ir_helpers import empty_generic
 from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_FN, error_sites
 from ..registry import PassFailed
 
@@ -272,14 +273,6 @@ def _filled(fold: Folder, values: list[int], shape: list[int]) -> list[ir.Value]
     return [linalg.fill(fold.value(v, i64), outs=[tensor.empty(shape, i64)]) for v in values]
 
 
-def _generic(inputs: list[ir.Value], outs: list[ir.Value], maps: list[ir.AffineMap], iterators: list[str]):
-    return linalg.GenericOp_(
-        inputs, outs,
-        ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
-        ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in iterators]),
-    )
-
-
 def _scan(fold: Folder, indices: ir.Value, read, is_bad, sizes: list[Folded], tiles: list[int]) -> linalg.GenericOp_:
     """(count of bad values, row-major position of the first or
     _NO_POSITION) of `indices`' values: with `tiles` ([T]), of each row of
@@ -291,7 +284,7 @@ def _scan(fold: Folder, indices: ir.Value, read, is_bad, sizes: list[Folded], ti
     outs = _filled(fold, [0, _NO_POSITION], tiles)
     kept = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(d) for d in range(len(tiles))])
     iterators = ["parallel"] * len(tiles) + ["reduction"] * (rank - len(tiles))
-    generic = _generic([indices], outs, [ir.AffineMap.get_identity(rank), kept, kept], iterators)
+    generic = empty_generic([indices], outs, [ir.AffineMap.get_identity(rank), kept, kept], iterators)
     block = generic.regions[0].blocks[0]
     with ir.InsertionPoint(block):
         value, count, first = block.arguments
@@ -338,7 +331,7 @@ def _combine(fold: Folder, per_tile: list[ir.Value]) -> linalg.GenericOp_:
     """The tiles' counts added and first positions' min, as rank-0 tensors."""
     outs = _filled(fold, [0, _NO_POSITION], [])
     maps = [ir.AffineMap.get_identity(1)] * 2 + [ir.AffineMap.get(1, 0, [])] * 2
-    generic = _generic(per_tile, outs, maps, ["reduction"])
+    generic = empty_generic(per_tile, outs, maps, ["reduction"])
     block = generic.regions[0].blocks[0]
     with ir.InsertionPoint(block):
         count, first, total, least = block.arguments
@@ -353,7 +346,7 @@ def _first_bad(fold: Folder, indices: ir.Value, read, sizes: list[Folded], count
     0's when there is none: they are then not looked at)."""
     scalar = ir.AffineMap.get(0, 0, [])
     outs = _filled(fold, [0] * len(INDEX_REPORT), [])
-    generic = _generic([count, first], outs, [scalar] * (2 + len(outs)), [])
+    generic = empty_generic([count, first], outs, [scalar] * (2 + len(outs)), [])
     block = generic.regions[0].blocks[0]
     with ir.InsertionPoint(block):
         bad, position = block.arguments[:2]

@@ -46,8 +46,8 @@ from gmx.dialect.mlir import arith, ir, linalg, tensor
 from .folding import Folded
 from .gather_plan import Access, GatherPlan
 from .iree_linalg_ext import OPERAND_SEGMENTS, SEGMENTS, YIELDS
-from .iree_reports import _generic
-from .scatter_builder import ScatterBuilder
+from .ir_helpers import empty_generic
+from .scatter_builder import ScatterBuilder, scatter_fields
 
 TM_TENSOR_SCATTER = "tm_tensor.scatter"  # IREE's scatter, torch-mlir's name for it
 IREE_SCATTER, _SCATTER_SEGMENTS = OPERAND_SEGMENTS[TM_TENSOR_SCATTER]
@@ -81,6 +81,13 @@ def coordinate_bits(input_shape) -> int:
     return 32 if max(input_shape, default=0) < (1 << 31) - 1 else 64
 
 
+def build_iree_scatter(op, site: int, checked: bool, constants) -> ir.Value:
+    """`build_scatter` for IREE: one `iree_linalg_ext.scatter` replacing
+    `op`, written into the input it is handed (IREE runs no loops on
+    tensors; the runtime hands it a copy of an argument it may write)."""
+    return IreeScatterBuilder(**scatter_fields(op, site, checked, constants)).build()
+
+
 @dataclass(frozen=True)
 class IreeScatterBuilder(ScatterBuilder):
     """Builds one planned scatter as an iree_linalg_ext.scatter."""
@@ -110,7 +117,7 @@ class IreeScatterBuilder(ScatterBuilder):
         """A rank-0 scatter: its one update combined into its one element
         (a rank-0 generic; IREE's scatter needs a batch dim)."""
         scalar = ir.AffineMap.get(0, 0, [])
-        generic = _generic([self.input, self.updates], [tensor.empty([], self.result_type.element_type)],
+        generic = empty_generic([self.input, self.updates], [tensor.empty([], self.result_type.element_type)],
                            [scalar] * 3, [])
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
@@ -138,7 +145,7 @@ class IreeScatterBuilder(ScatterBuilder):
                  for d, access in enumerate(self.scatter.updates_access)]
         maps = [ir.AffineMap.get(rank, 0, exprs), ir.AffineMap.get_identity(rank)]
         out = tensor.empty(shape, self.result_type.element_type)
-        generic = _generic([self.updates], [out], maps, ["parallel"] * rank)
+        generic = empty_generic([self.updates], [out], maps, ["parallel"] * rank)
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             linalg.YieldOp([block.arguments[0]])
@@ -152,7 +159,7 @@ class IreeScatterBuilder(ScatterBuilder):
         fold = self.fold
         i64 = ir.IntegerType.get_signless(coordinate_bits(self.plan.input_shape))
         shape = [*self.plan.output_shape[:k], k]
-        generic = _generic([], [tensor.empty(shape, i64)], [ir.AffineMap.get_identity(k + 1)], ["parallel"] * (k + 1))
+        generic = empty_generic([], [tensor.empty(shape, i64)], [ir.AffineMap.get_identity(k + 1)], ["parallel"] * (k + 1))
         block = generic.regions[0].blocks[0]
         with ir.InsertionPoint(block):
             at = {d: linalg.IndexOp(d).result for d in range(k)}

@@ -35,7 +35,8 @@ from .folding import Constants, Folded, Folder
 from .index_reading import read_through_narrowing
 from .gmx_check_scatter_indices import K_AXIS
 from .gmx_check_tm_tensor_scatter import rows_fit
-from .iree_reports import IndexReport, _axis_size, _dim, _generic, build_report, shape_report
+from .iree_reports import IndexReport, _axis_size, _dim, build_report, shape_report
+from .ir_helpers import empty_generic
 from .runtime_abi import SHAPE_ERROR_SCATTER_ROWS, error_sites, set_error_sites
 from ..registry import PassFailed
 from ..walking import ops_named
@@ -115,12 +116,12 @@ def _clamped(fold: Folder, indices: ir.Value, sizes: list[Folded]) -> ir.Value:
     dims = [_dim(fold, indices, d) for d in range(rank)]
     out = tensor.empty([fold.index(d) if not isinstance(d, int) else d for d in dims], indices_type.element_type)
     identity = ir.AffineMap.get_identity(rank)
-    generic = _generic([indices], [out], [identity, identity], ["parallel"] * rank)
-    block = generic.regions[0].blocks[0]
+    op = empty_generic([indices], [out], [identity, identity], ["parallel"] * rank)
+    block = op.regions[0].blocks[0]
     with ir.InsertionPoint(block):
         value = block.arguments[0]
         column = fold.to_i64(linalg.IndexOp(rank - 1).result) if len(sizes) > 1 else 0
         size = _axis_size(fold, sizes, fold.value(column, ir.IntegerType.get_signless(64)))
         ok = fold.cmp("ult", fold.to_i64(value), size)
         linalg.YieldOp([fold.value(fold.select(ok, value, 0, indices_type.element_type), indices_type.element_type)])
-    return generic.results[0]
+    return op.results[0]

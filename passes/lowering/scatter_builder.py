@@ -230,11 +230,11 @@ def scatter_refusal(reduction, element_type: ir.Type, static: bool) -> str | Non
     return None
 
 
-def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
-    """Emit the loops of `op` (verified, `scatter_refusal` None) at the
-    current insertion point (its constants through `constants`); return
-    the value that replaces it: loops, or for `target` "iree" one
-    `iree_linalg_ext.scatter` (`iree_scatter`: IREE does not run the loops)."""
+def scatter_fields(op: ScatterMultiaxisOp, site: int, checked: bool, constants: Constants) -> dict:
+    """What a scatter builder (`ScatterBuilder`, `iree_scatter.IreeScatterBuilder`)
+    is made of for `op` (verified, `scatter_refusal` None): its plan, sizes
+    (emitted at the current insertion point) and operands; the destination
+    is `input`."""
     indices, narrow_type, result_type, mode = read_operands(op)
     plan = plan_scatter(
         static_shape(op.input.type),
@@ -249,15 +249,18 @@ def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: C
     )
     fold = Folder(constants)
     sizes = emit_sizes(fold, plan.reading, op.input, indices)
-    if target == "iree":  # IREE writes its own scatter op, into a copy of the input it is handed
-        from .iree_scatter import IreeScatterBuilder  # it builds on this module
+    return dict(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
+                site=site, fold=fold, scatter=plan, updates=op.updates, destination=op.input)
 
-        return IreeScatterBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type,
-                                  result_type=result_type, site=site, fold=fold, scatter=plan, updates=op.updates,
-                                  destination=op.input).build()
-    destination = op.input
+
+def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: Constants) -> ir.Value:
+    """Emit the loops of `op` (verified, `scatter_refusal` None) at the
+    current insertion point (its constants through `constants`); return
+    the value that replaces it. The loops write `input`, or one copy of it
+    where it is a read-only argument (`copies_input`)."""
+    fields = scatter_fields(op, site, checked, constants)
     if copies_input(isinstance(op.input, ir.BlockArgument), argument_writable(op.input)):
-        destination = linalg.copy(op.input, outs=[tensor.empty(static_shape(op.input.type), result_type.element_type)])
-        del destination.owner.attributes["cast"]  # the default, spelled out by the Python builder
-    return ScatterBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
-                          site=site, fold=fold, scatter=plan, updates=op.updates, destination=destination).build()
+        empty = tensor.empty(static_shape(op.input.type), fields["result_type"].element_type)
+        fields["destination"] = linalg.copy(op.input, outs=[empty])
+        del fields["destination"].owner.attributes["cast"]  # the default, spelled out by the Python builder
+    return ScatterBuilder(**fields).build()

@@ -194,8 +194,6 @@ class Unfused:
     def prepare(self, case: Case) -> Prepared:
         if case.study.frontend == "gmx":
             return Prepared(None, note="the frontend program is gmx already")
-        if case.study.frontend == "stablehlo" and case.study.variant.op is OpKind.SCATTER:
-            return Prepared(None, note="upstream's stablehlo-legalize-to-linalg does not lower stablehlo.scatter")
         start = time.perf_counter()
         # CompiledProgram, not gmx.runtime.compile: its cache would keep every
         # large program alive and return a program compiled before for the same text.
