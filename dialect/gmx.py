@@ -55,16 +55,10 @@ def infer_result_type(input_type, indices_type, axes: Sequence[int]):
     )
 
 
-class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure]):
-    """`output[o] = input[p]`, p built from `o` and the coordinate tuples in
-    `indices` for the dims listed in `axes` (docs/semantics.md#semantics)."""
-
-    input: ext.Operand[ir.RankedTensorType]
-    indices: ext.Operand[ir.RankedTensorType]
-    # A DenseI64ArrayAttr; the bindings cannot name that constraint in IRDL,
-    # so the verifier checks it and says so precisely.
-    axes: Any
-    output: ext.Result[ir.RankedTensorType]
+class RuleVerified(Gmx.Operation):
+    """What both gmx ops share (a base with no name: ext makes no op of it):
+    `axes_list`, and a verifier that emits the first rule its op's
+    `_violation` finds broken, located at the op."""
 
     @property
     def axes_list(self) -> list[int]:
@@ -74,8 +68,20 @@ class GatherMultiaxisOp(Gmx.Operation, name="gather_multiaxis", traits=[ext.Pure
         message = self._violation()
         if message is None:
             return True
-        self.location.emit_error(f"'{OP_NAME}' op {message}")
+        self.location.emit_error(f"'{self.OPERATION_NAME}' op {message}")
         return False
+
+
+class GatherMultiaxisOp(RuleVerified, name="gather_multiaxis", traits=[ext.Pure]):
+    """`output[o] = input[p]`, p built from `o` and the coordinate tuples in
+    `indices` for the dims listed in `axes` (docs/semantics.md#semantics)."""
+
+    input: ext.Operand[ir.RankedTensorType]
+    indices: ext.Operand[ir.RankedTensorType]
+    # A DenseI64ArrayAttr; the bindings cannot name that constraint in IRDL,
+    # so the verifier checks it and says so precisely.
+    axes: Any
+    output: ext.Result[ir.RankedTensorType]
 
     def _violation(self) -> str | None:
         """The first violated rule as a message, or None when valid."""

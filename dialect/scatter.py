@@ -22,7 +22,7 @@ tables of `gmx.dialect.modes` and `gmx.dialect.reductions`.
 from collections.abc import Sequence
 from typing import Any
 
-from .gmx import Gmx, is_index_element_type, mode_violation, read_axes, shared_violation, static_shape
+from .gmx import RuleVerified, is_index_element_type, mode_violation, shared_violation, static_shape
 from .mlir import ext, ir
 from .modes import DEFAULT_MODE, MODE_ATTR, Mode, OpKind, parse_mode
 from .reductions import (
@@ -39,7 +39,7 @@ from .shapes import ShapeError, infer_scatter_shape
 SCATTER_OP_NAME = "gmx.scatter_multiaxis"
 
 
-class ScatterMultiaxisOp(Gmx.Operation, name="scatter_multiaxis", traits=[ext.Pure]):
+class ScatterMultiaxisOp(RuleVerified, name="scatter_multiaxis", traits=[ext.Pure]):
     """`result = input` with each update combined into the position the
     gather of the same `input`, `indices` and `axes` reads
     (docs/semantics.md#scatters)."""
@@ -50,17 +50,6 @@ class ScatterMultiaxisOp(Gmx.Operation, name="scatter_multiaxis", traits=[ext.Pu
     # A DenseI64ArrayAttr, checked by the verifier (as the gather's).
     axes: Any
     output: ext.Result[ir.RankedTensorType]
-
-    @property
-    def axes_list(self) -> list[int]:
-        return read_axes(self)
-
-    def verify_invariants(self) -> bool:
-        message = self._violation()
-        if message is None:
-            return True
-        self.location.emit_error(f"'{SCATTER_OP_NAME}' op {message}")
-        return False
 
     def _violation(self) -> str | None:
         """The first violated rule as a message, or None when valid."""
