@@ -164,23 +164,34 @@ def _is_scalar_of(attr, element_type) -> bool:
     return isinstance(attr, ir.FloatAttr | ir.IntegerAttr | ir.BoolAttr) and attr.type == element_type
 
 
+def read_choice(attributes, name: str, parse, choices: str) -> tuple[object, str | None]:
+    """(value, None) of the string attribute `name` (None where absent),
+    read by `parse` (ValueError on an unknown spelling), or (None, why it is
+    not one of `choices`, their spellings quoted): the mode's and the
+    reduction's rule, in one wording."""
+    if name not in attributes:
+        return None, None
+    attr = attributes[name]
+    if not isinstance(attr, ir.StringAttr):
+        return None, f"attribute '{name}' must be a string, one of {choices}, got {attr}"
+    try:
+        return parse(attr.value), None
+    except ValueError:
+        return None, f'unknown {name} "{attr.value}"; expected one of {choices}'
+
+
 def mode_violation(attributes, element_type, kind: OpKind) -> str | None:
     """The first violated rule of the `mode` / `fill_value` attributes, or None.
 
     `attributes` is an op's attribute dictionary, `element_type` its input's,
     `kind` the op (the mode table says which modes it takes).
     """
-    mode = DEFAULT_MODE
-    if MODE_ATTR in attributes:
-        attr = attributes[MODE_ATTR]
-        if not isinstance(attr, ir.StringAttr):
-            return f"attribute 'mode' must be a string, one of {_quoted_modes(kind)}, got {attr}"
-        try:
-            mode = parse_mode(attr.value)
-        except ValueError:
-            return f'unknown mode "{attr.value}"; expected one of {_quoted_modes(kind)}'
-        if kind not in mode_rule(mode).ops:
-            return f'mode "{mode}" is not a {kind} mode; {kind}s take {_quoted_modes(kind)}'
+    mode, problem = read_choice(attributes, MODE_ATTR, parse_mode, _quoted_modes(kind))
+    if problem is not None:
+        return problem
+    mode = mode or DEFAULT_MODE  # the default is every op's
+    if kind not in mode_rule(mode).ops:
+        return f'mode "{mode}" is not a {kind} mode; {kind}s take {_quoted_modes(kind)}'
     has_fill = FILL_VALUE_ATTR in attributes
     if not mode_rule(mode).takes_fill_value:
         if has_fill:

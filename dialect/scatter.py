@@ -22,7 +22,7 @@ tables of `gmx.dialect.modes` and `gmx.dialect.reductions`.
 from collections.abc import Sequence
 from typing import Any
 
-from .gmx import RuleVerified, is_index_element_type, mode_violation, shared_violation, static_shape
+from .gmx import RuleVerified, read_choice, is_index_element_type, mode_violation, shared_violation, static_shape
 from .mlir import ext, ir
 from .modes import DEFAULT_MODE, MODE_ATTR, Mode, OpKind, parse_mode
 from .reductions import (
@@ -84,15 +84,9 @@ def _quoted_reductions() -> str:
 
 def reduction_violation(attributes, element_type) -> str | None:
     """The first violated rule of the `reduction` attribute, or None."""
-    if REDUCTION_ATTR not in attributes:
-        return None
-    attr = attributes[REDUCTION_ATTR]
-    if not isinstance(attr, ir.StringAttr):
-        return f"attribute 'reduction' must be a string, one of {_quoted_reductions()}, got {attr}"
-    try:
-        reduction = parse_reduction(attr.value)
-    except ValueError:
-        return f'unknown reduction "{attr.value}"; expected one of {_quoted_reductions()}'
+    reduction, problem = read_choice(attributes, REDUCTION_ATTR, parse_reduction, _quoted_reductions())
+    if reduction is None:
+        return problem
     rule = reduction_rule(reduction)
     if not rule.takes_i1 and _is_i1(element_type):
         return f'reduction "{reduction}" is not defined on i1 (use "max" for or, "min" for and)'
