@@ -27,6 +27,7 @@ import ctypes
 import functools
 import gc
 import os
+import re
 import shlex
 import threading
 import weakref
@@ -288,6 +289,7 @@ class IreeProgram:
         try:
             outputs = self._function(*[self._on_device(k, a, handed) for k, a in enumerate(checked)], *views)
         except RuntimeError as error:
+            _raise_failed_assert(error)
             # IREE writes a result that is no dispatch's (a constant, an
             # argument returned as it is) with a transfer, which memory it
             # imported from numpy does not allow: such an entry is compiled
@@ -410,6 +412,17 @@ class IreeProgram:
             f"{site_text(self.sites, report.site)}: {bad} indices were out of bounds, and none when read again: "
             "the arguments changed during the call"
         )
+
+
+FAILED_ASSERT = re.compile(r"FAILED_PRECONDITION; (.*); $", re.DOTALL)
+
+
+def _raise_failed_assert(error: RuntimeError) -> None:
+    """A cf.assert that failed in the call (its message is located by
+    `locate_asserts`) is the engine's ValueError, not IREE's RuntimeError."""
+    failed = FAILED_ASSERT.search(str(error))
+    if failed:
+        raise ValueError(failed.group(1)) from None
 
 
 def _owned(results: list[np.ndarray], handed: list[np.ndarray]) -> list[np.ndarray]:

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmx.dialect import make_context
-from gmx.dialect.locations import diagnostic_text, error_text
+from gmx.dialect.locations import diagnostic_text, error_text, location_text
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
 from gmx.passes.lowering.iree_cpu_config import configure_gathers
@@ -73,9 +73,11 @@ from gmx.passes.lowering.iree_reports import (
     return_reports,
     shape_reports,
 )
+from gmx.passes.lowering.gmx_report_asserts import ASSERT, assert_message
 from gmx.passes.lowering.runtime_abi import error_sites
 from gmx.passes.pipeline import build_pass_manager
 from gmx.passes.registry import PassFailed
+from gmx.passes.walking import ops_named
 
 from .entry import TensorSignature, find_entry, numpy_signature
 from .errors import CompileError
@@ -185,6 +187,7 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
                                          for r in results)
         if storage:
             _add_output_storage(find_entry(module, entry), len(results))
+        locate_asserts(module.operation)
         module.operation.verify()
     except ir.MLIRError as error:
         raise CompileError(error_text(error)) from None
@@ -193,6 +196,16 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
     iree_text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
     return IreeInput(iree_text, arguments, results, error_sites(module.operation), kinds, index_reports, storage,
                      written)
+
+
+def locate_asserts(module) -> None:
+    """Each cf.assert's message becomes what the engine reports for it
+    (`file:line:col: reason`, `gmx-report-asserts`): IREE fails the call
+    with the message alone (FAILED_PRECONDITION), which the backend raises
+    as the engine's ValueError."""
+    for op in ops_named(module, ASSERT):
+        reason = assert_message(ir.StringAttr(op.attributes["msg"]).value)
+        op.attributes["msg"] = ir.StringAttr.get(f"{location_text(op.location)}: {reason}")
 
 
 def _add_output_storage(entry, results: int) -> None:

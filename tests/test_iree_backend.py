@@ -218,6 +218,31 @@ def test_dynamic_shape_error_is_the_engines():
     np.testing.assert_array_equal(gmx.runtime.run(text, x, good, **IREE), gmx.runtime.run(text, x, good))
 
 
+FAILING_ASSERT = """
+func.func @main(%a: tensor<4xf32>, %i: tensor<i64>) -> tensor<f32> {
+  %c4 = arith.constant 4 : i64
+  %e = tensor.extract %i[] : tensor<i64>
+  %ok = arith.cmpi ult, %e, %c4 : i64
+  cf.assert %ok, "position out of range"
+  %x = arith.index_cast %e : i64 to index
+  %v = tensor.extract %a[%x] : tensor<4xf32>
+  %r = tensor.from_elements %v : tensor<f32>
+  return %r : tensor<f32>
+}
+"""
+
+
+def test_failing_assert_is_the_engines_located_error():
+    """A cf.assert of the program that fails: the engine's located
+    ValueError on both backends (IREE's own is a RuntimeError with the
+    message alone)."""
+    a = np.arange(4, dtype=np.float32)
+    engine, iree = outcome(FAILING_ASSERT, (a, np.array(7))), outcome(FAILING_ASSERT, (a, np.array(7)), **IREE)
+    assert engine[1] == (ValueError, "-:6:3: position out of range")
+    assert iree[1] == engine[1]
+    assert gmx.runtime.run(FAILING_ASSERT, a, np.array(2), **IREE) == 2.0
+
+
 def test_argument_errors_are_the_engines():
     text = gather_module((5, 3), (4, 1), (0,))
     x = np.zeros((5, 3), np.float32)
