@@ -15,8 +15,8 @@ loops parallel, the output map the identity, the yielded value
 loop indices and constants) through casts, arithmetic, `select`s and
 constants, possibly the source's `tensor.dim`; `cf.assert`s on those
 values; unused constants. Anything else (arithmetic on the extracted value,
-a position mixing two index values or a loop index, a reduction) is left
-alone. Each position function is evaluated with numpy on the whole valid
+a position mixing two index values or a loop index, a reduction: see
+`reduction_gathers`) is left alone. Each position function is evaluated with numpy on the whole valid
 range and on probes outside it (`index_values`); it must be gmx's own
 reading of an index in one mode for all positions:
 
