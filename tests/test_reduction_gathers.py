@@ -13,6 +13,8 @@ against PyTorch eager.
 - The loop nests TorchToLinalg's sum lowering extends to every mode
   (sum, mean, max; with and without `per_sample_weights` and
   `include_last_offset`), built here in its form: raised, against eager.
+- Gathers fused into a `linalg.reduce` and into a reduction generic (two
+  reads, of a source read transposed): raised, against numpy.
 """
 
 from __future__ import annotations
@@ -251,3 +253,56 @@ def test_unraised_loop_nest_matches_eager(mode):
     result = gmx.runtime.run(text, WEIGHT.numpy(), INDICES.numpy(), offsets.numpy())
     expected = torch.nn.functional.embedding_bag(INDICES, WEIGHT, offsets, mode=mode, include_last_offset=True)
     np.testing.assert_allclose(result, expected.numpy(), rtol=1e-6, atol=1e-7)
+
+
+# --- gathers fused into other reductions --------------------------------------------------------
+
+FUSED = """
+func.func @reduce_of_gather(%w: tensor<10x4xf32>, %i: tensor<8x4xi64>) -> tensor<4xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.reduce ins(%i : tensor<8x4xi64>) outs(%init : tensor<4xf32>) dimensions = [0]
+    (%in: i64, %acc: f32) {
+      %p = arith.index_cast %in : i64 to index
+      %k = linalg.index 1 : index
+      %e = tensor.extract %w[%p, %k] : tensor<10x4xf32>
+      %s = arith.addf %e, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<4xf32>
+}
+func.func @transposed_dot(%w: tensor<4x10xf32>, %a: tensor<6xi64>, %b: tensor<6xi64>) -> tensor<4xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a, %b : tensor<6xi64>, tensor<6xi64>) outs(%init : tensor<4xf32>) {
+  ^bb0(%ia: i64, %ib: i64, %out: f32):
+    %p = arith.index_cast %ia : i64 to index
+    %q = arith.index_cast %ib : i64 to index
+    %k = linalg.index 1 : index
+    %e = tensor.extract %w[%k, %p] : tensor<4x10xf32>
+    %f = tensor.extract %w[%k, %q] : tensor<4x10xf32>
+    %m = arith.mulf %e, %f : f32
+    %s = arith.addf %m, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+"""
+
+
+def test_gathers_fused_into_reductions_match_numpy():
+    fused = run_pipeline(FUSED, ["gmx-canonicalize"])
+    assert fused.counts[OP_NAME] == 3 and fused.counts["tensor.extract"] == 0
+    assert fused.counts["linalg.reduce"] == 0
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((10, 4)).astype(np.float32)
+    i = rng.integers(0, 10, (8, 4))
+    result = gmx.runtime.run(fused.text, w, i, entry="reduce_of_gather")
+    np.testing.assert_allclose(result, w[i, np.arange(4)].sum(0), rtol=1e-6)
+    a, b = rng.integers(0, 10, 6), rng.integers(0, 10, 6)
+    result = gmx.runtime.run(fused.text, w.T.copy(), a, b, entry="transposed_dot")
+    np.testing.assert_allclose(result, (w[a] * w[b]).sum(0), rtol=1e-6)
+    with pytest.raises(IndexError, match="index 10 is out of bounds"):
+        gmx.runtime.run(fused.text, w.T.copy(), a, np.array([0, 1, 2, 3, 4, 10]), entry="transposed_dot")

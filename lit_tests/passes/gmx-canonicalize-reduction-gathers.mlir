@@ -233,3 +233,27 @@ func.func @not_gather_parallel_scaled(%arg0: tensor<10x4xf32>, %arg1: tensor<6xi
   } -> tensor<6x4xf32>
   return %0 : tensor<6x4xf32>
 }
+
+// -----
+// raise-reduction-gather: two reads in one nest (sum_j w[a[j], k] * w[b[j], k]): one rewrite each, two
+// gmx ops, the nest reading both.
+// CHECK-LABEL: func.func @two_reads
+// CHECK: %[[A:.*]] = "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<10x4xf32>, tensor<6x1xi64>) -> tensor<6x4xf32>
+// CHECK: %[[B:.*]] = "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<10x4xf32>, tensor<6x1xi64>) -> tensor<6x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<6x4xf32>, tensor<6x4xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
+func.func @two_reads(%arg0: tensor<10x4xf32>, %arg1: tensor<6xi64>, %arg2: tensor<6xi64>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%arg1, %arg2 : tensor<6xi64>, tensor<6xi64>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: i64, %in2: i64, %out: f32):
+    %p = arith.index_cast %in : i64 to index
+    %q = arith.index_cast %in2 : i64 to index
+    %k = linalg.index 1 : index
+    %e = tensor.extract %arg0[%p, %k] : tensor<10x4xf32>
+    %f = tensor.extract %arg0[%q, %k] : tensor<10x4xf32>
+    %m = arith.mulf %e, %f : f32
+    %1 = arith.addf %m, %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
