@@ -37,6 +37,8 @@ has a positive and a negative case for each, marked `positive: <name>` and
     drop-inert-mode           gmx(const in range) {mode = m} -> gmx(const)
   linalg_gathers
     raise-linalg-gather       linalg.generic that is provably a gather -> gmx (mode clip for StableHLO's clamp)
+  reduction_gathers
+    raise-reduction-gather    reduction loop nest reading w[f(i), k] -> gmx over the loop dims it uses, read by the nest
   linalg_scatters
     raise-tm-tensor-scatter   tm_tensor.scatter (+ its flattening generic) -> gmx scatter, the region's reduction
   tensor_gathers
@@ -76,14 +78,13 @@ from __future__ import annotations
 
 from . import dynamic_gathers, index_folds, input_folds, input_views, linalg_gathers, result_folds
 from . import linalg_scatters, stablehlo_gathers, stablehlo_scatters, tensor_gathers, tensor_scatters
-from . import tosa_gathers, tosa_scatters
+from . import reduction_gathers, tosa_gathers, tosa_scatters
 from .index_values import evaluation_cache
 from ..patterns import Pattern, apply_patterns
 from ..registry import PassInfo, PassOption, add_python_pass
 
 DEBUG_TYPE = "gmx-canonicalize"
-# Rounds of the greedy driver: real programs need a handful; more means
-# patterns undo each other.
+# Rounds of the greedy driver: real programs need a handful; more means patterns undo each other.
 MAX_ITERATIONS = 64
 
 # In this order: patterns on one root op are tried in it.
@@ -95,6 +96,7 @@ PATTERNS: tuple[Pattern, ...] = (
     *result_folds.PATTERNS,
     *index_folds.PATTERNS,
     *linalg_gathers.PATTERNS,
+    *reduction_gathers.PATTERNS,
     *linalg_scatters.PATTERNS,
     *tensor_gathers.PATTERNS,
     *dynamic_gathers.PATTERNS,
@@ -103,9 +105,8 @@ PATTERNS: tuple[Pattern, ...] = (
     *tensor_scatters.PATTERNS,
 )
 
-# `fuse=false`: what every checked lowering needs first (a tosa.gather
-# bounds-checked as gmx; a tensor.gather, tensor.scatter or stablehlo.scatter,
-# which upstream cannot lower), with nothing around it fused.
+# `fuse=false`: what every checked lowering needs first (a tosa.gather bounds-checked as gmx; a
+# tensor.gather, tensor.scatter or stablehlo.scatter, which upstream cannot lower), nothing around it fused.
 RAISE_ONLY: tuple[Pattern, ...] = (*tosa_gathers.PATTERNS, *tensor_gathers.PATTERNS, *tensor_scatters.PATTERNS,
                                    *stablehlo_scatters.PATTERNS)
 
@@ -117,8 +118,7 @@ def canonicalize(module, fuse: bool = True) -> None:
                    max_iterations=MAX_ITERATIONS, scope=evaluation_cache)  # the IR only changes in the final rewrite
 
 
-# Before the patterns: calls inlined (no nested canonicalization), dead private functions dropped.
-INLINE = ("inline{default-pipeline=}", "symbol-dce")
+INLINE = ("inline{default-pipeline=}", "symbol-dce")  # calls inlined (nothing nested), dead private functions dropped
 
 
 def _build(pm, options) -> None:
@@ -131,9 +131,9 @@ def _build(pm, options) -> None:
 PASS = PassInfo(
     argument="gmx-canonicalize",
     description="Raise tosa.gather with reshapes and linearised indices, stablehlo.gather, gather-shaped "
-    "linalg.generic and tensor.gather into gmx.gather_multiaxis, tosa.scatter, tm_tensor.scatter, "
-    "stablehlo.scatter and tensor.scatter into gmx.scatter_multiaxis; gmx folds (calls inlined first, "
-    "dead private functions dropped: see inline)",
+    "linalg.generic, gathers read in reduction loops and tensor.gather into gmx.gather_multiaxis, tosa.scatter, "
+    "tm_tensor.scatter, stablehlo.scatter and tensor.scatter into gmx.scatter_multiaxis; gmx folds (calls inlined "
+    "first, dead private functions dropped: see inline)",
     build=_build,
     options=(
         PassOption("fuse", True,

@@ -15,8 +15,8 @@ loops parallel, the output map the identity, the yielded value
 loop indices and constants) through casts, arithmetic, `select`s and
 constants, possibly the source's `tensor.dim`; `cf.assert`s on those
 values; unused constants. Anything else (arithmetic on the extracted value,
-a position mixing two index values or a loop index, a reduction) is left
-alone. Each position function is evaluated with numpy on the whole valid
+a position mixing two index values or a loop index, a reduction: see
+`reduction_gathers`) is left alone. Each position function is evaluated with numpy on the whole valid
 range and on probes outside it (`index_values`); it must be gmx's own
 reading of an index in one mode for all positions:
 
@@ -99,10 +99,12 @@ class Trace:
 class Body:
     """A generic's body, read as a gather."""
 
-    def __init__(self, op):
+    def __init__(self, op, maps: list | None = None):
         self.op = op
         self.block = op.regions[0].blocks[0]
         self.inputs = len(op.inputs)
+        # each operand's indexing map (a linalg.reduce has none of its own)
+        self.maps = maps if maps is not None else [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
 
     def inside(self, value: ir.Value) -> bool:
         owner = defining_op(value)
@@ -193,7 +195,7 @@ def _leaf_read(body: Body, leaf: ir.Value) -> IndexRead:
     if owner is not None:  # a tensor.extract in the body: it may read part of the tensor
         return IndexRead(owner.operands[0], body.read_positions(owner), whole=False)
     operand = body.op.inputs[leaf.arg_number]
-    affine_map = ir.AffineMapAttr(body.op.attributes["indexing_maps"][leaf.arg_number]).value
+    affine_map = body.maps[leaf.arg_number]
     dims = []
     for expr in affine_map.results:
         if isinstance(expr, ir.AffineDimExpr):
@@ -245,27 +247,30 @@ def _sizes(source_size: int | None) -> tuple:
     return (source_size,) if source_size is not None else DYNAMIC_SAMPLE_SIZES
 
 
-def read_gather(op) -> LoopGather:
-    """The gather a linalg.generic is; NoMatch when it is not provably one."""
-    op = op.operation.opview
-    require(len(op.outputs) == 1 and len(op.results) == 1, "not one output")
-    require(all("parallel" in str(t) for t in op.attributes["iterator_types"]), "a reduction loop")
-    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
-    out_map = maps[-1]
-    require(out_map.is_permutation and all(e.position == i for i, e in enumerate(out_map.results)),
-            "the output map is not the identity")
-    body = Body(op)
+@dataclass
+class ElementRead:
+    """A `tensor.extract %source[p...]` in a body read as a gather:
+    per position its coordinate, the mode they share, the body ops that
+    compute them (linalg.index, arithmetic, index tensors' extracts), and
+    (index value, source dim) per computed position."""
+
+    coords: list
+    mode: Mode
+    ops: list
+    leaf_dims: list
+
+
+def read_element(body: Body, extract) -> ElementRead:
+    """How `extract` (a tensor.extract in `body`'s block of a tensor from
+    outside it) reads its source: per position `linalg.index d` (Iota), the
+    constant 0 (Zero), or gmx's reading, in one mode for all positions, of
+    one index value (an IndexRead); NoMatch on anything else."""
     block = body.block
-    require(not list(block.arguments[-1].uses), "the body reads the output")
-    operations = list(block.operations)
-    extract = defining_op(operations[-1].operands[0])
-    require(extract is not None and extract.name == "tensor.extract" and extract.block == block,
-            "the yielded value is not a tensor.extract")
     source = extract.operands[0]
     require(not body.inside(source), "the extracted tensor is made in the body")
     source_shape = static_shape(ir.RankedTensorType(source.type))
     require(len(source_shape) >= 1, "a rank-0 source")
-    explained = [operations[-1], extract]
+    explained = []
     coords, modes, leaf_dim = [], set(), []
     for s, position in enumerate(list(extract.operands)[1:]):
         owner = defining_op(position)
@@ -292,7 +297,30 @@ def read_gather(op) -> LoopGather:
         iota = _iota_dim(read) if found == {Mode.RAISE} else None
         coords.append(Iota(iota) if iota is not None else read)
     require(len(modes) <= 1, "positions in different modes")
-    mode = modes.pop() if modes else Mode.RAISE
+    return ElementRead(coords, modes.pop() if modes else Mode.RAISE, explained, leaf_dim)
+
+
+def read_gather(op) -> LoopGather:
+    """The gather a linalg.generic is; NoMatch when it is not provably one."""
+    op = op.operation.opview
+    require(len(op.outputs) == 1 and len(op.results) == 1, "not one output")
+    require(all("parallel" in str(t) for t in op.attributes["iterator_types"]), "a reduction loop")
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    out_map = maps[-1]
+    require(out_map.is_permutation and all(e.position == i for i, e in enumerate(out_map.results)),
+            "the output map is not the identity")
+    body = Body(op)
+    block = body.block
+    require(not list(block.arguments[-1].uses), "the body reads the output")
+    operations = list(block.operations)
+    extract = defining_op(operations[-1].operands[0])
+    require(extract is not None and extract.name == "tensor.extract" and extract.block == block,
+            "the yielded value is not a tensor.extract")
+    read = read_element(body, extract)
+    source = extract.operands[0]
+    source_shape = static_shape(ir.RankedTensorType(source.type))
+    explained = [operations[-1], extract, *read.ops]
+    coords, mode, leaf_dim = read.coords, read.mode, read.leaf_dims
     for operation in operations:
         if operation.name == "cf.assert":
             require(mode is Mode.RAISE, f"a bounds check on an index in mode {mode}")

@@ -133,6 +133,13 @@ def replace_by_gmx(op, gather: LoopGather, rewriter, prepare=None) -> bool:
     NoMatch, before anything is emitted, when gmx cannot express it. With
     `prepare`, the gather emitted is `prepare()` (the same gather on operands
     it emits, e.g. cast indices), called once `gather` is known to match."""
+    rewriter.replace_op(op, [emit_loop_gather(op, gather, rewriter, prepare)])
+    return False
+
+
+def emit_loop_gather(op, gather: LoopGather, rewriter, prepare=None) -> ir.Value:
+    """The gmx op `gather` is, emitted in front of `op` (at `rewriter.ip`,
+    located at `op`) as a value of `gather.result_type`; as `replace_by_gmx`."""
     spec = _spec(gather)
     static = None not in spec.out_shape and None not in shape_of(spec.input) and all(
         None not in shape_of(c.value) for c in spec.coords if isinstance(c, Indexed))
@@ -152,8 +159,7 @@ def replace_by_gmx(op, gather: LoopGather, rewriter, prepare=None) -> bool:
         value = synthesize(spec) if static else _DynamicGather(spec, gather).emit()
         if value.type != gather.result_type:
             value = tensor.cast(gather.result_type, value)
-    rewriter.replace_op(op, [value])
-    return False
+    return value
 
 
 class _DynamicGather:
