@@ -251,6 +251,10 @@ def test_complex_sums_are_refused_at_the_op():
     (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Targets(0, 8)),
     (((5, 256, 64), (2048, 1, 2), (2048, 256, 1), (2, 0)), False, Targets(2, 8)),
     (((3, 1024), (100, 1), (100, 1024), (0,)), False, Targets(0, 3)),
+    # a KV cache's token rows: no more ranges than index values (one token:
+    # its payload's columns instead, too little work to wake threads for)
+    (((8, 32, 4096, 128), (1, 1, 1, 1), (8, 32, 1, 128), (2,)), False, Split(0, 1)),
+    (((8, 32, 4096, 128), (1, 1, 4, 1), (8, 32, 4, 128), (2,)), False, Targets(2, 4)),
     # into one row: its columns, in as many tiles
     (((1, 64), (10, 1), (10, 64), (0,)), False, Split(1, 32)),
     # a payload too short to read the indices twice: serial

@@ -161,7 +161,8 @@ def choose_scatter_strategy(reading: GatherPlan, unique_indices: bool = False) -
     - with `unique_indices`, Split the outermost dim of G more than one wide;
     - Targets over the first axis of more than one entry, in one range per
       PAYLOAD_PER_PART entries each index value writes (at most
-      TARGET_PARTS), where that is 2 or more (index_add of rows, a GNN's
+      TARGET_PARTS, nor more than the index values: `index_count`), where
+      that is 2 or more (index_add of rows, a GNN's
       scatter_add into nodes, x[i, :, j] = v): each range reads every
       index, and writes whole rows of its own;
     - Split the outermost owner dim (a payload's columns), in as many tiles;
@@ -179,11 +180,20 @@ def choose_scatter_strategy(reading: GatherPlan, unique_indices: bool = False) -
     payload = math.prod(n for d, n in enumerate(shape) if reading.indices_access[d] is Access.ZERO)
     parts = min(TARGET_PARTS, payload // PAYLOAD_PER_PART)
     axes = [a for a in reading.axes if reading.input_shape[a] > 1]
-    if axes and parts >= 2:
-        return Targets(axes[0], min(parts, reading.input_shape[axes[0]]))
+    ranges = min(parts, index_count(reading))  # more ranges than index values: some write nothing
+    if axes and ranges >= 2:
+        return Targets(axes[0], min(ranges, reading.input_shape[axes[0]]))
     if owners and parts >= 2:
         return Split(owners[0], fewest_tiles(shape[owners[0]], parts))
     return Serial()
+
+
+def index_count(reading: GatherPlan) -> int:
+    """How many index values (tuples) G reads: the extent of the dims the
+    indices vary along. Ranges of targets beyond it would write nothing
+    (one token written into a KV cache: one range busy, the others only
+    waking threads)."""
+    return math.prod(n for d, n in enumerate(reading.output_shape) if reading.indices_access[d] is not Access.ZERO)
 
 
 def fewest_tiles(size: int, parts: int) -> int:
