@@ -143,6 +143,24 @@ def copies_input(argument: bool, writable: bool | None) -> bool:
     return argument and writable is False
 
 
+def scans_tile_by_tile(plan: ScatterPlan, fresh_destination: bool) -> bool:
+    """Whether a checked "raise" scatter scans its indices tile by tile,
+    inside its Split loop (each tile's indices scanned into a flag of its
+    own, then scattered while still in cache), rather than all of them in
+    a pass of their own before anything is written: where the loops write
+    a fresh buffer (`fresh_destination`: the copy of a read-only argument,
+    `copies_input`), which the caller drops when a report makes the call
+    raise, so that writing before every index is known good is unseen; and
+    where a tile's indices are a slice of them (the indices vary along the
+    split dim, which is not the dim their tuples are folded into). A
+    donated input, written in place, is scanned first: a bad index leaves
+    it as it was."""
+    strategy, reading = plan.strategy, plan.reading
+    return (plan.checks_indices and fresh_destination and isinstance(strategy, Split)
+            and reading.indices_access[strategy.dim] is not Access.ZERO
+            and (reading.coordinate_size == 1 or strategy.dim < reading.rank - 1))
+
+
 def owner_dims(reading: GatherPlan) -> list[int]:
     """The dims of G a scatter can split exactly whatever its indices: the
     non-axis dims the input has (read at the update's own position, ITER),
