@@ -309,13 +309,14 @@ class Jax:
         cpu = jax.devices("cpu")[0]
         donated = tuple(getattr(study.variant, "donated", ()))
         start = time.perf_counter()
-        inputs = [jax.device_put(a.copy(), cpu) for a in case.inputs]  # copies: never the caller's buffers
+        # Copies (never the caller's buffers), waited for: device_put is asynchronous.
+        inputs = [jax.device_put(a.copy(), cpu).block_until_ready() for a in case.inputs]
         jitted = jax.jit(forward, donate_argnums=donated).lower(*inputs).compile()
         compile_s = time.perf_counter() - start
 
         def reset():
             for k in donated:
-                inputs[k] = jax.device_put(case.inputs[k].copy(), cpu)
+                inputs[k] = jax.device_put(case.inputs[k].copy(), cpu).block_until_ready()
 
         return Prepared(lambda: jitted(*inputs).block_until_ready(), compile_s, convert=np.asarray,
                         reset=reset if donated else None)

@@ -397,7 +397,15 @@ class KvCacheUpdate(ScatterVariant):
         return lambda cache, pos, new: cache.index_copy_(2, pos, new)
 
     def jax_fn(self, s):
-        return lambda cache, pos, new: cache.at[:, :, pos].set(new)
+        """JAX's KV-cache idiom: a dynamic_update_slice at the position
+        (with the cache donated, XLA writes the token in place; as a
+        scatter, `cache.at[:, :, pos].set(new)`, it copied the whole cache)."""
+        def write(cache, pos, new):
+            import jax
+
+            return jax.lax.dynamic_update_slice_in_dim(cache, new, pos[0], axis=2)
+
+        return write
 
 
 # --- advanced indexing and ScatterND ----------------------------------------------------
