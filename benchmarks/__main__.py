@@ -1,5 +1,5 @@
 """`python -m benchmarks` (or `gmx-bench`): gmx's compiled gathers against
-the unfused TOSA path, numpy, PyTorch eager, ONNX Runtime and memcpy, as Markdown tables.
+the unfused TOSA path, numpy, PyTorch eager, ONNX Runtime, JAX (scatters) and memcpy, as Markdown tables.
 
     python -m benchmarks                       # full sizes (>= 4M outputs), 7 rounds
     python -m benchmarks --quick               # small sizes: a smoke test
@@ -23,8 +23,11 @@ Five sections, each a Markdown table:
 - compile-time: gmx-opt on generated modules of 250, 500 and 1000 gathers
   (`benchmarks.compile_time`), and 500 checked gathers compiled in one
   function against 500 functions (`benchmarks.compile_layouts`).
-Exit status 1 when a contender failed to compile or returned a wrong output
-(its cells read FAILED/WRONG).
+A contender that fails to compile or returns a wrong output is reported
+(its cells read FAILED/WRONG, its line on stderr) and not timed; exit
+status 1 when that contender is one gmx compiles (gmx, gmx unchecked,
+unfused, memcpy, gmx iree: `report.compiled_by_gmx`), not numpy's, torch's,
+ONNX Runtime's or JAX's.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ RATIOS = [
     ("torch", "gmx"),
     ("ort 1t", "gmx"),
     ("ort", "gmx"),
+    ("jax", "gmx"),  # jax.jit, scatters only
     ("gmx", "gmx unchecked"),
     ("memcpy", "gmx"),
     ("gmx iree cpu", "gmx"),  # the iree contenders (iree_contenders), when installed

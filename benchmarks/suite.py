@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gmx.runtime.threads import usable_cores
-from gmx.tools.experiments.contenders import Case, Fused, Memcpy, Numpy, OnnxRuntime, Torch, Unfused, make_case
+from gmx.tools.experiments.contenders import Case, Fused, Jax, Memcpy, Numpy, OnnxRuntime, Torch, Unfused, make_case
 from gmx.tools.experiments.iree_contenders import Iree, iree_contenders
 from gmx.tools.experiments.variants import REGISTRY, BenchmarkKind, BenchmarkShapes, Study, make_study
 
@@ -113,6 +113,7 @@ def default_contenders(threads: int | None = None, backend: str = "engine", devi
         Torch("torch", threads=default_threads),
         OnnxRuntime("ort 1t", threads=1),
         OnnxRuntime("ort", threads=usable_cores()),  # its own default counts physical cores
+        Jax("jax"),  # the scatters' x.at[...] under jax.jit, XLA's default threads
         Memcpy("memcpy", threads=threads or usable_cores()),
         # with the [iree] extra: gmx iree cpu (and, with a GPU, gmx iree cuda, torch cuda)
         *(iree_contenders() if backend == "engine" else []),

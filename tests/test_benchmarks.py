@@ -19,7 +19,7 @@ from gmx.runtime import CompiledProgram
 
 from gmx.tools.experiments.iree_contenders import iree_contenders  # noqa: E402
 
-CONTENDERS = ["gmx", "gmx unchecked", "unfused", "numpy", "torch 1t", "torch", "ort 1t", "ort", "memcpy",
+CONTENDERS = ["gmx", "gmx unchecked", "unfused", "numpy", "torch 1t", "torch", "ort 1t", "ort", "jax", "memcpy",
               *(c.name for c in iree_contenders())]
 
 
@@ -150,6 +150,34 @@ def test_the_suite_is_the_variants_benchmarks():
         for size in ("quick", "full"):
             study = b.study(size)
             assert (study.shape, study.indices_shape) == getattr(b.shapes, size)
+
+
+def test_exit_status_is_gmx_s_own():
+    """A wrong output of a contender gmx does not compile (ONNX Runtime's
+    racing ScatterElements(add) on 2 threads) is WRONG in its cells but no
+    failure of gmx-bench; gmx's own wrong output, or a failure to compile,
+    is (the same rule for gathers and scatters)."""
+    from gmx.benchmarks.report import VariantResult, compiled_by_gmx, table, timing_columns
+    from gmx.tools.experiments.contenders import Result
+
+    def result(name, status):
+        r = Result(name, status)
+        r.samples = [] if status != "equal" else [1e-3]
+        return r
+
+    def variant(**statuses):
+        contenders = {n: result(n, s) for n, s in statuses.items()}
+        return VariantResult("gnn_aggregate", "x.scatter_add", False, [[4, 2]], [4, 2], 8, 32, "block", 0.1, 10,
+                             contenders)
+
+    theirs = variant(gmx="equal", ort="wrong")
+    assert theirs.ok
+    assert "WRONG" in table([theirs], timing_columns(["gmx", "ort"], [("ort", "gmx")]))
+    for name in ("gmx", "gmx unchecked", "gmx 2t", "unfused", "memcpy", "gmx iree cpu"):
+        assert compiled_by_gmx(name)
+        assert not variant(**{name: "wrong"}).ok
+    assert not variant(gmx="does not compile").ok
+    assert not any(compiled_by_gmx(n) for n in ("numpy", "torch", "torch 1t", "torch cuda", "ort", "ort 1t", "jax"))
 
 
 def test_gpu_table_from_device_times():

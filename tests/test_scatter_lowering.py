@@ -15,7 +15,7 @@ import pytest
 
 import gmx.runtime
 from gather_programs import assert_identical, gather_module
-from gmx.passes.lowering.scatter_plan import Serial, Split, Targets, copies_input, plan_scatter
+from gmx.passes.lowering.scatter_plan import Serial, Split, Targets, copies_input, plan_scatter, scans_tile_by_tile
 from gmx.reference import scatter_multiaxis
 from gmx.runtime.compiler import CompileError
 from scatter_programs import Case, case_arguments, random_case, scatter_module, takes
@@ -191,6 +191,59 @@ def test_input_not_donated_is_copied_once_into_the_result():
     assert_identical(x, before)
 
 
+def test_rows_scanned_tile_by_tile_report_as_the_gather_and_write_nothing_seen():
+    """Rows split on a read-only input (each tile's indices scanned inside
+    the split loop, `scans_tile_by_tile`): bad indices in two tiles are
+    reported as the gather reports them (the first in row-major order),
+    on any number of threads; the input is unchanged, and a donated
+    input (scanned first) is kept as it was."""
+    case = Case((64, 9), (64, 5), (64, 5), (1,), reduction="max")
+    assert plan_scatter(case.input_shape, case.indices_shape, case.updates_shape, case.axes).strategy == Split(0, 1)
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((64, 9)).astype(np.float32)
+    i, u = rng.integers(-9, 9, (64, 5)), rng.standard_normal((64, 5)).astype(np.float32)
+    i[40, 3], i[7, 1] = 12, -10
+    gather = gmx.runtime.compile(gather_module((64, 9), (64, 5), (1,)))
+    with pytest.raises(IndexError) as gathered:
+        gather(x, i)
+    before = [a.copy() for a in (x, i, u)]
+    for threads in (1, 2, 3, 16):
+        program = gmx.runtime.compile(scatter_module([case]), threads=threads)
+        with pytest.raises(IndexError) as raised:
+            program(*read_only(*(a.copy() for a in (x, i, u))))
+        assert str(raised.value).split(": ", 1)[1] == str(gathered.value).split(": ", 1)[1]
+        good = np.where((i < -9) | (i >= 9), 0, i)
+        assert_identical(program(x, good, u), scatter_multiaxis(x, good, u, (1,), reduction="max"))
+    donated = gmx.runtime.compile(scatter_module([case]), donate=(0,), threads=2)
+    mine = x.copy()
+    with pytest.raises(IndexError):
+        donated(mine, *read_only(i, u))
+    for a, b in zip((mine, i, u), before):
+        assert_identical(a, b)
+
+
+@pytest.mark.parametrize("strategy, fresh, tile_by_tile", [
+    (Split(0, 1), True, True),  # torch.scatter's rows into a copy
+    (Split(0, 1), False, False),  # into a donated input: scanned first
+    (Targets(0, 2), True, False),  # each range reads every index
+    (Serial(), True, False),
+])
+def test_scans_tile_by_tile(strategy, fresh, tile_by_tile):
+    shapes = {Split(0, 1): ((64, 9), (64, 5), (64, 5), (1,)), Targets(0, 2): ((6, 64), (9, 1), (9, 64), (0,)),
+              Serial(): ((100,), (50,), (50,), (0,))}[strategy]
+    plan = plan_scatter(*shapes)
+    assert plan.strategy == strategy
+    assert scans_tile_by_tile(plan, fresh) is tile_by_tile
+    assert not scans_tile_by_tile(plan_scatter(*shapes, checked=False), fresh)
+
+
+def test_rows_broadcast_indices_are_scanned_first():
+    """Indices broadcast along the split dim (unique: any dim splits): a
+    tile's are all of them, scanned once first."""
+    plan = plan_scatter((64, 9), (1, 5), (64, 5), (1,), unique_indices=True)
+    assert plan.strategy == Split(0, 1) and not scans_tile_by_tile(plan, True)
+
+
 @pytest.mark.parametrize("argument, writable, copies", [
     (True, False, True),  # an entry point's argument, not donated
     (True, True, False),  # donated: updated in place
@@ -251,6 +304,10 @@ def test_complex_sums_are_refused_at_the_op():
     (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Targets(0, 8)),
     (((5, 256, 64), (2048, 1, 2), (2048, 256, 1), (2, 0)), False, Targets(2, 8)),
     (((3, 1024), (100, 1), (100, 1024), (0,)), False, Targets(0, 3)),
+    # a KV cache's token rows: no more ranges than index values (one token:
+    # its payload's columns instead, too little work to wake threads for)
+    (((8, 32, 4096, 128), (1, 1, 1, 1), (8, 32, 1, 128), (2,)), False, Split(0, 1)),
+    (((8, 32, 4096, 128), (1, 1, 4, 1), (8, 32, 4, 128), (2,)), False, Targets(2, 4)),
     # into one row: its columns, in as many tiles
     (((1, 64), (10, 1), (10, 64), (0,)), False, Split(1, 32)),
     # a payload too short to read the indices twice: serial

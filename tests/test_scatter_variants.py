@@ -1,5 +1,5 @@
 """The scatter entries of the one variant registry: each one's contenders
-(numpy, torch eager, ONNX Runtime where ONNX has it) equal the reference
+(numpy, torch eager, ONNX Runtime where ONNX has it, jax.jit) equal the reference
 (`gmx.reference`'s mapping onto scatter_multiaxis), its gmx program
 verifies, and, where the scatter lowers, runs to the same result. No
 frontend program is exported here (that is gmx-study's, and slow)."""
@@ -15,7 +15,7 @@ from numpy.testing import assert_array_equal
 from gmx.dialect import OP_NAME, SCATTER_OP_NAME, make_context
 from gmx.dialect.mlir import ir
 from gmx.dialect.modes import OpKind
-from gmx.tools.experiments.contenders import Case, Numpy, OnnxRuntime, Torch, check, op_counts
+from gmx.tools.experiments.contenders import Case, Jax, Numpy, OnnxRuntime, Torch, check, op_counts
 from gmx.tools.experiments.variants import (
     REGISTRY,
     SCATTER_VARIANTS,
@@ -38,10 +38,10 @@ def case_of(name: str, **options) -> Case:
 @pytest.mark.parametrize("name", NAMES)
 def test_contenders_equal_the_reference(name):
     case = case_of(name)
-    run = check([Numpy(), Torch(), OnnxRuntime()], case)
+    run = check([Numpy(), Torch(), OnnxRuntime(), Jax()], case)
     assert {n: r.status for n, r in run.results.items() if r.status != "absent"} == {
         n: "equal" for n, r in run.results.items() if r.status != "absent"}, {n: r.line() for n, r in run.results.items()}
-    assert run.results["numpy"].status == run.results["torch"].status == "equal"
+    assert run.results["numpy"].status == run.results["torch"].status == run.results["jax"].status == "equal"
     has_onnx = case.study.variant.onnx_graph(case.study) is not None
     assert (run.results["onnxruntime"].status == "equal") == has_onnx
 

@@ -159,3 +159,42 @@ func.func @donated_input(%x: tensor<8x4xf32> {bufferization.writable = true}, %i
   %0 = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<8x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+// Checked rows split on a read-only argument: the loops write the copy
+// (the call's own buffer, dropped when a report makes it raise), so each
+// tile's indices are scanned into a flag of its own inside the split loop,
+// then scattered while in cache: no pass over all the indices first. The
+// report scan runs only if a flag is false. A donated input is scanned
+// first (nothing written on an error): the scan, then the loops.
+// CHECK-LABEL: func.func @tiles_read_only
+// CHECK: %[[C:.*]] = linalg.copy ins(%arg0 : tensor<4x8xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[R:.*]]:2 = scf.for %[[ROW:.*]] = {{.*}} iter_args(%{{.*}} = %[[C]], %[[F:.*]] = %{{.*}}) -> (tensor<4x8xf32>, tensor<4xi1>) {
+// CHECK: %[[TILE:.*]] = tensor.extract_slice %arg1[%[[ROW]], 0] [1, 3] [1, 1] : tensor<4x3xi64> to tensor<1x3xi64>
+// CHECK: %[[OK:.*]] = linalg.generic {{.*}} ins(%[[TILE]] : tensor<1x3xi64>)
+// CHECK: scf.for
+// CHECK: tensor.insert {{.*}} : tensor<4x8xf32>
+// CHECK: %[[V:.*]] = tensor.extract %[[OK]][] : tensor<i1>
+// CHECK: %[[FLAGS:.*]] = tensor.insert %[[V]] into %[[F]][%[[ROW]]] : tensor<4xi1>
+// CHECK: scf.yield %{{.*}}, %[[FLAGS]] : tensor<4x8xf32>, tensor<4xi1>
+// CHECK: } {gmx.parallel}
+// CHECK: linalg.generic {{.*}} ins(%[[R]]#1 : tensor<4xi1>)
+// CHECK: func.call @gmx_index_error
+// CHECK: return %[[R]]#0 : tensor<4x8xf32>
+// CHECK-LABEL: func.func @tiles_donated
+// CHECK-NOT: linalg.copy
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<4x3xi64>)
+// CHECK: func.call @gmx_index_error
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %arg0) -> (tensor<4x8xf32>) {
+// CHECK-NOT: tensor.extract_slice %arg1
+// CHECK: } {gmx.parallel}
+func.func @tiles_read_only(%x: tensor<4x8xf32> {bufferization.writable = false}, %i: tensor<4x3xi64>, %u: tensor<4x3xf32>) -> tensor<4x8xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 1>, reduction = "max"} : (tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+func.func @tiles_donated(%x: tensor<4x8xf32> {bufferization.writable = true}, %i: tensor<4x3xi64>, %u: tensor<4x3xf32>) -> tensor<4x8xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 1>, reduction = "max"} : (tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

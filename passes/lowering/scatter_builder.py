@@ -59,8 +59,8 @@ from .folding import Constants, Folded, Folder
 from .gather_plan import Access, GatherPlan
 from .index_checks import IndexChecks
 from .index_reading import IndexReading, element_bits_of, emit_sizes, read_operands
-from .ir_helpers import argument_writable, mark_parallel
-from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter
+from .ir_helpers import argument_writable, mark_parallel, slice_along, true_flag
+from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter, scans_tile_by_tile
 
 
 def element_kind(element_type: ir.Type) -> str:
@@ -79,6 +79,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
     scatter: ScatterPlan
     updates: ir.Value
     destination: ir.Value  # what the loops write: `input`, or a copy of it (`copies_input`)
+    fresh: bool = False  # `destination` is that copy: a buffer of the call's own, dropped if it raises
 
     @property
     def plan(self) -> GatherPlan:
@@ -95,9 +96,42 @@ class ScatterBuilder(IndexChecks, IndexReading):
         the scatter runs only if all are in range."""
         if not self.scatter.checks_indices:
             return self._scatter()
+        if scans_tile_by_tile(self.scatter, self.fresh):
+            return self._flagged_split()
         ok = self._scanned_flags(self.indices)
         self._unless(ok, self._report_all)
         return self._scatter(enabled=ok)
+
+    def _flagged_split(self) -> ir.Value:
+        """The Split loop on a fresh destination (`scans_tile_by_tile`),
+        each tile's indices scanned into a flag of its own (no flag is
+        written by two threads; read once from memory, then from cache by
+        the scatter), the tile scattered (a bad index skipped); then, only
+        if a flag is false, the report scan over all the indices (the
+        caller raises, dropping the result):
+
+            %r, %flags = scf.for %s = 0 to 1024 step 1 iter_args(%acc = %copy, %f = %empty) {gmx.parallel}
+              %ok = <and of the tile's indices in range>
+              %w = <the nest over the tile, as unchecked>
+              scf.yield %w, (tensor.insert %ok into %f[%s / 1])
+            scf.if !<and of %flags> { <report every bad index in row-major order> }
+        """
+        fold, index = self.fold, self.fold.index
+        dim, tile = self.scatter.strategy.dim, self.scatter.strategy.tile
+        size = self.plan.output_shape[dim]
+        flags = tensor.empty([-(-size // tile)], ir.IntegerType.get_signless(1))
+        loop = scf.ForOp(index(0), index(size), index(tile), [self.destination, flags])
+        mark_parallel(loop)
+        with ir.InsertionPoint(loop.body):
+            start, acc, tile_flags = loop.induction_variable, *loop.inner_iter_args
+            indices = slice_along(self.indices, start, tile, dim)
+            valid = self._scan_indices(self._scan_view(indices), true_flag(fold), self._in_range)
+            written = self._nest(list(range(self.plan.rank)), {}, acc, None, {dim: (start, tile)})
+            k = index(fold.divui(start, tile))
+            scf.YieldOp([written, tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
+        result, flags = loop.results
+        self._unless(self._all_flags(flags), self._report_all)
+        return result
 
     # -- the loops ---------------------------------------------------------
     def _scatter(self, enabled: Folded = True) -> ir.Value:
@@ -263,4 +297,5 @@ def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: C
         empty = tensor.empty(static_shape(op.input.type), fields["result_type"].element_type)
         fields["destination"] = linalg.copy(op.input, outs=[empty])
         del fields["destination"].owner.attributes["cast"]  # the default, spelled out by the Python builder
+        fields["fresh"] = True
     return ScatterBuilder(**fields).build()

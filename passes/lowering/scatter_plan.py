@@ -143,6 +143,24 @@ def copies_input(argument: bool, writable: bool | None) -> bool:
     return argument and writable is False
 
 
+def scans_tile_by_tile(plan: ScatterPlan, fresh_destination: bool) -> bool:
+    """Whether a checked "raise" scatter scans its indices tile by tile,
+    inside its Split loop (each tile's indices scanned into a flag of its
+    own, then scattered while still in cache), rather than all of them in
+    a pass of their own before anything is written: where the loops write
+    a fresh buffer (`fresh_destination`: the copy of a read-only argument,
+    `copies_input`), which the caller drops when a report makes the call
+    raise, so that writing before every index is known good is unseen; and
+    where a tile's indices are a slice of them (the indices vary along the
+    split dim, which is not the dim their tuples are folded into). A
+    donated input, written in place, is scanned first: a bad index leaves
+    it as it was."""
+    strategy, reading = plan.strategy, plan.reading
+    return (plan.checks_indices and fresh_destination and isinstance(strategy, Split)
+            and reading.indices_access[strategy.dim] is not Access.ZERO
+            and (reading.coordinate_size == 1 or strategy.dim < reading.rank - 1))
+
+
 def owner_dims(reading: GatherPlan) -> list[int]:
     """The dims of G a scatter can split exactly whatever its indices: the
     non-axis dims the input has (read at the update's own position, ITER),
@@ -161,7 +179,8 @@ def choose_scatter_strategy(reading: GatherPlan, unique_indices: bool = False) -
     - with `unique_indices`, Split the outermost dim of G more than one wide;
     - Targets over the first axis of more than one entry, in one range per
       PAYLOAD_PER_PART entries each index value writes (at most
-      TARGET_PARTS), where that is 2 or more (index_add of rows, a GNN's
+      TARGET_PARTS, nor more than the index values: `index_count`), where
+      that is 2 or more (index_add of rows, a GNN's
       scatter_add into nodes, x[i, :, j] = v): each range reads every
       index, and writes whole rows of its own;
     - Split the outermost owner dim (a payload's columns), in as many tiles;
@@ -179,11 +198,20 @@ def choose_scatter_strategy(reading: GatherPlan, unique_indices: bool = False) -
     payload = math.prod(n for d, n in enumerate(shape) if reading.indices_access[d] is Access.ZERO)
     parts = min(TARGET_PARTS, payload // PAYLOAD_PER_PART)
     axes = [a for a in reading.axes if reading.input_shape[a] > 1]
-    if axes and parts >= 2:
-        return Targets(axes[0], min(parts, reading.input_shape[axes[0]]))
+    ranges = min(parts, index_count(reading))  # more ranges than index values: some write nothing
+    if axes and ranges >= 2:
+        return Targets(axes[0], min(ranges, reading.input_shape[axes[0]]))
     if owners and parts >= 2:
         return Split(owners[0], fewest_tiles(shape[owners[0]], parts))
     return Serial()
+
+
+def index_count(reading: GatherPlan) -> int:
+    """How many index values (tuples) G reads: the extent of the dims the
+    indices vary along. Ranges of targets beyond it would write nothing
+    (one token written into a KV cache: one range busy, the others only
+    waking threads)."""
+    return math.prod(n for d, n in enumerate(reading.output_shape) if reading.indices_access[d] is not Access.ZERO)
 
 
 def fewest_tiles(size: int, parts: int) -> int:

@@ -12,6 +12,8 @@ it cost and facts for a report. The contenders:
               (absent when the frontend program is gmx already)
     Numpy     the variant's numpy expression (a gather's: the reference itself)
     Torch     the variant's torch expression, eager, on `threads` threads
+    Jax       the variant's JAX form under jax.jit on the CPU (scatters;
+              absent for the gathers)
     OnnxRuntime  the variant's ONNX graph (`Variant.onnx_graph`) in an ONNX
               Runtime session of `threads` intra-op threads (absent where
               the variant has no ONNX form)
@@ -282,6 +284,42 @@ class OnnxRuntime:
         return Prepared(
             lambda: session.run(None, feeds)[0], time.perf_counter() - start, info={"threads": self.threads}
         )
+
+
+@dataclass(frozen=True)
+class Jax:
+    """The variant's JAX form (`Variant.jax_fn`: a scatter's `x.at[...]`)
+    under `jax.jit` on the CPU, at XLA's default threads (64-bit types
+    enabled: the inputs keep their dtypes); inputs put on the device once,
+    each call waiting for its result. A variant's donated inputs (the KV
+    cache) are the jit's `donate_argnums`, as gmx's `donate`: each call
+    gets a fresh device copy of them (`reset`, untimed). Compile time is
+    tracing and compiling."""
+
+    name: str = "jax"
+
+    def prepare(self, case: Case) -> Prepared:
+        study = case.study
+        forward = study.variant.jax_fn(study)
+        if forward is None:
+            return Prepared(None, note="the variant has no JAX form (the scatters have)")
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        cpu = jax.devices("cpu")[0]
+        donated = tuple(getattr(study.variant, "donated", ()))
+        start = time.perf_counter()
+        # Copies (never the caller's buffers), waited for: device_put is asynchronous.
+        inputs = [jax.device_put(a.copy(), cpu).block_until_ready() for a in case.inputs]
+        jitted = jax.jit(forward, donate_argnums=donated).lower(*inputs).compile()
+        compile_s = time.perf_counter() - start
+
+        def reset():
+            for k in donated:
+                inputs[k] = jax.device_put(case.inputs[k].copy(), cpu).block_until_ready()
+
+        return Prepared(lambda: jitted(*inputs).block_until_ready(), compile_s, convert=np.asarray,
+                        reset=reset if donated else None)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gmx.dialect.modes import OpKind
 from gmx.runtime.memref import AlignedBuffer
 
 from .contenders import Case, Prepared, op_counts
@@ -76,10 +75,6 @@ class Iree:
     def prepare(self, case: Case) -> Prepared:
         from gmx.runtime.iree_backend import IreeProgram
 
-        if case.study.variant.op is OpKind.SCATTER:
-            # Checked, IREE refuses the op's run-time check; raised from
-            # StableHLO, its results are wrong: the IREE backend has no scatter yet.
-            return Prepared(None, note="the iree backend does not run gmx.scatter_multiaxis yet")
         start = time.perf_counter()
         fused = run_pipeline(case.text, ["gmx-canonicalize"])
         # IreeProgram, not gmx.runtime.compile: its cache would keep every large program alive.

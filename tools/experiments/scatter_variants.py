@@ -70,6 +70,26 @@ def small_values(rng, shape, dtype: str) -> np.ndarray:
     return rng.integers(-VALUE_RANGE, VALUE_RANGE, shape).astype(DATA_DTYPES[dtype])
 
 
+# JAX's `x.at[where]` method of each reduction (`ScatterVariant.jax_fn`).
+JAX_METHODS = {Reduction.NONE: "set", Reduction.ADD: "add", Reduction.MUL: "multiply", Reduction.MAX: "max",
+               Reduction.MIN: "min"}
+
+
+def jax_update(reduction: Reduction, x, where, updates):
+    """`x.at[where].<set | add | multiply | max | min>(updates)`."""
+    return getattr(x.at[where], JAX_METHODS[reduction])(updates)
+
+
+def jax_along(idx, axis: int) -> tuple:
+    """The positions of a scatter along `axis` (torch.scatter's): `idx`
+    on that axis, every other dim's own position (broadcasting aranges)."""
+    import jax.numpy as jnp
+
+    grid = [jnp.arange(n).reshape([n if e == d else 1 for e in range(idx.ndim)]) for d, n in enumerate(idx.shape)]
+    grid[axis] = idx
+    return tuple(grid)
+
+
 @dataclass(frozen=True)
 class ScatterVariant(Variant):
     """A scatter variant: a gather variant's fields, with the frontend's
@@ -165,6 +185,9 @@ class ElementScatter(ScatterVariant):
 
     def plan(self, s):
         return gather_elements_plan(s.shape, s.indices_shape, s.axis_index)
+
+    def jax_fn(self, s):
+        return lambda x, idx, upd: jax_update(self.reduction, x, jax_along(idx, s.axis_index), upd)
 
     def sweep_options(self, n):
         return element_sweep_options(n)
@@ -275,6 +298,9 @@ class RowScatter(ScatterVariant):
     def reference_fn(self, s):
         return lambda x, idx, upd: index_add(x, 0, idx, upd)
 
+    def jax_fn(self, s):
+        return lambda x, idx, upd: jax_update(self.reduction, x, idx, upd)
+
     def onnx_graph(self, s):
         """ScatterND of the rows, reduction add (opset 16)."""
         x, idx, upd = s.arguments()
@@ -370,6 +396,17 @@ class KvCacheUpdate(ScatterVariant):
     def torch_fn(self, s):
         return lambda cache, pos, new: cache.index_copy_(2, pos, new)
 
+    def jax_fn(self, s):
+        """JAX's KV-cache idiom: a dynamic_update_slice at the position
+        (with the cache donated, XLA writes the token in place; as a
+        scatter, `cache.at[:, :, pos].set(new)`, it copied the whole cache)."""
+        def write(cache, pos, new):
+            import jax
+
+            return jax.lax.dynamic_update_slice_in_dim(cache, new, pos[0], axis=2)
+
+        return write
+
 
 # --- advanced indexing and ScatterND ----------------------------------------------------
 
@@ -437,6 +474,9 @@ class AdvancedIndexPut(ScatterVariant):
     def reference_fn(self, s):
         return lambda x, i, j, v: advanced_assign(x, (0, 2), (i, j), v)
 
+    def jax_fn(self, s):
+        return lambda x, i, j, v: x.at[i, :, j].set(v)
+
     def gmx_program(self, s):
         return scatter_program(self.input_types(s), self.plan(s), DEFAULT_MODE, self.reduction, tuple_args=2)
 
@@ -486,6 +526,14 @@ class OnnxScatterND(ScatterVariant):
 
     def reference_fn(self, s):
         return lambda x, idx, upd: scatter_nd(x, idx, upd)
+
+    def jax_fn(self, s):
+        def put(x, idx, upd):
+            import jax.numpy as jnp
+
+            return x.at[tuple(jnp.moveaxis(idx, -1, 0))].set(upd)
+
+        return put
 
     def onnx_node(self, s):
         return "ScatterND", {}

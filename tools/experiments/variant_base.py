@@ -218,6 +218,11 @@ class Variant:
     def torch_fn(self, s: Study) -> Callable:
         raise NotImplementedError
 
+    def jax_fn(self, s: Study) -> Callable | None:
+        """The same computation on jax arrays (for `jax.jit`); None where
+        the registry has no JAX form (the gathers: scatters' only)."""
+        return None
+
     def onnx_node(self, s: Study) -> tuple[str, dict]:
         """(op type, attributes) of the ONNX node, for frontend "onnx"."""
         raise NotImplementedError
