@@ -67,6 +67,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _variants_help() -> str:
     from .experiments.models import MODELS
+    from .experiments.scatter_corpus import MODELS as SCATTER_PROGRAMS
 
     lines = ["variants (defaults in brackets; the scatters are studied one at a time, not by --all):"]
     for name, v in REGISTRY.items():
@@ -74,6 +75,8 @@ def _variants_help() -> str:
         lines.append(f"  {name:<22} [--shape {fmt_dims(v.shape)} --indices-shape {fmt_dims(v.indices_shape)}{options}]")
     lines += ["", "models of the real-program corpus (--model):"]
     lines += textwrap.wrap(", ".join(MODELS), 78, initial_indent="  ", subsequent_indent="  ")
+    lines += ["", "programs of the scatter corpus, in each form (--model):"]
+    lines += textwrap.wrap(", ".join(SCATTER_PROGRAMS), 78, initial_indent="  ", subsequent_indent="  ")
     return "\n".join(lines)
 
 
@@ -113,8 +116,9 @@ def _argument_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-timing", action="store_true", help="check results, do not time them")
     whole = parser.add_argument_group("a whole model")
     whole.add_argument("--model", metavar="NAME|FILE",
-                       help="a model of the real-program corpus (gmx.tools.experiments.models), or a TOSA .mlir "
-                            "or .onnx file: fused against unfused, gather by gather")
+                       help="a model of the real-program corpus (gmx.tools.experiments.models), a program of the "
+                            "scatter corpus (gmx.tools.experiments.scatter_corpus, NAME@FORM), or a TOSA .mlir "
+                            "or .onnx file: fused against unfused, gather by gather and scatter by scatter")
     whole.add_argument("--input", action="append", default=[], metavar="X.npy",
                        help="with a file: an argument array (repeat, in order); default random")
     whole.add_argument("--entry", metavar="NAME", help="with a .mlir file: the function to run (default main)")
@@ -269,6 +273,7 @@ def _check_model_arguments(parser, args) -> tuple[str, ...]:
     """--model takes a corpus name or an existing .mlir/.onnx file, and none
     of a variant's options; returns the modules it needs."""
     from .experiments.models import MODELS
+    from .experiments.scatter_corpus import MODELS as SCATTER_PROGRAMS
 
     if args.variant is not None or args.all:
         parser.error(f"--model studies one whole program; drop {'--all' if args.all else repr(args.variant)}")
@@ -276,13 +281,13 @@ def _check_model_arguments(parser, args) -> tuple[str, ...]:
                  "--sizes", "--stages", "--frontend"):
         if getattr(args, flag[2:].replace("-", "_")) is not None:
             parser.error(f"{flag} does not apply with --model")
-    if args.model in MODELS:
+    if args.model in MODELS or args.model in SCATTER_PROGRAMS:
         if args.input or args.entry:
             parser.error("--input and --entry go with a file; a corpus model has its own inputs")
         return ("torch", "onnx", "transformers")
     if not args.model.endswith((".mlir", ".onnx")):
-        parser.error(f"--model '{args.model}' is neither a model of the corpus ({', '.join(MODELS)}) "
-                     "nor a .mlir or .onnx file")
+        parser.error(f"--model '{args.model}' is neither a model of the corpus ({', '.join(MODELS)}), "
+                     f"a program of the scatter corpus ({', '.join(SCATTER_PROGRAMS)}) nor a .mlir or .onnx file")
     if not os.path.isfile(args.model):
         parser.error(f"--model '{args.model}': no such file")
     if args.model.endswith(".mlir"):

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import types
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -82,11 +83,24 @@ def torch_module(forward: Callable):
     """A torch.nn.Module whose forward is `forward` (what torch.export takes)."""
     import torch
 
+    forward = named_forward(forward)
+
     class Function(torch.nn.Module):
         def forward(self, *args):
             return forward(*args)
 
     return Function()
+
+
+def named_forward(function: Callable) -> Callable:
+    """`function` (a plain Python function; anything else as it is) run under
+    the name `forward`: torch.export keeps only stack frames of functions of
+    that name (torch.fx's _record_forward_stack_traces_only), so the ops of
+    a program exported with locations then name its own lines."""
+    if not isinstance(function, types.FunctionType):
+        return function
+    code = function.__code__.replace(co_name="forward")
+    return types.FunctionType(code, function.__globals__, "forward", function.__defaults__, function.__closure__)
 
 
 TORCH_OUTPUT_TYPES = ("tosa", "stablehlo", "linalg-on-tensors")
