@@ -48,6 +48,7 @@ from .experiments.frontends import Frontend
 from .study.stages import STAGE_KEYS, StageKey
 
 FRONTEND_CHOICES = [f.value for f in Frontend if f is not Frontend.GMX]  # gmx: the multiaxis variants' own
+EVERY_FRONTEND = "all"  # --frontend all: the variant as every frontend spells it (`study.spellings`)
 
 PROG = "gmx-study"
 DEFAULT_SIZES = tuple(2**k for k in (12, 14, 16, 18, 20))
@@ -89,9 +90,10 @@ def _argument_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     parser.add_argument("variant", nargs="?", metavar="VARIANT", help="one of the variants below")
-    parser.add_argument("--frontend", choices=FRONTEND_CHOICES,
-                        help="how the gather is spelled: torch-mlir's TOSA, StableHLO or linalg-on-tensors export "
-                             "of its torch expression, or the ONNX node (ONNX variants); default: the variant's own")
+    parser.add_argument("--frontend", choices=[*FRONTEND_CHOICES, EVERY_FRONTEND],
+                        help="how the gather or scatter is spelled: torch-mlir's TOSA, StableHLO or linalg-on-tensors "
+                             "export of its torch expression, or the ONNX node (ONNX variants); default: the "
+                             "variant's own; all: a table of every frontend's spelling and the gmx op each raises to")
     shapes = parser.add_argument_group("the gather")
     shapes.add_argument("--shape", metavar="DIMS",
                         help=f"data shape, e.g. 4x5x6 (for embedding: the table); at most 2^{MAX_ELEMENTS.bit_length() - 1} elements")
@@ -225,9 +227,13 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         ]
     else:
         _check_single_arguments(parser, args)
-        given.update(_shape_options(parser, args), frontend=args.frontend)
+        every = args.frontend == EVERY_FRONTEND
+        given.update(_shape_options(parser, args), frontend=None if every else args.frontend)
         study = _study(parser, make_study, args.variant, **given)
-        needed = ("torch", "onnx") if study.frontend == "onnx" else ("torch",)
+        args.spellings = [_study(parser, make_study, args.variant, **{**given, "frontend": f})
+                          for f in REGISTRY[args.variant].frontends()] if every else None
+        uses_onnx = study.frontend == "onnx" or Frontend.ONNX in REGISTRY[args.variant].frontends() and every
+        needed = ("torch", "onnx") if uses_onnx else ("torch",)
         args.study = study
     problem = missing_dependency(needed)
     if problem:
@@ -303,6 +309,11 @@ def _check_single_arguments(parser, args) -> None:
     for flag, value in (("--report", args.report), ("--sizes", args.sizes)):
         if value is not None:
             parser.error(f"{flag} goes with --all")
+    if args.frontend == EVERY_FRONTEND:
+        for flag, given in (("--stages", args.stages is not None), ("--iree-ir", args.iree_ir)):
+            if given:
+                parser.error(f"{flag} does not apply with --frontend all: it shows a table of the spellings, "
+                             "no IR; name one frontend")
 
 
 def _check_sweep_arguments(parser, args) -> None:
@@ -349,6 +360,11 @@ def study_one(args: argparse.Namespace) -> int:
     study = args.study
     if args.iree_ir:
         return show_iree_ir(study, not args.unchecked)
+    if args.spellings:
+        from .study.spellings import spell, spelling_table
+
+        sys.stdout.write(spelling_table([spell(s) for s in args.spellings]))
+        return 0
     timing = None if args.no_timing else (args.repeat, args.warmup)
     try:
         outcome = run_study(study, not args.unchecked, timing)

@@ -28,6 +28,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import sys
+import tempfile
 import types
 import warnings
 from collections.abc import Callable, Sequence
@@ -145,12 +148,47 @@ def torch_export(
     shapes = None if dynamic_dims is None else _export_dims(dynamic_dims)
     if shapes is not None and not is_module:
         shapes = (shapes,)  # torch_module's forward takes *args: one structure for all of them
+    diagnostics: list[str] = []
     try:
-        with _quiet_torch():
+        with _quiet_torch(), _held_stderr(diagnostics):
             exported = fx.export_and_import(module, *tensors, output_type=output_type, dynamic_shapes=shapes)
     except Exception as error:  # torch.export and torch-mlir raise many kinds
-        raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error)}") from error
+        raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error).rstrip(':')}"
+                            f"{_diagnostic(diagnostics)}") from error
     return exported.operation.get_asm(enable_debug_info=locations)
+
+
+@contextlib.contextmanager
+def _held_stderr(diagnostics: list[str]):
+    """torch-mlir's lowering diagnostics are written to descriptor 2 by MLIR
+    itself, not into its exception: within the block descriptor 2 goes to a
+    temporary file; on leaving, its text is appended to `diagnostics` and
+    written to stderr but for the `error:` lines (the exception carries
+    the first)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            text = held.read().decode("utf-8", errors="replace")
+            diagnostics.append(text)
+            sys.stderr.write("".join(line for line in text.splitlines(True) if " error: " not in line))
+
+
+def _diagnostic(diagnostics: list[str]) -> str:
+    """`: <the first error's message>` of held diagnostics (its location and
+    the op it prints dropped), or nothing."""
+    for line in "".join(diagnostics).splitlines():
+        _, found, message = line.partition(" error: ")
+        if found:
+            return ": " + message.split(": %", 1)[0].strip()
+    return ""
 
 
 def _export_dims(dynamic_dims: Sequence[dict[int, str] | None]) -> tuple:
