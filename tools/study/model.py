@@ -321,12 +321,14 @@ def _result_shape(site: GatherSite) -> str:
 
 
 def _op_cell(site: GatherSite | None, kind: str) -> str:
-    """The gmx op a source site became: `axes=[0] mode=drop reduction=add`."""
+    """The gmx op a source site became and its result: `axes=[0] mode=drop
+    reduction=add: 10x4xf32` (a scatter's result has its input's type)."""
     if site is None:
         return NO_OP[kind]
     if site.axes is None:
         return f"not raised: {site.op}"
-    return f"axes={list(site.axes)}{rules_text(site.mode, site.reduction or DEFAULT_REDUCTION)}"
+    rules = rules_text(site.mode, site.reduction or DEFAULT_REDUCTION)
+    return f"axes={list(site.axes)}{rules}: {_result_shape(site)}"
 
 
 def _fused_cell(site: GatherSite | None, allowance: Counter) -> str:
