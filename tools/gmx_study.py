@@ -1,8 +1,9 @@
 """gmx-study: how a gather variant lowers, stage by stage, with costs.
 
     gmx-study VARIANT [--frontend tosa|stablehlo|linalg|onnx] [--shape 4x5x6] ...
+    gmx-study VARIANT --frontend all
     gmx-study --all --report DIR [--sizes 4096,65536]
-    gmx-study --model NAME|FILE.mlir|FILE.onnx [--input X.npy ...]
+    gmx-study --model NAME|NAME@FORM|FILE.mlir|FILE.onnx [--input X.npy ...]
 
 For one variant: the frontend program (by default TOSA from torch-mlir for
 the torch variants, from torch-mlir's ONNX importer for the ONNX ones, gmx
@@ -10,11 +11,14 @@ for multiaxis; --frontend picks another spelling of the same gather), the
 program after --gmx-canonicalize
 with what the fusion derived, after --convert-gmx-to-linalg, at loop level;
 op counts per stage; fused, unfused and torch results against the reference; run
-times and ratios. With --all: every variant over a size sweep, written to
-DIR/report.md and one PNG plot per variant, with a table of the gmx op each
-frontend's spelling of each variant raises to. With --model: a whole program
-(a model of the real-program corpus, or a TOSA or ONNX file) fused against
-unfused, gather by gather, with compile and run times (`study.model`).
+times and ratios. With --frontend all: a table of the variant as every
+frontend spells it and the gmx op each spelling raises to. With --all:
+every variant over a size sweep, written to DIR/report.md and one PNG plot
+per variant, with a table of the gmx op each frontend's spelling of each
+variant raises to. With --model: a whole program
+(a model of the real-program corpus, a program of the scatter corpus, or a
+TOSA or ONNX file) fused against unfused, gather by gather and scatter by
+scatter, with compile and run times (`study.model`).
 
 Exit status: 0 when every result is right; 1 when a result is wrong, a
 program that must compile does not, or the frontend fails; 2 for bad
