@@ -34,10 +34,11 @@ from gmx.dialect import SCATTER_OP_NAME, make_context  # noqa: E402
 from gmx.dialect.mlir import ir  # noqa: E402
 from gmx.passes.walking import ops_named  # noqa: E402
 from gmx.tools.experiments.frontends import FrontendError, torch_export  # noqa: E402
-from gmx.tools.experiments.gather_sites import LINEARISATION_OPS  # noqa: E402
+from gmx.tools.experiments.sites import LINEARISATION_OPS  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
 from gmx.tools.experiments.models import matches  # noqa: E402
-from gmx.tools.experiments.scatter_corpus import BY_NAME, CORPUS, FORMS, SOURCE_SCATTERS, eager, exported, numpy_inputs  # noqa: E402
+from gmx.tools.experiments.scatter_corpus import (  # noqa: E402
+    BY_NAME, CORPUS, FORMS, SOURCE_SCATTERS, eager, exported, numpy_inputs)
 from scatter_lowering import skip_unless_scatters_lower  # noqa: E402
 
 FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")

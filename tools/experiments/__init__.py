@@ -16,7 +16,7 @@ What a gather experiment needs, each in one place:
 - `frontends`: the one export helper: torch -> TOSA and ONNX -> TOSA with
   torch-mlir, gmx programs, the program of a study's frontend (`Frontend`).
 - `pipelines`: a program through gmx pipelines, and the one op counter.
-- `gather_sites`: the gathers and scatters of a program and what stands in
+- `sites`: the gathers and scatters of a program and what stands in
   front of each (index computation, views of the data, linearisation left).
 - `models`: the real-program corpus (tiny Hugging Face models, programs
   users write, ONNX models) with what --gmx-canonicalize must make of each.

@@ -174,7 +174,7 @@ def fusion_problems(program: RealProgram, fused_text: str) -> list[str]:
     from gmx.dialect import OP_NAME, make_context
     from gmx.dialect.mlir import ir
 
-    from .gather_sites import gather_sites, linearisation_left
+    from .sites import gather_sites, linearisation_left
     from .pipelines import count_ops
 
     with make_context():

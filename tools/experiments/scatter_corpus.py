@@ -1,6 +1,7 @@
-"""PyTorch programs that scatter, exported by torch-mlir to TOSA and to
-linalg-on-tensors: the corpus that `--gmx-canonicalize` must raise into
-`gmx.scatter_multiaxis`.
+"""PyTorch programs that scatter, exported by torch-mlir to TOSA,
+linalg-on-tensors and StableHLO: the corpus that `--gmx-canonicalize` must
+raise into `gmx.scatter_multiaxis` (tests/test_scatter_corpus.py), and that
+`gmx-study --model NAME@FORM` studies (`MODELS`).
 
 Real code, not toy calls: a GNN message-passing layer (PyG's
 `scatter(..., reduce="sum"/"mean")`), a MoE layer's combine (`index_add_`
@@ -10,15 +11,16 @@ at a position tensor, as Hugging Face's `StaticCache`), top-k sampling masks
 histograms (`bincount` written as a scatter-add of ones), segment sums and
 maxima, and the backward graphs of an embedding lookup and of `torch.gather`
 (their gradients are scatter-adds; a function calling `torch.autograd.grad`,
-exported).
+exported), and a whole training step (`torch.func.grad_and_value` of a
+classifier's loss and an SGD update, traced by `make_fx`: `Program.traced`).
 
 Each `Program` gives, per form (`FORMS`), the scatters torch-mlir emits
-(`tosa.scatter` / `tm_tensor.scatter` ops) and the `gmx.scatter_multiaxis`
+(`SOURCE_SCATTERS`: `tosa.scatter`, `tm_tensor.scatter`, `stablehlo.scatter`) and the `gmx.scatter_multiaxis`
 ops `--gmx-canonicalize` must leave, or why the form does not export
 (`blocked`). Index values are in range (the corpus checks raising, not
 errors) and seeded by the program's name.
 
-    text = exported("gnn_sum", "linalg")     # cached per session
+    text = exported("gnn_sum", "linalg")     # cached per session; locations=True for gmx-study
     args = numpy_inputs(BY_NAME["gnn_sum"])
     want = eager(BY_NAME["gnn_sum"])
 """

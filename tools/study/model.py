@@ -13,7 +13,7 @@ torch-mlir). It goes through two pipelines:
              tosa.scatter or tm_tensor.scatter left as it is (what the
              runtime does to bare gathers and scatters)
 
-Per gather and per scatter, by source line (`experiments.gather_sites`): the
+Per gather and per scatter, by source line (`experiments.sites`): the
 gmx op the fused pipeline made of it (axes, and its mode and reduction
 where they are not the defaults) and the ops in front of it in each (its
 index computation and the views of its data); a gather the fused pipeline
@@ -42,7 +42,7 @@ from gmx.dialect.mlir import ir
 from gmx.runtime import CompiledProgram, CompileError
 from gmx.runtime.threads import usable_cores
 
-from ..experiments.gather_sites import GatherSite, gather_sites, linearisation_left, scatter_sites
+from ..experiments.sites import Site, gather_sites, linearisation_left, scatter_sites
 from ..experiments.pipelines import run_pipeline
 from ..experiments.tables import fmt_ms, fmt_ratio, text_table
 from ..experiments.timing import measure, median_ms
@@ -78,8 +78,8 @@ class Contender:
     """One pipeline's program: its gathers, op count, compile and run."""
 
     name: str
-    sites: list[GatherSite] = field(default_factory=list)  # its gathers
-    scatters: list[GatherSite] = field(default_factory=list)
+    sites: list[Site] = field(default_factory=list)  # its gathers
+    scatters: list[Site] = field(default_factory=list)
     ops: int = 0
     pass_s: float = 0.0
     compile_s: float | None = None
@@ -292,14 +292,14 @@ def problems(contenders: dict[str, Contender]) -> list[str]:
 NO_OP = {"gather": "none: a slice, view or constant", "scatter": "none: an insert_slice or a constant"}
 
 
-def site_rows(fused: list[GatherSite], unfused: list[GatherSite], kept: dict, kind: str = "gather") -> list[list[str]]:
+def site_rows(fused: list[Site], unfused: list[Site], kept: dict, kind: str = "gather") -> list[list[str]]:
     """One row per source gather or scatter (`kind`; an unfused site), paired
     in program order with the fused sites of its source line: its line, its
     unfused result, the gmx op fused, the ops in front of it fused and
     unfused. A source site with no fused site left became a slice, a view
     or a constant (NO_OP). `kept`: index arithmetic of the program's own,
     not flagged as linearisation."""
-    by_line: dict[str, list[GatherSite]] = defaultdict(list)
+    by_line: dict[str, list[Site]] = defaultdict(list)
     for site in fused:
         by_line[site.line].append(site)
     partners = [by_line[site.line].pop(0) if by_line[site.line] else None for site in unfused]
@@ -316,11 +316,11 @@ def site_rows(fused: list[GatherSite], unfused: list[GatherSite], kept: dict, ki
     return rows + [[s.line, _result_shape(s), _op_cell(s, kind), _fused_cell(s, allowance), "–"] for s in unpaired]
 
 
-def _result_shape(site: GatherSite) -> str:
+def _result_shape(site: Site) -> str:
     return site.result_type.removeprefix("tensor<").removesuffix(">")
 
 
-def _op_cell(site: GatherSite | None, kind: str) -> str:
+def _op_cell(site: Site | None, kind: str) -> str:
     """The gmx op a source site became and its result: `axes=[0] mode=drop
     reduction=add: 10x4xf32` (a scatter's result has its input's type)."""
     if site is None:
@@ -331,7 +331,7 @@ def _op_cell(site: GatherSite | None, kind: str) -> str:
     return f"axes={list(site.axes)}{rules}: {_result_shape(site)}"
 
 
-def _fused_cell(site: GatherSite | None, allowance: Counter) -> str:
+def _fused_cell(site: Site | None, allowance: Counter) -> str:
     """Ops in front of a fused gather, and its linearisation beyond what
     `allowance` still allows (used up as it is applied)."""
     if site is None:
@@ -341,12 +341,12 @@ def _fused_cell(site: GatherSite | None, allowance: Counter) -> str:
     return _in_front(site) + (f"; linearisation left: {', '.join(left)}" if left else "")
 
 
-def _in_front(site: GatherSite) -> str:
+def _in_front(site: Site) -> str:
     views = site.views_in_front
     return f"{site.ops_in_front} ({views} view{'' if views == 1 else 's'})"
 
 
-def site_section(kind: str, source: int, fused: list[GatherSite], unfused: list[GatherSite],
+def site_section(kind: str, source: int, fused: list[Site], unfused: list[Site],
                  kept: dict) -> list[str]:
     """The lines of one kind's table (`gather` or `scatter`): how many the
     source has, how many gmx ops fused, then a row per source site."""

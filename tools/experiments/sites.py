@@ -67,7 +67,7 @@ _LIBRARY = re.compile(r"[/\\]torch[/\\]")  # torch's own modules: nn.Embedding, 
 
 
 @dataclass(frozen=True)
-class GatherSite:
+class Site:
     """One gather or scatter of a program."""
 
     op: str  # a name of GATHER_OPS or SCATTER_OPS
@@ -130,10 +130,11 @@ def _computes_an_index(op: ir.Operation) -> bool:
     return not _has_float([v.type for v in op.operands] + [r.type for r in op.results])
 
 
-def index_computation(gather: ir.Operation) -> list[ir.Operation]:
-    """The ops computing `gather`'s indices (see the module docstring), each once."""
+def index_computation(site: ir.Operation) -> list[ir.Operation]:
+    """The ops computing the indices of `site` (a gather or scatter; see the
+    module docstring), each once."""
     found: list[ir.Operation] = []
-    pending = [gather.operands[1]]
+    pending = [site.operands[1]]
     while pending:
         op = defining_op(pending.pop())
         if op is None or not _computes_an_index(op) or any(op == seen for seen in found):
@@ -143,18 +144,19 @@ def index_computation(gather: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def data_views(gather: ir.Operation) -> int:
-    """Reshapes and transposes in a chain directly above `gather`'s input."""
-    return len(_data_view_ops(gather))
+def data_views(site: ir.Operation) -> int:
+    """Reshapes and transposes in a chain directly above the data of `site`
+    (a gather's input, the tensor a scatter writes into)."""
+    return len(_data_view_ops(site))
 
 
-def data_reshapes(gather: ir.Operation) -> int:
+def data_reshapes(site: ir.Operation) -> int:
     """Of `data_views`, those other than a reshape that only adds or drops unit dims."""
-    return sum(not _unit_dims_only(op) for op in _data_view_ops(gather))
+    return sum(not _unit_dims_only(op) for op in _data_view_ops(site))
 
 
-def _data_view_ops(gather: ir.Operation) -> list:
-    ops, op = [], defining_op(gather.operands[_DATA_OPERAND.get(gather.name, 0)])
+def _data_view_ops(site: ir.Operation) -> list:
+    ops, op = [], defining_op(site.operands[_DATA_OPERAND.get(site.name, 0)])
     while op is not None and op.name in DATA_VIEW_OPS:
         ops.append(op)
         op = defining_op(op.operands[0])
@@ -171,18 +173,18 @@ def _unit_dims_only(op) -> bool:
     return source == result
 
 
-def gather_sites(module: ir.Module) -> list[GatherSite]:
+def gather_sites(module: ir.Module) -> list[Site]:
     """Every gather of `module`, in program order."""
     return _sites(module, GATHER_OPS)
 
 
-def scatter_sites(module: ir.Module) -> list[GatherSite]:
+def scatter_sites(module: ir.Module) -> list[Site]:
     """Every scatter of `module` (SCATTER_OPS), in program order."""
     return _sites(module, SCATTER_OPS)
 
 
-def _sites(module: ir.Module, names: tuple[str, ...]) -> list[GatherSite]:
-    sites: list[GatherSite] = []
+def _sites(module: ir.Module, names: tuple[str, ...]) -> list[Site]:
+    sites: list[Site] = []
 
     def visit(op):
         if op.name in names:
@@ -193,11 +195,11 @@ def _sites(module: ir.Module, names: tuple[str, ...]) -> list[GatherSite]:
     return sites
 
 
-def _site(op: ir.Operation) -> GatherSite:
+def _site(op: ir.Operation) -> Site:
     index_ops = Counter(o.name for o in index_computation(op))
     rules = {}
     if op.name in (OP_NAME, SCATTER_OP_NAME):
         rules = {"axes": tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])), "mode": read_mode(op)[0],
                  "reduction": read_reduction(op) if op.name == SCATTER_OP_NAME else None}
-    return GatherSite(op.name, source_line(op.location), str(op.results[0].type), index_ops, data_views(op),
+    return Site(op.name, source_line(op.location), str(op.results[0].type), index_ops, data_views(op),
                       data_reshapes(op), **rules)
