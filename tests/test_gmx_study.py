@@ -62,6 +62,8 @@ BAD_ARGUMENTS = [
     (["index-select", "--frontend", "jax"], "argument --frontend: invalid choice: 'jax'"),
     (["--all", "--report", "out", "--frontend", "tosa"], "--frontend does not apply with --all"),
     (["--model", "bart", "--frontend", "tosa"], "--frontend does not apply with --model"),
+    (["index-add", "--frontend", "all", "--stages", "fused"], "--stages does not apply with --frontend all"),
+    (["index-add", "--frontend", "all", "--iree-ir"], "--iree-ir does not apply with --frontend all"),
 ]
 
 
@@ -302,3 +304,22 @@ def test_mode_variants_run_equal_to_numpy_and_torch(mode, capsys):
     out = capsys.readouterr().out
     assert re.search(r"^fused +equal\nunfused +absent: the frontend program is gmx already\nnumpy +equal: the reference\n"
                      r"torch +equal$", out, re.MULTILINE), out
+
+
+def test_every_frontend_of_a_scatter(capfd):
+    """`--frontend all`: a scatter variant as every frontend spells it, the op
+    each spelling is written with, the gmx op each raises to; a frontend
+    that cannot export it says why in one cell (torch-mlir's diagnostic,
+    held off the terminal)."""
+    assert study("index-add", "--frontend", "all") == 0
+    out, err = capfd.readouterr()
+    assert out.startswith("gmx-study index-add --frontend all: torch.index_add(x, 0, idx, upd)")
+    rows = {line.split()[1]: line for line in out.splitlines() if line.startswith("index-add ")}
+    assert list(rows) == ["stablehlo", "tosa", "linalg", "gmx"]
+    assert re.search(r"1 stablehlo\.scatter +axes=\[0\] mode=drop reduction=add 10x4xf32, 6x1xi64 -> 10x4xf32 +"
+                     r"the variant's own spelling$", rows["stablehlo"]), rows
+    assert rows["tosa"].endswith("failed with the following diagnostics: failed to legalize operation "
+                                 "'torch.aten.index_put.hacked_twin' that was explicitly marked illegal"), rows
+    assert re.search(r"1 tm_tensor\.scatter +axes=\[0\] reduction=add .* same scatter, mode raise where its own "
+                     r"is drop$", rows["linalg"]), rows
+    assert "error:" not in err

@@ -22,10 +22,11 @@ LINEARISED = "examples/linearised_gather.mlir"
 
 
 
-def gather_rows(out: str) -> list[str]:
-    """The rows of the per-gather table."""
-    table = out.split("=== gathers:")[1].split("=== programs ===")[0]
+def site_rows(out: str, kind: str = "gather") -> list[str]:
+    """The rows of the per-gather (per-scatter) table."""
+    table = out.split(f"=== {kind}s:")[1].split("===")[1]
     return [line for line in table.splitlines()[3:] if line.strip()]
+
 
 
 def test_corpus_model(capsys):
@@ -33,10 +34,10 @@ def test_corpus_model(capsys):
     out = capsys.readouterr().out
     assert out.startswith("gmx-study --model kv_cache_read: decoding: cache.index_select(2, positions)")
     assert "=== gathers: 1 in the source, 1 gmx ops fused ===" in out
-    (row,) = gather_rows(out)
+    (row,) = site_rows(out)
     # the line of _kv_cache_read, not of a wrapper; fused: a cast and views in
     # front of the gmx op, unfused: the whole linearisation
-    assert re.fullmatch(r"models\.py:\d+ +1x1x48xf32 +2 \(1 view\) +12 \(7 views\)", row), row
+    assert re.fullmatch(r"models\.py:\d+ +1x1x48xf32 +axes=\[2\]: \S+ +2 \(1 view\) +12 \(7 views\)", row), row
     assert re.search(r"^fused +5 .* equal$", out, re.M), out
     assert re.search(r"^unfused +28 .*x +equal$", out, re.M), out
     assert "median of 1 interleaved runs after 0 warm-up" in out
@@ -47,9 +48,9 @@ def test_gathers_that_become_slices_have_no_fused_op(capsys):
     model runs fused and unfused, equal to eager."""
     assert study("--model", "gpt2_lm", "--no-timing") == 0
     captured = capsys.readouterr()
-    rows = gather_rows(captured.out)
+    rows = site_rows(captured.out)
     assert len(rows) == models.MODELS["gpt2_lm"].gathers
-    assert re.match(r"modeling_gpt2\.py:\d+ +1x8x16xf32 +none: a slice, view or constant", rows[1]), rows
+    assert re.match(r"modeling_gpt2\.py:\d+ +1x8x16xf32 +none: a slice, view or constant +– ", rows[1]), rows
     assert re.search(r"^fused .* within tolerance$", captured.out, re.M), captured.out
     assert "Traceback" not in captured.err
 
@@ -68,8 +69,8 @@ def test_user_tosa_file_is_checked_against_unfused(capsys):
     assert study("--model", LINEARISED, "--no-timing") == 0
     out = capsys.readouterr().out
     assert "gmx-study --model linearised_gather.mlir: TOSA file" in out
-    (row,) = gather_rows(out)
-    assert re.fullmatch(r"linearised_gather\.mlir:21 +1x1x4xf32 +0 \(0 views\) +9 \(6 views\)", row), row
+    (row,) = site_rows(out)
+    assert re.fullmatch(r"linearised_gather\.mlir:21 +1x1x4xf32 +axes=\[\d\]: \S+ +0 \(0 views\) +9 \(6 views\)", row), row
     assert re.search(r"^fused +3 .* equal$", out, re.M)
     assert re.search(r"^unfused +21 .* the reference$", out, re.M)
 
@@ -82,13 +83,54 @@ def test_user_onnx_file_is_checked_against_the_reference_evaluator(tmp_path, cap
     assert study("--model", path, "--no-timing") == 0
     out = capsys.readouterr().out
     assert "gmx-study --model nd.onnx: ONNX model" in out
-    (row,) = gather_rows(out)
+    (row,) = site_rows(out)
     assert row.startswith("picked ")
     assert re.search(r"^fused .* within tolerance$", out, re.M)
 
 
+def test_scatter_program_reports_each_scatter(capsys):
+    """A program of the scatter corpus (`NAME@FORM`): its scatter at its own
+    line, the gmx op it raises to, the ops in front of it fused (none but a
+    reshape) and unfused (TOSA's linearisation), equal to eager."""
+    assert study("--model", "top_k_mask@tosa", "--repeat", "1", "--warmup", "0") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("gmx-study --model top_k_mask@tosa: scatters: top-k sampling")
+    assert "=== gathers:" not in out  # none in the source
+    assert "=== scatters: 1 in the source, 1 gmx ops fused ===" in out
+    (row,) = site_rows(out, "scatter")
+    assert re.fullmatch(r"scatter_corpus\.py:\d+ +1x20x1xf32 +axes=\[1\]: 2x10xf32 +1 \(0 views\) +8 \(4 views\)", row), row
+    assert re.search(r"^fused +5 .* equal$", out, re.M), out
+    assert re.search(r"^unfused +\d+ .*x +equal$", out, re.M), out
+
+
+def test_training_step_reports_gathers_and_scatters(capsys):
+    """A whole training step (forward, backward by torch.func, SGD update) in
+    StableHLO: its two gathers and two scatters (cross-entropy's, the
+    embedding's scatter-add), each a gmx op, right fused and unfused."""
+    assert study("--model", "training_step@stablehlo", "--no-timing") == 0
+    out = capsys.readouterr().out
+    assert "=== gathers: 2 in the source, 2 gmx ops fused ===" in out
+    assert "=== scatters: 2 in the source, 2 gmx ops fused ===" in out
+    rows = site_rows(out, "scatter")
+    assert [row.split()[1:4] for row in rows] == [
+        ["64x10xf32", "axes=[1]", "mode=drop:"], ["1000x1x32xf32", "axes=[0]", "mode=drop"]], rows
+    assert "reduction=add" in rows[1] and "reduction" not in rows[0]
+    assert re.search(r"^fused .* within tolerance$", out, re.M), out
+    assert re.search(r"^unfused .* within tolerance$", out, re.M), out
+
+
+def test_a_form_the_frontend_cannot_export_is_one_line_with_the_reason(capsys):
+    assert study("--model", "gnn_sum@tosa") == 1
+    line = one_error_line(capsys)
+    assert line.startswith("gmx-study: error: gnn_sum@tosa: torch-mlir could not export the program: "), line
+    assert line.endswith("(the corpus knows: TorchToTosa has no lowering of an accumulating scatter "
+                         "(scatter_add, index_add, index_put with accumulate))"), line
+
+
 BAD_ARGUMENTS = [
     (["--model", "gpt5"], "--model 'gpt5' is neither a model of the corpus (gpt2_lm, "),
+    (["--model", "gnn_sum"], "--model 'gnn_sum' is neither a model of the corpus ("),
+    (["--model", "gnn_sum@jax"], "--model 'gnn_sum@jax' is neither a model of the corpus ("),
     (["--model", "missing.mlir"], "--model 'missing.mlir': no such file"),
     (["--model", "kv_cache_read", "--shape", "4x5"], "--shape does not apply with --model"),
     (["--model", "kv_cache_read", "--input", "x.npy"], "--input and --entry go with a file"),

@@ -10,7 +10,7 @@ Per program, three checks (`CHECKS`):
   them (`models.source_gathers`);
 - fused: after --gmx-canonicalize (strict, as conftest sets it), exactly
   `program.gmx_ops` gmx ops, no gather of the source form, no linearisation in front of
-  a gmx op (`gather_sites.LINEARISATION_OPS` in its index computation,
+  a gmx op (`sites.LINEARISATION_OPS` in its index computation,
   beyond the program's own `kept` arithmetic), no view of a gmx op's data,
   and nothing written to stderr (no warning);
 - runs: the fused module through gmx.runtime equals eager PyTorch / ONNX's
@@ -41,7 +41,7 @@ import gmx.runtime  # noqa: E402
 from gmx.dialect import make_context  # noqa: E402
 from gmx.dialect.mlir import ir  # noqa: E402
 from gmx.tools.experiments import models  # noqa: E402
-from gmx.tools.experiments.gather_sites import GatherSite, linearisation_left, source_line  # noqa: E402
+from gmx.tools.experiments.sites import Site, linearisation_left, source_line  # noqa: E402
 from gmx.tools.experiments.models import CHECKS, MODELS  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
 from scatter_lowering import skip_unless_scatters_lower  # noqa: E402
@@ -146,8 +146,8 @@ def test_second_corpus_covers_the_brief():
     assert {p.form for p in second if p.in_suite} == set(models.FORMS)
 
 
-def _site(**index_ops) -> GatherSite:
-    return GatherSite("gmx.gather_multiaxis", "m.py:1", "tensor<2xf32>", Counter(index_ops), 0)
+def _site(**index_ops) -> Site:
+    return Site("gmx.gather_multiaxis", "m.py:1", "tensor<2xf32>", Counter(index_ops), 0)
 
 
 def test_linearisation_left_sums_sites_and_allows_kept_ops():

@@ -29,7 +29,7 @@ pytest.importorskip("torch_mlir.fx")
 
 import gmx.runtime  # noqa: E402
 from gmx.dialect import OP_NAME  # noqa: E402
-from gmx.tools.experiments.gather_sites import LINEARISATION_OPS  # noqa: E402
+from gmx.tools.experiments.sites import LINEARISATION_OPS  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
 from torch_corpus import CORPUS, assert_bitwise_equal, eager, exported, numpy_inputs  # noqa: E402
 

@@ -1,8 +1,9 @@
 """gmx-study: how a gather variant lowers, stage by stage, with costs.
 
     gmx-study VARIANT [--frontend tosa|stablehlo|linalg|onnx] [--shape 4x5x6] ...
+    gmx-study VARIANT --frontend all
     gmx-study --all --report DIR [--sizes 4096,65536]
-    gmx-study --model NAME|FILE.mlir|FILE.onnx [--input X.npy ...]
+    gmx-study --model NAME|NAME@FORM|FILE.mlir|FILE.onnx [--input X.npy ...]
 
 For one variant: the frontend program (by default TOSA from torch-mlir for
 the torch variants, from torch-mlir's ONNX importer for the ONNX ones, gmx
@@ -10,11 +11,14 @@ for multiaxis; --frontend picks another spelling of the same gather), the
 program after --gmx-canonicalize
 with what the fusion derived, after --convert-gmx-to-linalg, at loop level;
 op counts per stage; fused, unfused and torch results against the reference; run
-times and ratios. With --all: every variant over a size sweep, written to
-DIR/report.md and one PNG plot per variant, with a table of the gmx op each
-frontend's spelling of each variant raises to. With --model: a whole program
-(a model of the real-program corpus, or a TOSA or ONNX file) fused against
-unfused, gather by gather, with compile and run times (`study.model`).
+times and ratios. With --frontend all: a table of the variant as every
+frontend spells it and the gmx op each spelling raises to. With --all:
+every variant over a size sweep, written to DIR/report.md and one PNG plot
+per variant, with a table of the gmx op each frontend's spelling of each
+variant raises to. With --model: a whole program
+(a model of the real-program corpus, a program of the scatter corpus, or a
+TOSA or ONNX file) fused against unfused, gather by gather and scatter by
+scatter, with compile and run times (`study.model`).
 
 Exit status: 0 when every result is right; 1 when a result is wrong, a
 program that must compile does not, or the frontend fails; 2 for bad
@@ -48,6 +52,7 @@ from .experiments.frontends import Frontend
 from .study.stages import STAGE_KEYS, StageKey
 
 FRONTEND_CHOICES = [f.value for f in Frontend if f is not Frontend.GMX]  # gmx: the multiaxis variants' own
+EVERY_FRONTEND = "all"  # --frontend all: the variant as every frontend spells it (`study.spellings`)
 
 PROG = "gmx-study"
 DEFAULT_SIZES = tuple(2**k for k in (12, 14, 16, 18, 20))
@@ -67,6 +72,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _variants_help() -> str:
     from .experiments.models import MODELS
+    from .experiments.scatter_corpus import MODELS as SCATTER_PROGRAMS
 
     lines = ["variants (defaults in brackets; the scatters are studied one at a time, not by --all):"]
     for name, v in REGISTRY.items():
@@ -74,6 +80,8 @@ def _variants_help() -> str:
         lines.append(f"  {name:<22} [--shape {fmt_dims(v.shape)} --indices-shape {fmt_dims(v.indices_shape)}{options}]")
     lines += ["", "models of the real-program corpus (--model):"]
     lines += textwrap.wrap(", ".join(MODELS), 78, initial_indent="  ", subsequent_indent="  ")
+    lines += ["", "programs of the scatter corpus, in each form (--model):"]
+    lines += textwrap.wrap(", ".join(SCATTER_PROGRAMS), 78, initial_indent="  ", subsequent_indent="  ")
     return "\n".join(lines)
 
 
@@ -86,9 +94,10 @@ def _argument_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     parser.add_argument("variant", nargs="?", metavar="VARIANT", help="one of the variants below")
-    parser.add_argument("--frontend", choices=FRONTEND_CHOICES,
-                        help="how the gather is spelled: torch-mlir's TOSA, StableHLO or linalg-on-tensors export "
-                             "of its torch expression, or the ONNX node (ONNX variants); default: the variant's own")
+    parser.add_argument("--frontend", choices=[*FRONTEND_CHOICES, EVERY_FRONTEND],
+                        help="how the gather or scatter is spelled: torch-mlir's TOSA, StableHLO or linalg-on-tensors "
+                             "export of its torch expression, or the ONNX node (ONNX variants); default: the "
+                             "variant's own; all: a table of every frontend's spelling and the gmx op each raises to")
     shapes = parser.add_argument_group("the gather")
     shapes.add_argument("--shape", metavar="DIMS",
                         help=f"data shape, e.g. 4x5x6 (for embedding: the table); at most 2^{MAX_ELEMENTS.bit_length() - 1} elements")
@@ -113,8 +122,9 @@ def _argument_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-timing", action="store_true", help="check results, do not time them")
     whole = parser.add_argument_group("a whole model")
     whole.add_argument("--model", metavar="NAME|FILE",
-                       help="a model of the real-program corpus (gmx.tools.experiments.models), or a TOSA .mlir "
-                            "or .onnx file: fused against unfused, gather by gather")
+                       help="a model of the real-program corpus (gmx.tools.experiments.models), a program of the "
+                            "scatter corpus (gmx.tools.experiments.scatter_corpus, NAME@FORM), or a TOSA .mlir "
+                            "or .onnx file: fused against unfused, gather by gather and scatter by scatter")
     whole.add_argument("--input", action="append", default=[], metavar="X.npy",
                        help="with a file: an argument array (repeat, in order); default random")
     whole.add_argument("--entry", metavar="NAME", help="with a .mlir file: the function to run (default main)")
@@ -221,9 +231,13 @@ def parse_arguments(argv=None) -> argparse.Namespace:
         ]
     else:
         _check_single_arguments(parser, args)
-        given.update(_shape_options(parser, args), frontend=args.frontend)
+        every = args.frontend == EVERY_FRONTEND
+        given.update(_shape_options(parser, args), frontend=None if every else args.frontend)
         study = _study(parser, make_study, args.variant, **given)
-        needed = ("torch", "onnx") if study.frontend == "onnx" else ("torch",)
+        args.spellings = [_study(parser, make_study, args.variant, **{**given, "frontend": f})
+                          for f in REGISTRY[args.variant].frontends()] if every else None
+        uses_onnx = study.frontend == "onnx" or Frontend.ONNX in REGISTRY[args.variant].frontends() and every
+        needed = ("torch", "onnx") if uses_onnx else ("torch",)
         args.study = study
     problem = missing_dependency(needed)
     if problem:
@@ -269,6 +283,7 @@ def _check_model_arguments(parser, args) -> tuple[str, ...]:
     """--model takes a corpus name or an existing .mlir/.onnx file, and none
     of a variant's options; returns the modules it needs."""
     from .experiments.models import MODELS
+    from .experiments.scatter_corpus import MODELS as SCATTER_PROGRAMS
 
     if args.variant is not None or args.all:
         parser.error(f"--model studies one whole program; drop {'--all' if args.all else repr(args.variant)}")
@@ -276,13 +291,13 @@ def _check_model_arguments(parser, args) -> tuple[str, ...]:
                  "--sizes", "--stages", "--frontend"):
         if getattr(args, flag[2:].replace("-", "_")) is not None:
             parser.error(f"{flag} does not apply with --model")
-    if args.model in MODELS:
+    if args.model in MODELS or args.model in SCATTER_PROGRAMS:
         if args.input or args.entry:
             parser.error("--input and --entry go with a file; a corpus model has its own inputs")
         return ("torch", "onnx", "transformers")
     if not args.model.endswith((".mlir", ".onnx")):
-        parser.error(f"--model '{args.model}' is neither a model of the corpus ({', '.join(MODELS)}) "
-                     "nor a .mlir or .onnx file")
+        parser.error(f"--model '{args.model}' is neither a model of the corpus ({', '.join(MODELS)}), "
+                     f"a program of the scatter corpus ({', '.join(SCATTER_PROGRAMS)}) nor a .mlir or .onnx file")
     if not os.path.isfile(args.model):
         parser.error(f"--model '{args.model}': no such file")
     if args.model.endswith(".mlir"):
@@ -298,6 +313,11 @@ def _check_single_arguments(parser, args) -> None:
     for flag, value in (("--report", args.report), ("--sizes", args.sizes)):
         if value is not None:
             parser.error(f"{flag} goes with --all")
+    if args.frontend == EVERY_FRONTEND:
+        for flag, given in (("--stages", args.stages is not None), ("--iree-ir", args.iree_ir)):
+            if given:
+                parser.error(f"{flag} does not apply with --frontend all: it shows a table of the spellings, "
+                             "no IR; name one frontend")
 
 
 def _check_sweep_arguments(parser, args) -> None:
@@ -344,6 +364,11 @@ def study_one(args: argparse.Namespace) -> int:
     study = args.study
     if args.iree_ir:
         return show_iree_ir(study, not args.unchecked)
+    if args.spellings:
+        from .study.spellings import spell, spelling_table
+
+        sys.stdout.write(spelling_table([spell(s) for s in args.spellings]))
+        return 0
     timing = None if args.no_timing else (args.repeat, args.warmup)
     try:
         outcome = run_study(study, not args.unchecked, timing)

@@ -16,10 +16,14 @@ What a gather experiment needs, each in one place:
 - `frontends`: the one export helper: torch -> TOSA and ONNX -> TOSA with
   torch-mlir, gmx programs, the program of a study's frontend (`Frontend`).
 - `pipelines`: a program through gmx pipelines, and the one op counter.
-- `gather_sites`: the gathers of a program and what stands in front of
-  each (index computation, views of the data, linearisation left).
+- `sites`: the gathers and scatters of a program and what stands in
+  front of each (index computation, views of the data, linearisation left).
 - `models`: the real-program corpus (tiny Hugging Face models, programs
   users write, ONNX models) with what --gmx-canonicalize must make of each.
+- `scatter_corpus`: PyTorch programs that scatter (GNN layers, MoE combine,
+  KV cache, backward graphs, a whole training step), per torch-mlir form,
+  with the gmx scatters --gmx-canonicalize must leave (gmx-study --model
+  NAME@FORM studies each, as it studies `models`).
 - `contenders`: a `Case` (a study at its inputs), the one contender set and
   its one correctness check against the reference, `ratio`.
 - `timing`: interleaved medians.

@@ -28,6 +28,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import sys
+import tempfile
+import types
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -82,11 +86,24 @@ def torch_module(forward: Callable):
     """A torch.nn.Module whose forward is `forward` (what torch.export takes)."""
     import torch
 
+    forward = named_forward(forward)
+
     class Function(torch.nn.Module):
         def forward(self, *args):
             return forward(*args)
 
     return Function()
+
+
+def named_forward(function: Callable) -> Callable:
+    """`function` (a plain Python function; anything else as it is) run under
+    the name `forward`: torch.export keeps only stack frames of functions of
+    that name (torch.fx's _record_forward_stack_traces_only), so the ops of
+    a program exported with locations then name its own lines."""
+    if not isinstance(function, types.FunctionType):
+        return function
+    code = function.__code__.replace(co_name="forward")
+    return types.FunctionType(code, function.__globals__, "forward", function.__defaults__, function.__closure__)
 
 
 TORCH_OUTPUT_TYPES = ("tosa", "stablehlo", "linalg-on-tensors")
@@ -131,12 +148,47 @@ def torch_export(
     shapes = None if dynamic_dims is None else _export_dims(dynamic_dims)
     if shapes is not None and not is_module:
         shapes = (shapes,)  # torch_module's forward takes *args: one structure for all of them
+    diagnostics: list[str] = []
     try:
-        with _quiet_torch():
+        with _quiet_torch(), _held_stderr(diagnostics):
             exported = fx.export_and_import(module, *tensors, output_type=output_type, dynamic_shapes=shapes)
     except Exception as error:  # torch.export and torch-mlir raise many kinds
-        raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error)}") from error
+        raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error).rstrip(':')}"
+                            f"{_diagnostic(diagnostics)}") from error
     return exported.operation.get_asm(enable_debug_info=locations)
+
+
+@contextlib.contextmanager
+def _held_stderr(diagnostics: list[str]):
+    """torch-mlir's lowering diagnostics are written to descriptor 2 by MLIR
+    itself, not into its exception: within the block descriptor 2 goes to a
+    temporary file; on leaving, its text is appended to `diagnostics` and
+    written to stderr but for the `error:` lines (the exception carries
+    the first)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            text = held.read().decode("utf-8", errors="replace")
+            diagnostics.append(text)
+            sys.stderr.write("".join(line for line in text.splitlines(True) if " error: " not in line))
+
+
+def _diagnostic(diagnostics: list[str]) -> str:
+    """`: <the first error's message>` of held diagnostics (its location and
+    the op it prints dropped), or nothing."""
+    for line in "".join(diagnostics).splitlines():
+        _, found, message = line.partition(" error: ")
+        if found:
+            return ": " + message.split(": %", 1)[0].strip()
+    return ""
 
 
 def _export_dims(dynamic_dims: Sequence[dict[int, str] | None]) -> tuple:

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import functools
 import sys
-import types
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .dtypes import from_torch, to_torch
-from .frontends import OUTPUT_TYPES, onnx_to_tosa, torch_export, torch_module
+from .frontends import OUTPUT_TYPES, named_forward, onnx_to_tosa, torch_export, torch_module
 
 # What must hold of a program, in order: `export` (the frontend makes its
 # TOSA), `fused` (gmx_ops gmx ops, no tosa.gather, no linearisation in front
@@ -175,7 +174,7 @@ def fusion_problems(program: RealProgram, fused_text: str) -> list[str]:
     from gmx.dialect import OP_NAME, make_context
     from gmx.dialect.mlir import ir
 
-    from .gather_sites import gather_sites, linearisation_left
+    from .sites import gather_sites, linearisation_left
     from .pipelines import count_ops
 
     with make_context():
@@ -227,11 +226,7 @@ def _module(forward: Callable, **parts):
                 else:
                     self.register_buffer(key, part)
 
-    # torch.export keeps only stack frames of functions named `forward`
-    # (torch.fx's _record_forward_stack_traces_only), so the program's own
-    # code runs under that name: its ops' locations then name its lines.
-    code = forward.__code__.replace(co_name="forward")
-    Program.forward = types.FunctionType(code, forward.__globals__, "forward", forward.__defaults__, forward.__closure__)
+    Program.forward = named_forward(forward)  # its ops' locations name the program's lines
     return Program().eval()
 
 

@@ -9,5 +9,7 @@ shares with gmx-bench are in `gmx.tools.experiments`.
 - `render`: the text of one study.
 - `plots`, `report`, then `sweep` (which uses both): `--all --report DIR`.
 - `model`: `--model`, a whole program fused against unfused, gather by
-  gather.
+  gather and scatter by scatter.
+- `spellings`: one variant as every frontend spells it (`--frontend all`,
+  and a table of `--all`'s report).
 """

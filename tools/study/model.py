@@ -1,17 +1,23 @@
-"""gmx-study --model: a whole program fused against unfused, gather by gather.
+"""gmx-study --model: a whole program fused against unfused, gather by
+gather and scatter by scatter.
 
 The program is a model of the real-program corpus (`experiments.models`,
-by name), a user's TOSA `.mlir` file or an `.onnx` file (imported by
+by name), a program of the scatter corpus (`experiments.scatter_corpus`,
+`NAME@FORM`), a user's TOSA `.mlir` file or an `.onnx` file (imported by
 torch-mlir). It goes through two pipelines:
 
-    fused    --gmx-canonicalize: each gather raised and its linearisation fused
-    unfused  --gmx-canonicalize{fuse=false}: each tosa.gather raised alone,
-             its linearisation kept (what the runtime does to bare gathers)
+    fused    --gmx-canonicalize: each gather and scatter raised and its
+             linearisation fused
+    unfused  --gmx-canonicalize{fuse=false}: each tosa.gather and
+             stablehlo.scatter raised alone, its linearisation kept, a
+             tosa.scatter or tm_tensor.scatter left as it is (what the
+             runtime does to bare gathers and scatters)
 
-Per gather, by source line (`experiments.gather_sites`): the ops in front
-of it in each (its index computation and the views of its data); a gather
-the fused pipeline turned into a slice, a view or a constant has no row
-there. Then each program's op count, compile time (the pipeline plus
+Per gather and per scatter, by source line (`experiments.sites`): the
+gmx op the fused pipeline made of it (axes, and its mode and reduction
+where they are not the defaults) and the ops in front of it in each (its
+index computation and the views of its data); a gather the fused pipeline
+turned into a slice, a view or a constant has no op there. Then each program's op count, compile time (the pipeline plus
 gmx.runtime's lowering and JIT), whether its results are right (against
 eager PyTorch or ONNX's reference evaluator within the model's tolerance;
 for a user's .mlir file, fused against unfused, bit for bit) and run time
@@ -28,17 +34,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gmx.dialect import OP_NAME, make_context
+from gmx.dialect import make_context
+from gmx.dialect.reductions import DEFAULT_REDUCTION
 from gmx.dialect.errors import GmxError
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.runtime import CompiledProgram, CompileError
 from gmx.runtime.threads import usable_cores
 
-from ..experiments.gather_sites import GatherSite, gather_sites, linearisation_left
+from ..experiments.sites import Site, gather_sites, linearisation_left, scatter_sites
 from ..experiments.pipelines import run_pipeline
 from ..experiments.tables import fmt_ms, fmt_ratio, text_table
 from ..experiments.timing import measure, median_ms
+from .stages import rules_text
 
 PIPELINES = {"fused": ["gmx-canonicalize"], "unfused": ["gmx-canonicalize{fuse=false}"]}
 SUFFIXES = (".mlir", ".onnx")
@@ -70,7 +78,8 @@ class Contender:
     """One pipeline's program: its gathers, op count, compile and run."""
 
     name: str
-    sites: list[GatherSite] = field(default_factory=list)
+    sites: list[Site] = field(default_factory=list)  # its gathers
+    scatters: list[Site] = field(default_factory=list)
     ops: int = 0
     pass_s: float = 0.0
     compile_s: float | None = None
@@ -91,12 +100,14 @@ class Contender:
 def load_case(spec: str, inputs: list[str], entry: str | None) -> ModelCase:
     """The program `spec` names: a corpus model, or a .mlir / .onnx file.
     Raises ModelError (one line) when it cannot be loaded or exported."""
-    from ..experiments import models
+    from ..experiments import models, scatter_corpus
     from ..experiments.frontends import FrontendError
 
     try:
         if spec in models.MODELS:
             return _corpus_case(models.MODELS[spec])
+        if spec in scatter_corpus.MODELS:
+            return _scatter_case(spec, *scatter_corpus.MODELS[spec])
         if spec.endswith(".onnx"):
             return _onnx_case(spec, inputs)
         return _mlir_case(spec, inputs, entry or "main")
@@ -113,6 +124,21 @@ def _corpus_case(program) -> ModelCase:
         sources = models.source_gathers(ir.Module.parse(text), program.form)
     return ModelCase(program.name, f"{program.family}: {program.what}", text, "main", built.inputs,
                      models.reference(built), program.tolerance, program.kept, sources)
+
+
+def _scatter_case(name: str, program, form: str) -> ModelCase:
+    from ..experiments import models, scatter_corpus
+    from ..experiments.frontends import FrontendError
+
+    try:
+        text = scatter_corpus.exported(program.name, form, locations=True)
+    except FrontendError as error:
+        known = program.forms[form].blocked
+        raise FrontendError(f"{error}{f' (the corpus knows: {known})' if known else ''}") from None
+    with make_context():
+        sources = models.source_gathers(ir.Module.parse(text), form)
+    return ModelCase(name, f"scatters: {program.what}", text, "main", scatter_corpus.numpy_inputs(program),
+                     scatter_corpus.eager(program), program.tolerance, (), sources)
 
 
 def _onnx_case(path: str, inputs: list[str]) -> ModelCase:
@@ -203,7 +229,8 @@ def _prepare(name: str, elements: list[str], case: ModelCase, checked: bool) -> 
         return contender
     contender.pass_s, contender.ops = output.seconds, sum(output.counts.values())
     with make_context():
-        contender.sites = gather_sites(ir.Module.parse(output.text))
+        module = ir.Module.parse(output.text)
+        contender.sites, contender.scatters = gather_sites(module), scatter_sites(module)
     try:
         program = CompiledProgram(output.text, case.entry, checked)
     except CompileError as error:
@@ -218,8 +245,8 @@ def _prepare(name: str, elements: list[str], case: ModelCase, checked: bool) -> 
 def _on_threads(contender: Contender, case: ModelCase, threads: int) -> Contender:
     """`contender`'s program (checked already) called on `threads` threads."""
     program = contender.program.with_threads(threads)
-    return Contender(f"{contender.name} {threads}t", contender.sites, contender.ops, contender.pass_s,
-                     contender.compile_s, contender.status, program=program,
+    return Contender(f"{contender.name} {threads}t", contender.sites, contender.scatters, contender.ops,
+                     contender.pass_s, contender.compile_s, contender.status, program=program,
                      call=lambda: program(*case.inputs))
 
 
@@ -261,12 +288,18 @@ def problems(contenders: dict[str, Contender]) -> list[str]:
 # --- the text ------------------------------------------------------------------------
 
 
-def site_rows(fused: list[GatherSite], unfused: list[GatherSite], kept: dict) -> list[list[str]]:
-    """One row per source gather (an unfused site), paired in program order
-    with the fused sites of its source line; a source gather with no fused
-    site left became a slice, a view or a constant. `kept`: index
-    arithmetic of the program's own, not flagged as linearisation."""
-    by_line: dict[str, list[GatherSite]] = defaultdict(list)
+# What a source gather or scatter with no gmx op left in the fused program became.
+NO_OP = {"gather": "none: a slice, view or constant", "scatter": "none: an insert_slice or a constant"}
+
+
+def site_rows(fused: list[Site], unfused: list[Site], kept: dict, kind: str = "gather") -> list[list[str]]:
+    """One row per source gather or scatter (`kind`; an unfused site), paired
+    in program order with the fused sites of its source line: its line, its
+    unfused result, the gmx op fused, the ops in front of it fused and
+    unfused. A source site with no fused site left became a slice, a view
+    or a constant (NO_OP). `kept`: index arithmetic of the program's own,
+    not flagged as linearisation."""
+    by_line: dict[str, list[Site]] = defaultdict(list)
     for site in fused:
         by_line[site.line].append(site)
     partners = [by_line[site.line].pop(0) if by_line[site.line] else None for site in unfused]
@@ -278,44 +311,65 @@ def site_rows(fused: list[GatherSite], unfused: list[GatherSite], kept: dict) ->
         if partner is None and unpaired:
             partners[n] = unpaired.pop(0)
     allowance = Counter(kept)
-    rows = [[site.line, _result_shape(site), _fused_cell(partner, allowance), _in_front(site)]
-            for site, partner in zip(unfused, partners)]
-    return rows + [[s.line, _result_shape(s), _fused_cell(s, allowance), "–"] for s in unpaired]
+    rows = [[site.line, _result_shape(site), _op_cell(partner, kind), _fused_cell(partner, allowance),
+             _in_front(site)] for site, partner in zip(unfused, partners)]
+    return rows + [[s.line, _result_shape(s), _op_cell(s, kind), _fused_cell(s, allowance), "–"] for s in unpaired]
 
 
-def _result_shape(site: GatherSite) -> str:
+def _result_shape(site: Site) -> str:
     return site.result_type.removeprefix("tensor<").removesuffix(">")
 
 
-def _fused_cell(site: GatherSite | None, allowance: Counter) -> str:
+def _op_cell(site: Site | None, kind: str) -> str:
+    """The gmx op a source site became and its result: `axes=[0] mode=drop
+    reduction=add: 10x4xf32` (a scatter's result has its input's type)."""
+    if site is None:
+        return NO_OP[kind]
+    if site.axes is None:
+        return f"not raised: {site.op}"
+    rules = rules_text(site.mode, site.reduction or DEFAULT_REDUCTION)
+    return f"axes={list(site.axes)}{rules}: {_result_shape(site)}"
+
+
+def _fused_cell(site: Site | None, allowance: Counter) -> str:
     """Ops in front of a fused gather, and its linearisation beyond what
     `allowance` still allows (used up as it is applied)."""
     if site is None:
-        return "none: a slice, view or constant"
+        return "–"
     left = linearisation_left([site], dict(allowance))
     allowance.subtract({name: site.index_ops[name] for name in allowance})
     return _in_front(site) + (f"; linearisation left: {', '.join(left)}" if left else "")
 
 
-def _in_front(site: GatherSite) -> str:
+def _in_front(site: Site) -> str:
     views = site.views_in_front
     return f"{site.ops_in_front} ({views} view{'' if views == 1 else 's'})"
 
 
+def site_section(kind: str, source: int, fused: list[Site], unfused: list[Site],
+                 kept: dict) -> list[str]:
+    """The lines of one kind's table (`gather` or `scatter`): how many the
+    source has, how many gmx ops fused, then a row per source site."""
+    gmx_ops = sum(s.axes is not None for s in fused)
+    lines = [f"=== {kind}s: {source} in the source, {gmx_ops} gmx ops fused ===",
+             f"per {kind}: the gmx op fused; ops in front of it (of which reshapes and transposes), "
+             "its index computation and its data's views"]
+    rows = site_rows(fused, unfused, kept, kind)
+    return lines + text_table([f"{kind} at", "unfused result", "gmx op", "fused", "unfused"], rows, "lllrr")
+
+
 def render(case: ModelCase, contenders: dict[str, Contender], checked: bool, timing) -> str:
     fused, unfused = contenders["fused"], contenders["unfused"]
-    gmx_ops = sum(s.op == OP_NAME for s in fused.sites)
+    gathers = len(unfused.sites) if case.source_gathers is None else case.source_gathers
     lines = [
         f"gmx-study --model {case.name}: {case.what}",
         f"inputs {', '.join(f'{a.dtype}[{_dims(a.shape)}]' for a in case.inputs)}; "
         f"{'checked' if checked else 'unchecked'} indices",
-        "",
-        f"=== gathers: {len(unfused.sites) if case.source_gathers is None else case.source_gathers} in the source, "
-        f"{gmx_ops} gmx ops fused ===",
-        "ops in front of each gather (of which reshapes and transposes): its index computation and its data's views",
     ]
-    rows = site_rows(fused.sites, unfused.sites, dict(case.kept))
-    lines += text_table(["gather at", "unfused result", "fused", "unfused"], rows, "llrr")
+    if gathers or not unfused.scatters:
+        lines += ["", *site_section("gather", gathers, fused.sites, unfused.sites, dict(case.kept))]
+    if unfused.scatters:
+        lines += ["", *site_section("scatter", len(unfused.scatters), fused.scatters, unfused.scatters, {})]
     lines += ["", "=== programs ==="]
     rows = []
     for c in contenders.values():

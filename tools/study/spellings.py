@@ -1,12 +1,15 @@
-"""One gather, every frontend: how each frontend spells a variant's gather
-and the gmx op `--gmx-canonicalize` raises each spelling to.
+"""One gather or scatter, every frontend: how each frontend spells a
+variant's gather or scatter and the gmx op `--gmx-canonicalize` raises each
+spelling to.
 
-`spell(study)` exports the study's gather through `study.frontend`, runs
+`spell(study)` exports the study's gather through `study.frontend`, counts
+the gather- and scatter-like ops it is spelled with (`SPELLED_WITH`), runs
 `--gmx-canonicalize` and reads the gmx ops it made (`stages.derive`) and
-the gather-like ops left (`GATHER_LIKE`). `spelling_rows` compares every
-frontend of a variant with its first (the variant's own): the same op
-(axes, input, index and output shapes, mode), or what differs, or why
-there is no op. gmx-study's `--all` report shows the table.
+those ops left. `spelling_rows` compares every frontend of a variant with
+its first (the variant's own): the same op (axes, input, index and output
+shapes, mode, reduction), or what differs, or why there is no op.
+gmx-study's `--all` report shows the table for the gathers,
+`gmx-study VARIANT --frontend all` for one variant (`spelling_table`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from gmx.dialect import SCATTER_OP_NAME, OpKind, make_context
+from gmx.dialect import OP_NAME, SCATTER_OP_NAME, OpKind, make_context
 from gmx.dialect.locations import error_text
 from gmx.dialect.mlir import ir
 from gmx.passes.pipeline import build_pass_manager
@@ -22,12 +25,17 @@ from gmx.passes.pipeline import build_pass_manager
 from ..experiments.contenders import make_case
 from ..experiments.frontends import FrontendError
 from ..experiments.pipelines import count_ops
+from ..experiments.tables import text_table
 from ..experiments.variants import Study
 from .stages import Derived, derive, rules_text
 
 # Ops that gather: what a frontend spells a gather with. After the fusion,
 # none should be left (a `tensor.extract` is the body of a linalg gather).
 GATHER_LIKE = ("tosa.gather", "stablehlo.gather", "stablehlo.dynamic_gather", "tensor.gather", "tensor.extract")
+# ... and scatters: none should be left either.
+SCATTER_LIKE = ("tosa.scatter", "stablehlo.scatter", "tm_tensor.scatter", "tensor.scatter")
+# What a frontend program is read for (`Spelling.spelled`): those and the gmx ops.
+SPELLED_WITH = (*GATHER_LIKE, *SCATTER_LIKE, OP_NAME, SCATTER_OP_NAME)
 
 
 @dataclass
@@ -36,8 +44,9 @@ class Spelling:
 
     study: Study
     derived: list[Derived] = field(default_factory=list)  # the gmx ops
-    left: Counter = field(default_factory=Counter)  # GATHER_LIKE ops left
+    left: Counter = field(default_factory=Counter)  # GATHER_LIKE and SCATTER_LIKE ops left
     error: str | None = None  # why there is no fused program
+    spelled: Counter = field(default_factory=Counter)  # SPELLED_WITH ops of the frontend program
 
     def op(self) -> tuple | None:
         """What identifies the one gmx op (None unless there is exactly one):
@@ -60,13 +69,18 @@ def spell(study: Study) -> Spelling:
             module = ir.Module.parse(case.text)
         except ir.MLIRError as error:
             return Spelling(study, error=f"the frontend program does not parse: {_first_line(error)}")
+        spelled = _counted(module, SPELLED_WITH)
         try:
             build_pass_manager(["gmx-canonicalize"]).run(module.operation)
         except ir.MLIRError as error:
-            return Spelling(study, error=f"--gmx-canonicalize failed: {_first_line(error)}")
-        counts = count_ops(module)
-        left = Counter({name: counts[name] for name in GATHER_LIKE if counts[name]})
-        return Spelling(study, derive(module.operation, study.arguments()), left)
+            return Spelling(study, error=f"--gmx-canonicalize failed: {_first_line(error)}", spelled=spelled)
+        left = _counted(module, (*GATHER_LIKE, *SCATTER_LIKE))
+        return Spelling(study, derive(module.operation, study.arguments()), left, spelled=spelled)
+
+
+def _counted(module, names: tuple[str, ...]) -> Counter:
+    counts = count_ops(module)
+    return Counter({name: counts[name] for name in names if counts[name]})
 
 
 def _first_line(error: ir.MLIRError) -> str:
@@ -135,11 +149,24 @@ def _rules(mine: Derived, own: Derived) -> list[tuple]:
     return [(name, a, b) for name, a, b in pairs if a != b]
 
 
-def spelling_rows(spellings: list[Spelling]) -> list[list[str]]:
-    """Rows (variant, frontend, gmx op, verdict), each variant's own spelling first."""
+def spelling_rows(spellings: list[Spelling], spelled: bool = False) -> list[list[str]]:
+    """Rows (variant, frontend, [what it is spelled with,] gmx op, verdict),
+    each variant's own spelling first."""
     rows, firsts = [], {}
     for s in spellings:
         first = firsts.setdefault(s.study.variant.name, s)
         op = "–" if s.error else describe_op(s)
-        rows.append([s.study.variant.name, s.study.frontend, op, verdict(s, first)])
+        with_ops = [", ".join(f"{n} {name}" for name, n in sorted(s.spelled.items())) or "–"] if spelled else []
+        rows.append([s.study.variant.name, s.study.frontend, *with_ops, op, verdict(s, first)])
     return rows
+
+
+def spelling_table(spellings: list[Spelling]) -> str:
+    """gmx-study VARIANT --frontend all: one variant as every frontend spells
+    it, the ops it is spelled with, and the gmx op each spelling raises to."""
+    study = spellings[0].study
+    lines = [f"gmx-study {study.variant.name} --frontend all: {study.expression()}", "",
+             "=== every frontend's spelling and the gmx op --gmx-canonicalize raises it to ===",
+             *text_table(["variant", "frontend", "spelled with", "gmx op", "vs the variant's own"],
+                         spelling_rows(spellings, spelled=True), "lllll")]
+    return "\n".join(lines) + "\n"

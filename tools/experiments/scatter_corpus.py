@@ -1,6 +1,7 @@
-"""PyTorch programs that scatter, exported by torch-mlir to TOSA and to
-linalg-on-tensors: the corpus that `--gmx-canonicalize` must raise into
-`gmx.scatter_multiaxis`.
+"""PyTorch programs that scatter, exported by torch-mlir to TOSA,
+linalg-on-tensors and StableHLO: the corpus that `--gmx-canonicalize` must
+raise into `gmx.scatter_multiaxis` (tests/test_scatter_corpus.py), and that
+`gmx-study --model NAME@FORM` studies (`MODELS`).
 
 Real code, not toy calls: a GNN message-passing layer (PyG's
 `scatter(..., reduce="sum"/"mean")`), a MoE layer's combine (`index_add_`
@@ -10,15 +11,16 @@ at a position tensor, as Hugging Face's `StaticCache`), top-k sampling masks
 histograms (`bincount` written as a scatter-add of ones), segment sums and
 maxima, and the backward graphs of an embedding lookup and of `torch.gather`
 (their gradients are scatter-adds; a function calling `torch.autograd.grad`,
-exported).
+exported), and a whole training step (`torch.func.grad_and_value` of a
+classifier's loss and an SGD update, traced by `make_fx`: `Program.traced`).
 
 Each `Program` gives, per form (`FORMS`), the scatters torch-mlir emits
-(`tosa.scatter` / `tm_tensor.scatter` ops) and the `gmx.scatter_multiaxis`
+(`SOURCE_SCATTERS`: `tosa.scatter`, `tm_tensor.scatter`, `stablehlo.scatter`) and the `gmx.scatter_multiaxis`
 ops `--gmx-canonicalize` must leave, or why the form does not export
 (`blocked`). Index values are in range (the corpus checks raising, not
 errors) and seeded by the program's name.
 
-    text = exported("gnn_sum", "linalg")     # cached per session
+    text = exported("gnn_sum", "linalg")     # cached per session; locations=True for gmx-study
     args = numpy_inputs(BY_NAME["gnn_sum"])
     want = eager(BY_NAME["gnn_sum"])
 """
@@ -26,25 +28,40 @@ errors) and seeded by the program's name.
 from __future__ import annotations
 
 import functools
+import importlib
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import torch
-import torch.nn.functional as F
+from .dtypes import from_torch
+from .frontends import torch_export
 
-from gmx.tools.experiments.dtypes import from_torch
-from gmx.tools.experiments.frontends import torch_export
+
+class _Deferred:
+    """A module imported on first use: listing the corpus (gmx-study --help)
+    imports no torch, as everywhere in this package."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attribute: str):
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+torch, F = _Deferred("torch"), _Deferred("torch.nn.functional")
 
 # torch-mlir's output types, by the corpus's form names
-FORMS = {"tosa": "tosa", "linalg": "linalg-on-tensors"}
-SOURCE_SCATTERS = {"tosa": "tosa.scatter", "linalg": "tm_tensor.scatter"}
+FORMS = {"tosa": "tosa", "linalg": "linalg-on-tensors", "stablehlo": "stablehlo"}
+SOURCE_SCATTERS = {"tosa": "tosa.scatter", "linalg": "tm_tensor.scatter", "stablehlo": "stablehlo.scatter"}
 
 # Why a form does not export (torch-mlir 20261001's TorchToTosa has no lowering of these)
 NO_TOSA_ACCUMULATE = "TorchToTosa has no lowering of an accumulating scatter (scatter_add, index_add, index_put with accumulate)"
 NO_TOSA_REDUCE = "TorchToTosa has no lowering of scatter_reduce"
 NO_TOSA_INDEX_COPY = ("TorchToTosa cannot legalize the index_put.hacked_twin of index_copy along a later dim "
                       "(an index list with leading None entries)")
+# torch-mlir 20261001's TorchToStablehlo
+NO_STABLEHLO_LITERAL = ("TorchToStablehlo cannot legalize the torch.vtensor.literal of scatter_reduce's "
+                        "initial tensor (failed to legalize operation 'torch.vtensor.literal')")
 
 
 @dataclass(frozen=True)
@@ -64,6 +81,9 @@ class Program:
     forms: dict = field(default_factory=dict)  # form -> Form
     tolerance: float = 0.0  # 0: bit for bit (no float reduction meets duplicates)
     fast: bool = False  # in the suite's fast subset (the rest: GMX_FULL_CORPUS=1)
+    # a torch.func program (grad_and_value): traced to aten ops by make_fx
+    # first, since torch.export cannot export torch.func's transforms
+    traced: bool = False
 
 
 def _generator(name: str) -> torch.Generator:
@@ -73,10 +93,11 @@ def _generator(name: str) -> torch.Generator:
 CORPUS: list[Program] = []
 
 
-def add(name, what, forward, make_inputs, *, tosa: Form, linalg: Form, tolerance=0.0, fast=False):
+def add(name, what, forward, make_inputs, *, tosa: Form, linalg: Form, stablehlo: Form, tolerance=0.0, fast=False,
+        traced=False):
     assert all(p.name != name for p in CORPUS), name
     CORPUS.append(Program(name, what, forward, lambda: make_inputs(_generator(name)),
-                          {"tosa": tosa, "linalg": linalg}, tolerance, fast))
+                          {"tosa": tosa, "linalg": linalg, "stablehlo": stablehlo}, tolerance, fast, traced))
 
 
 def _floats(g, *shape):
@@ -115,10 +136,11 @@ def _graph(g):
 
 add("gnn_sum", "PyG-style message passing, messages scatter-added into their destinations",
     _gnn_layer("sum"), _graph, tolerance=1e-6, fast=True,
-    tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+    tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1), stablehlo=Form(1, 1))
 add("gnn_mean", "PyG-style message passing, mean aggregation (scatter_reduce mean, include_self=False)",
     _gnn_layer("mean"), _graph, tolerance=1e-6,
-    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(4, 4))
+    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(4, 4),
+    stablehlo=Form(0, 0, NO_STABLEHLO_LITERAL))
 
 
 # --- MoE combine -------------------------------------------------------------------------------------------
@@ -133,7 +155,7 @@ def _moe_combine(hidden, expert_out, token_index, gate):
 
 add("moe_combine", "a MoE layer's combine: weighted expert outputs index_add_-ed onto their tokens",
     _moe_combine, lambda g: (_floats(g, 5, 4), _floats(g, 8, 4), _ints(g, 5, 8), torch.rand(8, generator=g)),
-    tolerance=1e-6, tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+    tolerance=1e-6, tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1), stablehlo=Form(1, 1))
 
 
 # --- KV cache update ---------------------------------------------------------------------------------------
@@ -151,7 +173,7 @@ add("kv_cache_update", "a decode step's StaticCache update: index_copy at the ca
     _kv_cache_update,
     lambda g: (_floats(g, 1, 2, 8, 4), _floats(g, 1, 2, 8, 4), _floats(g, 1, 2, 1, 4), _floats(g, 1, 2, 1, 4),
                torch.tensor([5])),
-    fast=True, tosa=Form(0, 0, NO_TOSA_INDEX_COPY), linalg=Form(2, 2))
+    fast=True, tosa=Form(0, 0, NO_TOSA_INDEX_COPY), linalg=Form(2, 2), stablehlo=Form(2, 2))
 
 
 # --- sampling masks, labels --------------------------------------------------------------------------------
@@ -165,7 +187,7 @@ def _top_k_mask(logits, removed):
 
 add("top_k_mask", "top-k sampling: the tokens outside the top k scattered to -inf",
     _top_k_mask, lambda g: (_floats(g, 2, 10), torch.stack([torch.randperm(10, generator=g)[:6] for _ in range(2)])),
-    fast=True, tosa=Form(1, 1), linalg=Form(1, 1))
+    fast=True, tosa=Form(1, 1), linalg=Form(1, 1), stablehlo=Form(1, 1))
 
 
 def _one_hot(labels):
@@ -180,10 +202,10 @@ def _label_smoothing(logits, labels):
 
 
 add("one_hot", "one-hot labels by scatter_", _one_hot, lambda g: (_ints(g, 7, 6),),
-    tosa=Form(1, 1), linalg=Form(1, 1))
+    tosa=Form(1, 1), linalg=Form(1, 1), stablehlo=Form(1, 1))
 add("label_smoothing", "label smoothing: targets by scatter_, cross-entropy against them",
     _label_smoothing, lambda g: (_floats(g, 6, 7), _ints(g, 7, 6)), tolerance=1e-6,
-    tosa=Form(1, 1), linalg=Form(1, 1))
+    tosa=Form(1, 1), linalg=Form(1, 1), stablehlo=Form(1, 1))
 
 
 # --- histograms, segments ----------------------------------------------------------------------------------
@@ -205,13 +227,15 @@ def _segment_max(data, segment_ids):
 
 
 add("histogram", "a histogram of 8 bins: a scatter-add of ones at each value's bin", _histogram,
-    lambda g: (torch.rand(20, generator=g) * 2 - 1,), tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+    lambda g: (torch.rand(20, generator=g) * 2 - 1,), tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1),
+    stablehlo=Form(1, 1))
 add("segment_sum", "segment sums (index_add_ of rows by segment id)", _segment_sum,
     lambda g: (_floats(g, 9, 3), _ints(g, 4, 9)), tolerance=1e-6,
-    tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+    tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1), stablehlo=Form(1, 1))
 add("segment_max", "segment maxima (scatter_reduce amax)", _segment_max,
     lambda g: (_floats(g, 9, 3), _ints(g, 4, 9)),
-    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(1, 1))
+    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(1, 1),
+    stablehlo=Form(0, 0, NO_STABLEHLO_LITERAL))
 
 
 # --- training steps: backward graphs -----------------------------------------------------------------------
@@ -242,22 +266,55 @@ def _gather_loss(x, index, upstream):
 
 add("embedding_backward", "the gradient of an embedding lookup: a scatter-add of the upstream rows",
     _gradient(_embedding_loss), lambda g: (_floats(g, 10, 4), _ints(g, 10, 2, 3), _floats(g, 2, 3, 4)),
-    tolerance=1e-6, fast=True, tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+    tolerance=1e-6, fast=True, tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1), stablehlo=Form(1, 1))
 add("gather_backward", "the gradient of torch.gather along dim 1: a scatter-add", _gradient(_gather_loss),
     lambda g: (_floats(g, 3, 5), _ints(g, 5, 3, 4), _floats(g, 3, 4)), tolerance=1e-6,
-    tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
+    tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1), stablehlo=Form(1, 1))
+
+
+
+def _classifier_loss(embedding, weight, bias, ids, target):
+    """A bag-of-embeddings classifier's cross-entropy: each bag's mean embedding through a linear layer."""
+    logits = F.linear(F.embedding(ids, embedding).mean(1), weight, bias)
+    return F.cross_entropy(logits, target)
+
+
+LEARNING_RATE = 0.1
+
+
+def _training_step(embedding, weight, bias, ids, target):
+    """One SGD step of the classifier: the loss, and each parameter less its
+    gradient (torch.func.grad_and_value: the embedding's gradient is a
+    scatter-add of its rows' gradients, cross-entropy's a scatter of -1/B at the targets)."""
+    grads, loss = torch.func.grad_and_value(_classifier_loss, argnums=(0, 1, 2))(embedding, weight, bias, ids, target)
+    return (loss, *(p - LEARNING_RATE * g for p, g in zip((embedding, weight, bias), grads)))
+
+
+add("training_step", "a whole training step: embedding bags, linear, cross-entropy, gradients, SGD update",
+    _training_step,
+    lambda g: (_floats(g, 1000, 32), _floats(g, 10, 32), _floats(g, 10), _ints(g, 1000, 64, 16), _ints(g, 10, 64)),
+    tolerance=1e-5, traced=True, tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(2, 2), stablehlo=Form(2, 2))
 
 BY_NAME: dict = {p.name: p for p in CORPUS}
+# gmx-study --model's names: `NAME@FORM` -> (program, form), every form (a
+# blocked one is studied to its export's error)
+MODELS: dict = {f"{p.name}@{form}": (p, form) for p in CORPUS for form in p.forms}
 
 
 # --- export and reference -----------------------------------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=None)
-def exported(name: str, form: str) -> str:
-    """The program as torch-mlir exports it in `form` (cached per session)."""
+def exported(name: str, form: str, locations: bool = False) -> str:
+    """The program as torch-mlir exports it in `form` (cached per session),
+    with its source locations if `locations` (raises FrontendError)."""
     program = BY_NAME[name]
-    return torch_export(program.forward, program.make_inputs(), output_type=FORMS[form])
+    inputs, forward = program.make_inputs(), program.forward
+    if program.traced:
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        forward = make_fx(forward, record_stack_traces=True)(*inputs)
+    return torch_export(forward, inputs, output_type=FORMS[form], locations=locations)
 
 
 def numpy_inputs(program: Program) -> tuple:

@@ -1,6 +1,8 @@
-"""The gathers of a program and what stands in front of each.
+"""The gathers and scatters of a program and what stands in front of each.
 
-A gather (`tosa.gather` or `gmx.gather_multiaxis`) has in front of it
+A gather (`tosa.gather` or `gmx.gather_multiaxis`) or a scatter (`SCATTER_OPS`:
+the gmx op, `tosa.scatter`, `tm_tensor.scatter`, `stablehlo.scatter`) has in
+front of it
 
 - its index computation (`index_computation`): the ops that compute its
   indices operand, walking back from it through ops whose operands and
@@ -11,7 +13,8 @@ A gather (`tosa.gather` or `gmx.gather_multiaxis`) has in front of it
   operand (argmax, topk, a cast of floats): those are where an index comes
   from, not how it is spelled;
 - the views of its data (`data_views`): the chain of reshapes and
-  transposes directly above its input operand (constants not counted);
+  transposes directly above its input operand (a scatter's: the tensor it
+  writes into; constants not counted);
   `data_reshapes` of them change more than unit dims.
 
 The linearisation a frontend wraps around a gather (iota constants
@@ -22,6 +25,7 @@ except the user's own arithmetic on an index.
 
     sites = gather_sites(module)      # in program order
     sites[0].line, sites[0].ops_in_front
+    scatter_sites(module)             # the same of its scatters
     linearisation_left(sites, kept={"tosa.mul": 1})
 """
 
@@ -32,11 +36,18 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from gmx.dialect import OP_NAME
+from gmx.dialect import OP_NAME, SCATTER_OP_NAME, read_mode, read_reduction
 from gmx.dialect.mlir import ir
+from gmx.dialect.modes import Mode
+from gmx.dialect.reductions import Reduction
 from gmx.passes.views import VIEW_OPS, defining_op
 
 GATHER_OPS = (OP_NAME, "tosa.gather")
+SCATTER_OPS = (SCATTER_OP_NAME, "tosa.scatter", "tm_tensor.scatter", "stablehlo.scatter")
+# The operand a site reads or writes its data from: the first, but for
+# tm_tensor.scatter (ins(updates, indices) outs(original)). Its indices are
+# operand 1 in every one of them.
+_DATA_OPERAND = {"tm_tensor.scatter": 2}
 CONSTANT_OPS = ("tosa.const", "tosa.const_shape", "arith.constant", "stablehlo.constant")
 DATA_VIEW_OPS = (*VIEW_OPS, "tosa.transpose")
 # What is left of a gather's linearisation when the pass missed it:
@@ -56,10 +67,10 @@ _LIBRARY = re.compile(r"[/\\]torch[/\\]")  # torch's own modules: nn.Embedding, 
 
 
 @dataclass(frozen=True)
-class GatherSite:
-    """One gather of a program."""
+class Site:
+    """One gather or scatter of a program."""
 
-    op: str  # tosa.gather or gmx.gather_multiaxis
+    op: str  # a name of GATHER_OPS or SCATTER_OPS
     line: str  # source_line of its location
     result_type: str
     index_ops: Counter  # op name -> how many, in its index computation
@@ -67,6 +78,10 @@ class GatherSite:
     # of data_views, those that reshape the data (not only add or drop unit
     # dims, which is how gmx spells a gather that inserts unit dims)
     data_reshapes: int = 0
+    # a gmx op's axes, mode and (a scatter's) reduction; None for a frontend's op
+    axes: tuple[int, ...] | None = None
+    mode: Mode | None = None
+    reduction: Reduction | None = None
 
     @property
     def ops_in_front(self) -> int:
@@ -110,15 +125,16 @@ def _has_float(types) -> bool:
 
 
 def _computes_an_index(op: ir.Operation) -> bool:
-    if op.name in GATHER_OPS or op.name in CONSTANT_OPS or op.name == "tosa.scatter":
+    if op.name in GATHER_OPS or op.name in CONSTANT_OPS or op.name in SCATTER_OPS:
         return False
     return not _has_float([v.type for v in op.operands] + [r.type for r in op.results])
 
 
-def index_computation(gather: ir.Operation) -> list[ir.Operation]:
-    """The ops computing `gather`'s indices (see the module docstring), each once."""
+def index_computation(site: ir.Operation) -> list[ir.Operation]:
+    """The ops computing the indices of `site` (a gather or scatter; see the
+    module docstring), each once."""
     found: list[ir.Operation] = []
-    pending = [gather.operands[1]]
+    pending = [site.operands[1]]
     while pending:
         op = defining_op(pending.pop())
         if op is None or not _computes_an_index(op) or any(op == seen for seen in found):
@@ -128,18 +144,19 @@ def index_computation(gather: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def data_views(gather: ir.Operation) -> int:
-    """Reshapes and transposes in a chain directly above `gather`'s input."""
-    return len(_data_view_ops(gather))
+def data_views(site: ir.Operation) -> int:
+    """Reshapes and transposes in a chain directly above the data of `site`
+    (a gather's input, the tensor a scatter writes into)."""
+    return len(_data_view_ops(site))
 
 
-def data_reshapes(gather: ir.Operation) -> int:
+def data_reshapes(site: ir.Operation) -> int:
     """Of `data_views`, those other than a reshape that only adds or drops unit dims."""
-    return sum(not _unit_dims_only(op) for op in _data_view_ops(gather))
+    return sum(not _unit_dims_only(op) for op in _data_view_ops(site))
 
 
-def _data_view_ops(gather: ir.Operation) -> list:
-    ops, op = [], defining_op(gather.operands[0])
+def _data_view_ops(site: ir.Operation) -> list:
+    ops, op = [], defining_op(site.operands[_DATA_OPERAND.get(site.name, 0)])
     while op is not None and op.name in DATA_VIEW_OPS:
         ops.append(op)
         op = defining_op(op.operands[0])
@@ -156,16 +173,33 @@ def _unit_dims_only(op) -> bool:
     return source == result
 
 
-def gather_sites(module: ir.Module) -> list[GatherSite]:
+def gather_sites(module: ir.Module) -> list[Site]:
     """Every gather of `module`, in program order."""
-    sites: list[GatherSite] = []
+    return _sites(module, GATHER_OPS)
+
+
+def scatter_sites(module: ir.Module) -> list[Site]:
+    """Every scatter of `module` (SCATTER_OPS), in program order."""
+    return _sites(module, SCATTER_OPS)
+
+
+def _sites(module: ir.Module, names: tuple[str, ...]) -> list[Site]:
+    sites: list[Site] = []
 
     def visit(op):
-        if op.name in GATHER_OPS:
-            index_ops = Counter(o.name for o in index_computation(op))
-            sites.append(GatherSite(op.name, source_line(op.location), str(op.results[0].type), index_ops,
-                                    data_views(op), data_reshapes(op)))
+        if op.name in names:
+            sites.append(_site(op))
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
     return sites
+
+
+def _site(op: ir.Operation) -> Site:
+    index_ops = Counter(o.name for o in index_computation(op))
+    rules = {}
+    if op.name in (OP_NAME, SCATTER_OP_NAME):
+        rules = {"axes": tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])), "mode": read_mode(op)[0],
+                 "reduction": read_reduction(op) if op.name == SCATTER_OP_NAME else None}
+    return Site(op.name, source_line(op.location), str(op.results[0].type), index_ops, data_views(op),
+                      data_reshapes(op), **rules)
