@@ -5,6 +5,14 @@ Strict mode (`gmx.passes.debug`) is set in `os.environ`, so the tools called
 in-process and every subprocess see it: a pattern of `--gmx-canonicalize`
 that crashes fails its test instead of passing as "no match". A test of the
 users' (lenient) behaviour turns it off with `monkeypatch.delenv`.
+
+The suite has to run in under ten minutes on a 2-core machine: an
+exhaustive sweep (every corpus program in every form, every dtype x mode x
+reduction, many random seeds, every benchmark variant) runs
+its whole matrix only with GMX_FULL_CORPUS=1, each test module reading
+`FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")`; without it
+the module keeps one case of each behaviour (each mode, reduction, dtype
+kind, frontend form at least once).
 """
 
 import os
