@@ -118,7 +118,7 @@ def unproven_dims(extract) -> list[int]:
     dims = []
     for d, (i, n) in enumerate(zip(list(extract.operands)[1:], shape)):
         r = value_range(i, loop_size)
-        if ir.ShapedType.is_dynamic_size(n) or r is None or not r.within(n):
+        if ir.ShapedType.is_dynamic_size(n) or not r.within(n):
             dims.append(d)
     return dims
 
