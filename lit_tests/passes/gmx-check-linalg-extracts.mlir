@@ -2,18 +2,27 @@
 
 // An unraised gather (embedding_bag's sum: a reduction over every index,
 // each bag keeping its own): row %i of the table is read at a position the
-// data gives. A scan over the one loop the position depends on (d1)
-// reports each bad row, on the caller's thread (its loop a reduction); the
-// generic runs only when none was. Dim 1 of the position is loop d2, of
-// the dim's size (8): not checked.
+// data gives. A scan over the one loop the position depends on (d1), in
+// parallel, nothing reported, and-reduced into one flag; only when it is
+// false, the same scan with its loop a reduction (on the caller's thread)
+// reports each bad row. The generic runs only when the flag holds. Dim 1
+// of the position is loop d2, of the dim's size (8): not checked.
 // CHECK-DAG: #[[ONE:.*]] = affine_map<(d0) -> (d0)>
 // CHECK-DAG: #[[NONE:.*]] = affine_map<(d0) -> ()>
-// CHECK: module attributes {gmx.error_sites = ["{{.*}}gmx-check-linalg-extracts.mlir:[[# @LINE + 32]]:10"]}
+// CHECK: module attributes {gmx.error_sites = ["{{.*}}gmx-check-linalg-extracts.mlir:[[# @LINE + 39]]:10"]}
 // CHECK-LABEL: func.func @test_bag
 // CHECK-DAG: %[[C100:.*]] = arith.constant 100 : i64
 // CHECK-DAG: %[[SITE:.*]] = arith.constant 0 : i64
-// CHECK: %[[TRUE:.*]] = linalg.fill ins(%true : i1)
-// CHECK: %[[FLAG:.*]] = linalg.generic {indexing_maps = [#[[ONE]], #[[NONE]]], iterator_types = ["reduction"]} ins(%arg1 : tensor<6xi64>) outs(%[[TRUE]] : tensor<i1>)
+// CHECK-DAG: %[[TRUE:.*]] = arith.constant true
+// CHECK: %[[ROWS:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<6xi1>)
+// CHECK: %[[FLAGS:.*]] = linalg.generic {indexing_maps = [#[[ONE]], #[[ONE]]], iterator_types = ["parallel"]} ins(%arg1 : tensor<6xi64>) outs(%[[ROWS]] : tensor<6xi1>)
+// CHECK-NOT: gmx_index_error
+// CHECK: %[[ALL:.*]] = linalg.generic {indexing_maps = [#[[ONE]], #[[NONE]]], iterator_types = ["reduction"]} ins(%[[FLAGS]] : tensor<6xi1>)
+// CHECK: %[[GO:.*]] = tensor.extract %[[ALL]][] : tensor<i1>
+// CHECK: %[[BAD:.*]] = arith.xori %[[GO]], %[[TRUE]] : i1
+// CHECK: scf.if %[[BAD]] {
+// CHECK: %[[ONE_FLAG:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.*}} : tensor<i1>)
+// CHECK: linalg.generic {indexing_maps = [#[[ONE]], #[[NONE]]], iterator_types = ["reduction"]} ins(%arg1 : tensor<6xi64>) outs(%[[ONE_FLAG]] : tensor<i1>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: i64, %[[ACC:.*]]: i1):
 // CHECK: %[[P:.*]] = arith.index_cast %{{.*}} : index to i64
 // CHECK: %[[OK:.*]] = arith.cmpi ult, %[[P]], %[[C100]] : i64
@@ -21,7 +30,6 @@
 // CHECK-NEXT: func.call @gmx_index_error(%[[SITE]], %[[SITE]], %[[P]], %[[C100]])
 // CHECK: %[[AND:.*]] = arith.andi %[[ACC]], %[[OK]] : i1
 // CHECK: linalg.yield %[[AND]] : i1
-// CHECK: %[[GO:.*]] = tensor.extract %[[FLAG]][] : tensor<i1>
 // CHECK: %[[R:.*]] = scf.if %[[GO]] -> (tensor<3x8xf32>) {
 // CHECK: linalg.generic
 // CHECK: tensor.extract %arg0
@@ -108,19 +116,22 @@ func.func @test_outside(%x: tensor<8xf32>, %i: index) -> (f32, tensor<4xf32>) {
 // inside (else 0), reported by its own scan; two scans, one flag.
 // CHECK-LABEL: func.func @test_dynamic_and_chained
 // CHECK: %[[FIRST:.*]] = linalg.generic
+// CHECK: %[[OK1:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK: scf.if
 // CHECK: func.call @gmx_index_error
-// CHECK: %[[OK1:.*]] = tensor.extract %[[FIRST]][]
 // CHECK: %[[DIM:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?xf32>
 // CHECK: %[[N:.*]] = arith.index_cast %[[DIM]] : index to i64
-// CHECK: %[[SECOND:.*]] = linalg.generic
+// CHECK: linalg.generic
 // CHECK: %[[INSIDE:.*]] = arith.cmpi ult
 // CHECK: %[[READ:.*]] = scf.if %[[INSIDE]] -> (i64) {
 // CHECK: tensor.extract %arg1
 // CHECK: } else {
 // CHECK: scf.yield %{{.*}} : i64
 // CHECK: arith.cmpi ult, %{{.*}}, %[[N]] : i64
+// CHECK-NOT: func.call
+// CHECK: %[[OK2:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK: scf.if
 // CHECK: func.call @gmx_index_error
-// CHECK: %[[OK2:.*]] = tensor.extract %[[SECOND]][]
 // CHECK: %[[OK:.*]] = arith.andi %[[OK1]], %[[OK2]] : i1
 // CHECK: scf.if %[[OK]] -> (tensor<5xf32>)
 #five = affine_map<(d0) -> (d0)>

@@ -8,17 +8,20 @@ dim's size), and neither the generic nor anything after it in its block
 runs (nothing is written, nothing read outside).
 
 A dim of a position needs no check when its range is proven inside the
-dim (`ranges`: constants, `linalg.index` of a loop of that size, casts and
-arithmetic of those). The others are checked by a scan before the
-generic: a `linalg.generic` whose loops are all reductions (sequential,
-on the caller's thread, which is where the runtime's reports must come
-from) over just the loops the positions depend on, which recomputes the
-positions (the body's ops they depend on, cloned; an element they read
-through another checked extract is read only when inside, else 0),
-reports each bad one in row-major order and and-reduces their validity
-into a flag. The generic and the rest of its block run only if the flag
-holds (`run_only_if`, as gmx-check-slices does); a loop around it that
-carries a donated argument starts from a copy (`loop_on_a_copy`).
+dim (`ranges`: constants, `linalg.index` of a loop of that size, casts,
+arithmetic and clamps of those). The others are checked by a scan per
+extract before the generic, over just the loops its position depends on
+(so that each bad index is reported once), which recomputes the position
+(the body's ops it depends on, cloned; an element read through another
+checked extract is read only when inside, else 0). As the gathers' index
+checks do: the scan runs in parallel over its first loop, a flag per row,
+nothing reported, and-reduced into one flag; only when that is false the
+same scan runs again with every loop a reduction (sequential, on the
+caller's thread: the runtime's reports must come from there), reporting
+each bad index in row-major order. The generic and the rest of its block
+run only if every flag holds (`run_only_if`, as gmx-check-slices does); a
+loop around it that carries a donated argument starts from a copy
+(`loop_on_a_copy`).
 
 Before (embedding_bag, sum; names shortened):
 
@@ -34,17 +37,23 @@ Before (embedding_bag, sum; names shortened):
 
 After (dim 1 of the position is `linalg.index 2`, in 0..7 of 8: no check):
 
-    %flag = linalg.generic {maps [(d0) -> (d0), (d0) -> ()], iterators [reduction]}
-        ins(%indices : tensor<6xi64>) outs(%true : tensor<i1>) {
+    %rows = linalg.generic {maps [(d0) -> (d0), (d0) -> (d0)], iterators [parallel]}
+        ins(%indices : tensor<6xi64>) outs(%true6 : tensor<6xi1>) {
     ^bb0(%i: i64, %acc: i1):
       %p = arith.index_cast %i : i64 to index
       %p64 = arith.index_cast %p : index to i64
       %ok = arith.cmpi ult, %p64, %c100 : i64
-      scf.if %not_ok { func.call @gmx_index_error(%site, %c0, %p64, %c100) }
       %a = arith.andi %acc, %ok : i1
       linalg.yield %a : i1
     }
-    %ok = tensor.extract %flag[] : tensor<i1>
+    %all = linalg.generic {... iterators [reduction]} ins(%rows) outs(%true : tensor<i1>) {andi}
+    %ok = tensor.extract %all[] : tensor<i1>
+    scf.if %not_ok {                        // cold: the same scan, reporting
+      linalg.generic {maps [(d0) -> (d0), (d0) -> ()], iterators [reduction]} ins(%indices) ... {
+        ...
+        scf.if %bad { func.call @gmx_index_error(%site, %c0, %p64, %c100) }
+      }
+    }
     %r2 = scf.if %ok -> (tensor<3x8xf32>) {
       %r = linalg.generic ...              // as it was, and the rest of the block
       scf.yield %r : tensor<3x8xf32>
@@ -71,7 +80,7 @@ from ..registry import PassFailed, PassInfo, add_python_pass
 from .folding import Constants, Folded, Folder
 from .gmx_check_slices import _sizes, loop_on_a_copy
 from .gmx_report_asserts import can_carry, rest_of_block, run_only_if
-from .ir_helpers import empty_generic, true_flag
+from .ir_helpers import and_reduction, empty_generic, true_flag
 from .ranges import value_range
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
 
@@ -206,11 +215,8 @@ class Scan:
         self.loops = sorted(self._loops())
         i64 = ir.IntegerType.get_signless(64)
         extract, dims = target
-        shape = ir.RankedTensorType(extract.operands[0].type).shape
         # The checked dims' sizes, as i64, built before the scan.
-        self.sizes = {d: fold.value(fold.to_i64(
-            tensor.dim(extract.operands[0], fold.index(d)) if ir.ShapedType.is_dynamic_size(shape[d]) else shape[d]), i64)
-            for d in dims}
+        self.sizes = {d: fold.value(fold.to_i64(_size(extract.operands[0], d, fold)), i64) for d in dims}
 
     def _loops(self) -> set[int]:
         maps = _maps(self.generic)
@@ -227,33 +233,62 @@ class Scan:
         return ir.AffineMap.get(len(self.loops), 0, exprs)
 
     def build(self) -> ir.Value:
-        """The scan; returns the flag (i1) that every position it checks is inside."""
+        """The scan; returns the flag (i1) that every position it checks is
+        inside. A flag per row of its first loop, in parallel, nothing
+        reported; only when one is false, the reporting scan, sequential
+        (on the caller's thread: the runtime's reports come from there)."""
+        fold = self.fold
+        inputs, maps = self._operands()
+        if not self.loops:
+            return tensor.extract(self._scan(inputs, maps, report=True), [])
+        flags = self._scan(inputs, maps, report=False)
+        ok = tensor.extract(and_reduction(flags, true_flag(fold), lambda acc, v: fold.and_(acc, v), fold), [])
+        cold = scf.IfOp(fold.value(fold.not_(ok)))
+        with ir.InsertionPoint(cold.then_block):
+            self._scan(inputs, maps, report=True)
+            scf.YieldOp([])
+        return ok
+
+    def _operands(self) -> tuple[list[ir.Value], list[ir.AffineMap]]:
+        """The scan's inputs and their maps: the generic's inputs the
+        positions read, and an empty tensor for each loop that only
+        linalg.index reads (of its size)."""
         fold, maps = self.fold, _maps(self.generic)
         embedding = self._embedding()
         inputs = [self.generic.operands[k] for k in self.slice.inputs]
         scan_maps = [ir.AffineMap.get(len(self.loops), 0, [e.compose(embedding) for e in maps[k].results])
                      for k in self.slice.inputs]
         covered = {e.position for m in scan_maps for e in m.results if isinstance(e, ir.AffineDimExpr)}
-        for d, loop in enumerate(self.loops):  # a loop only linalg.index reads: an empty tensor of its size
+        for d, loop in enumerate(self.loops):
             if d not in covered:
                 operand, dim = _loop_dim(self.generic, loop)
-                size = ir.RankedTensorType(operand.type).shape[dim]
-                if ir.ShapedType.is_dynamic_size(size):
-                    size = tensor.dim(operand, fold.index(dim))
-                inputs.append(tensor.empty([size], ir.IntegerType.get_signless(1)))
+                inputs.append(tensor.empty([_size(operand, dim, fold)], ir.IntegerType.get_signless(1)))
                 scan_maps.append(ir.AffineMap.get(len(self.loops), 0, [ir.AffineDimExpr.get(d)]))
-        flag = true_flag(fold)
-        scan = empty_generic(inputs, [flag], [*scan_maps, ir.AffineMap.get(len(self.loops), 0, [])],
-                             ["reduction"] * len(self.loops))
+                covered.add(d)
+        return inputs, scan_maps
+
+    def _scan(self, inputs: list[ir.Value], maps: list[ir.AffineMap], report: bool) -> ir.Value:
+        """One scan: reporting, all its loops reductions into one flag
+        (rank 0); else its first loop parallel, a flag per row (rank 1)."""
+        fold, n = self.fold, len(self.loops)
+        if report:
+            init, out, iterators = true_flag(fold), ir.AffineMap.get(n, 0, []), ["reduction"] * n
+        else:
+            k, dim = next((k, r) for k, m in enumerate(maps) for r, e in enumerate(m.results)
+                          if isinstance(e, ir.AffineDimExpr) and e.position == 0)
+            true = fold.value(True)
+            init = linalg.fill(true, outs=[tensor.empty([_size(inputs[k], dim, fold)], true.type)])
+            out, iterators = ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(0)]), ["parallel"] + ["reduction"] * (n - 1)
+        scan = empty_generic(inputs, [init], [*maps, out], iterators)
         block = scan.regions[0].blocks[0]
         with ir.InsertionPoint(block):
-            linalg.YieldOp([self._body(block)])
-        return tensor.extract(scan.results[0], [])
+            linalg.YieldOp([self._body(block, report)])
+        return scan.results[0]
 
-    def _body(self, block: ir.Block) -> ir.Value:
+    def _body(self, block: ir.Block, report: bool) -> ir.Value:
         """The scan's body: the slice cloned (another checked extract read
         only when inside, unreported: its own scan reports it), the
-        target's dims checked and reported; returns acc and the check."""
+        target's dims checked (and reported if `report`); returns acc and the check."""
         body = self.generic.regions[0].blocks[0]
         mapped = {body.arguments[k]: block.arguments[n] for n, k in enumerate(self.slice.inputs)}
         for op in self.slice.ops:
@@ -270,32 +305,36 @@ class Scan:
             for old, new in zip(op.results, clone.results):
                 mapped[old] = new
         extract, dims = self.target
-        ok = self._check([mapped.get(v, v) for v in extract.operands], dims)
+        ok = self._check([mapped.get(v, v) for v in extract.operands], dims, report)
         return self.fold.value(self.fold.and_(block.arguments[len(block.arguments) - 1], ok))
 
-    def _check(self, operands: list, dims: list[int]) -> Folded:
+    def _check(self, operands: list, dims: list[int], report: bool) -> Folded:
         """Whether the target's position (its `operands`, mapped into the
-        scan) is inside on `dims`; a report per bad dim."""
+        scan) is inside on `dims`; a report per bad dim if `report`."""
         fold, i64 = self.fold, ir.IntegerType.get_signless(64)
         oks = []
         for d in dims:
             value = fold.value(fold.to_i64(operands[1 + d]), i64)
             size = self.sizes[d]
             ok = fold.cmp("ult", value, size)
-            failed = scf.IfOp(fold.not_(ok))
-            with ir.InsertionPoint(failed.then_block):
-                func.CallOp([], INDEX_ERROR_FN, [fold.value(x, i64) for x in (self.site, d, value, size)])
-                scf.YieldOp([])
+            if report:
+                failed = scf.IfOp(fold.not_(ok))
+                with ir.InsertionPoint(failed.then_block):
+                    func.CallOp([], INDEX_ERROR_FN, [fold.value(x, i64) for x in (self.site, d, value, size)])
+                    scf.YieldOp([])
             oks.append(ok)
         return fold.all_of(oks)
 
 
+def _size(value: ir.Value, dim: int, fold: Folder) -> Folded:
+    """Dim `dim` of a tensor: its static size, or a tensor.dim."""
+    n = ir.RankedTensorType(value.type).shape[dim]
+    return tensor.dim(value, fold.index(dim)) if ir.ShapedType.is_dynamic_size(n) else n
+
+
 def _inside(operands: list, dims: list[int], fold: Folder) -> Folded:
     """Whether a position (an extract's operands) is inside its tensor on `dims`."""
-    return fold.all_of([fold.cmp("ult", fold.to_i64(operands[1 + d]),
-                                 fold.to_i64(tensor.dim(operands[0], fold.index(d))
-                                             if ir.ShapedType.is_dynamic_size(ir.RankedTensorType(operands[0].type).shape[d])
-                                             else ir.RankedTensorType(operands[0].type).shape[d]))
+    return fold.all_of([fold.cmp("ult", fold.to_i64(operands[1 + d]), fold.to_i64(_size(operands[0], d, fold)))
                         for d in dims])
 
 
