@@ -148,3 +148,22 @@ func.func @test_dynamic_and_chained(%x: tensor<?xf32>, %table: tensor<10xi64>, %
   } -> tensor<5xf32>
   return %r : tensor<5xf32>
 }
+
+// -----
+
+// A generic on buffers (a program given bufferized) is not looked at.
+// CHECK-LABEL: func.func @test_buffers
+// CHECK-NOT: gmx_index_error
+// CHECK-NOT: scf.if
+// CHECK: return
+#one = affine_map<(d0) -> (d0)>
+func.func @test_buffers(%x: memref<8xf32>, %at: memref<4xi64>, %out: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#one, #one], iterator_types = ["parallel"]}
+      ins(%at : memref<4xi64>) outs(%out : memref<4xf32>) {
+  ^bb0(%a: i64, %o: f32):
+    %p = arith.index_cast %a : i64 to index
+    %w = memref.load %x[%p] : memref<8xf32>
+    linalg.yield %w : f32
+  }
+  return
+}

@@ -368,7 +368,7 @@ def _generics(module) -> list:
     found = []
 
     def collect(op):
-        if op.name == GENERIC:
+        if op.name == GENERIC and all(isinstance(v.type, ir.RankedTensorType) for v in op.operands):
             found.append(op.operation)
         return ir.WalkResult.ADVANCE
 
