@@ -113,7 +113,7 @@ func.func @test_outside(%x: tensor<8xf32>, %i: index) -> (f32, tensor<4xf32>) {
 
 // A dim of run-time size is checked against tensor.dim; a position read
 // through another checked extract: that one read, in the scan, only when
-// inside (else 0), reported by its own scan; two scans, one flag.
+// inside (else 1), reported by its own scan; two scans, one flag.
 // CHECK-LABEL: func.func @test_dynamic_and_chained
 // CHECK: %[[FIRST:.*]] = linalg.generic
 // CHECK: %[[OK1:.*]] = tensor.extract %{{.*}}[] : tensor<i1>

@@ -13,7 +13,7 @@ arithmetic and clamps of those). The others are checked by a scan per
 extract before the generic, over just the loops its position depends on
 (so that each bad index is reported once), which recomputes the position
 (the body's ops it depends on, cloned; an element read through another
-checked extract is read only when inside, else 0). As the gathers' index
+checked extract is read only when inside, else 1). As the gathers' index
 checks do: the scan runs in parallel over its first loop, a flag per row,
 nothing reported, and-reduced into one flag; only when that is false the
 same scan runs again with every loop a reduction (sequential, on the
@@ -165,7 +165,7 @@ def position_slice(generic, extracts: list[tuple]) -> Slice:
         seen.add(owner)
         if owner.name == "linalg.index":
             found.loops.add(ir.IntegerAttr(owner.attributes["dim"]).value)
-        if len(owner.regions) or owner.name not in _CLONABLE_PREFIXES and not owner.name.startswith(_CLONABLE_PREFIXES):
+        if len(owner.regions) or not owner.name.startswith(_CLONABLE_PREFIXES):
             found.scannable = False
         stack.extend(owner.operands)
     order = {op: k for k, op in enumerate(o.operation for o in body.operations)}
@@ -287,7 +287,7 @@ class Scan:
 
     def _body(self, block: ir.Block, report: bool) -> ir.Value:
         """The scan's body: the slice cloned (another checked extract read
-        only when inside, unreported: its own scan reports it), the
+        only when inside, else 1, unreported: its own scan reports it), the
         target's dims checked (and reported if `report`); returns acc and the check."""
         body = self.generic.regions[0].blocks[0]
         mapped = {body.arguments[k]: block.arguments[n] for n, k in enumerate(self.slice.inputs)}
@@ -339,14 +339,15 @@ def _inside(operands: list, dims: list[int], fold: Folder) -> Folded:
 
 
 def _read_if(ok: Folded, operands: list, op, fold: Folder) -> ir.Value:
-    """The element `op` reads at `operands`, read only when `ok`; else 0."""
+    """The element `op` reads at `operands`, read only when `ok`; else 1
+    (a divisor the cloned arithmetic may use: never a division by 0)."""
     element = op.result.type
     branch = scf.IfOp(fold.value(ok), [element], has_else=True)
     with ir.InsertionPoint(branch.then_block):
         scf.YieldOp([tensor.extract(operands[0], operands[1:])])
     with ir.InsertionPoint(branch.else_block):
-        zero = arith.constant(element, 0.0) if isinstance(element, ir.FloatType) else fold.constants.get(0, element)
-        scf.YieldOp([zero])
+        one = arith.constant(element, 1.0) if isinstance(element, ir.FloatType) else fold.constants.get(1, element)
+        scf.YieldOp([one])
     return branch.results[0]
 
 
