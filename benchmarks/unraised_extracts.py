@@ -5,10 +5,12 @@ their ratios to unchecked. Programs: an embedding_bag's sum as torch-mlir
 writes it (each bag reads every index's row), the worst case (a table read
 at a position every loop gives: the scan reads every index once more), and
 with `--corpus` the real-program corpus's linalg-on-tensors programs
-(`tools/experiments/models.py`; those with no unraised read are compiled
-the same either way). Every result is compared across the three first.
+(`tools/experiments/models.py`) after --gmx-canonicalize (those with no
+unraised read compile the same either way), with `--unraised` as exported
+(every gather unraised, as gmx.runtime.compile gets them from torch-mlir).
+Every result is compared across the three first.
 
-    .venv/bin/python -m gmx.benchmarks.unraised_extracts [--corpus] [--repeat R]
+    .venv/bin/python -m gmx.benchmarks.unraised_extracts [--corpus] [--unraised] [--repeat R] [NAME...]
 """
 
 from __future__ import annotations
@@ -109,17 +111,23 @@ def synthetic() -> dict:
     }
 
 
-def corpus() -> dict:
+def corpus(raised: bool, names: list[str]) -> dict:
+    """The corpus's linalg-on-tensors programs (`names`, or those in the
+    suite), after --gmx-canonicalize if `raised`, else as exported (every
+    gather a tensor.extract in a generic, as gmx.runtime.compile gets it
+    from torch-mlir)."""
     from gmx.tools.experiments import models
     from gmx.tools.experiments.pipelines import run_pipeline
 
     found = {}
     for name, program in models.MODELS.items():
-        if program.form != "linalg":
+        if program.form != "linalg" or not (name in names or not names and program.in_suite):
             continue
         built = program.build()
-        text = run_pipeline(models.export(built, form=program.form), ["gmx-canonicalize"]).text
-        found[name] = (text, tuple(built.inputs))
+        text = models.export(built, form=program.form)
+        if raised:
+            text = run_pipeline(text, ["gmx-canonicalize"]).text
+        found[f"{name}{'' if raised else ' (unraised)'}"] = (text, tuple(built.inputs))
     return found
 
 
@@ -134,12 +142,16 @@ def _same(outputs: list) -> bool:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", action="store_true", help="also the real-program corpus's linalg programs")
+    parser.add_argument("--corpus", action="store_true", help="also the real-program corpus's linalg programs, raised")
+    parser.add_argument("--unraised", action="store_true", help="also those programs as exported (nothing raised)")
+    parser.add_argument("names", nargs="*", help="corpus programs (default: those in the suite)")
     parser.add_argument("--repeat", type=int, default=21)
     args = parser.parse_args(argv)
     cases = synthetic()
     if args.corpus:
-        cases.update(corpus())
+        cases.update(corpus(True, args.names))
+    if args.unraised:
+        cases.update(corpus(False, args.names))
     print(f"{'program':42} {'unchecked ms':>12} {'before ms':>10} {'after ms':>10} {'before':>7} {'after':>7}")
     for name, (text, arrays) in cases.items():
         calls = {"unchecked": _compiled(text, False, True), "before": _compiled(text, True, False),

@@ -76,9 +76,9 @@ from dataclasses import dataclass
 from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
 
-from ..registry import PassFailed, PassInfo, add_python_pass
+from ..registry import PassInfo, Refused, add_python_pass
 from .folding import Constants, Folded, Folder
-from .gmx_check_slices import _sizes, loop_on_a_copy
+from .gmx_check_slices import loop_on_a_copy
 from .gmx_report_asserts import can_carry, rest_of_block, run_only_if
 from .ir_helpers import and_reduction, empty_generic, true_flag
 from .ranges import value_range
@@ -393,7 +393,7 @@ def check_linalg_extracts(module) -> None:
     for g, why in refused:
         g.location.emit_error(f"{why} cannot be bounds-checked (lower with checked=false to run it unchecked)")
     if refused:
-        raise PassFailed(f"{len(refused)} linalg.generic(s) refused")
+        raise Refused(f"{len(refused)} linalg.generic(s) refused")
     sites = error_sites(module)
     constants: dict[ir.Block, Constants] = {}
     guarded = False
