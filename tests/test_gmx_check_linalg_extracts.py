@@ -25,7 +25,7 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from test_fuzz import run_in_worker
+from fuzz_worker import run_in_worker
 
 FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
 BATCH = 25
