@@ -139,6 +139,37 @@ def test_donated_output_unchanged_on_error(donate):
     np.testing.assert_array_equal(x, before)
 
 
+# A tosa.gather upstream's tosa-to-linalg already lowered (before gmx-run):
+# an all-parallel gather, unraised since no --gmx-canonicalize ran.
+UPSTREAM_GATHER = """#map = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @main(%arg0: tensor<1x5x2xf32>, %arg1: tensor<1x3xi32>) -> tensor<1x3x2xf32> {
+  %0 = tensor.empty() : tensor<1x3x2xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<1x3xi32>) outs(%0 : tensor<1x3x2xf32>) {
+  ^bb0(%in: i32, %out: f32):
+    %2 = linalg.index 0 : index
+    %3 = arith.index_cast %in : i32 to index
+    %4 = linalg.index 2 : index
+    %extracted = tensor.extract %arg0[%2, %3, %4] : tensor<1x5x2xf32>
+    linalg.yield %extracted : f32
+  } -> tensor<1x3x2xf32>
+  return %1 : tensor<1x3x2xf32>
+}
+"""
+
+
+def test_gather_upstream_lowered(tmp_path):
+    values = np.arange(10, dtype=np.float32).reshape(1, 5, 2)
+    cases = [{"text": UPSTREAM_GATHER, "arrays": (values, np.array([[0, 4, 1]], np.int32))}]
+    cases += [{"text": UPSTREAM_GATHER, "arrays": (values, np.array([[0, bad, 1]], np.int32))}
+              for bad in (5, -1, (1 << 31) - 1)]
+    results = _worker(cases, tmp_path)
+    assert results[0][0] == "ok"
+    np.testing.assert_array_equal(results[0][1], values[:, [0, 4, 1]])
+    for bad, result in zip((5, -1, (1 << 31) - 1), results[1:]):
+        assert result == ("IndexError", f"-:10:18: index {bad} is out of bounds for axis 1 with size 5")
+
+
 # -- embedding_bag as torch-mlir exports it ------------------------------------
 
 # What torch-mlir (20261001) exports to linalg-on-tensors: mode "sum"
