@@ -79,6 +79,12 @@ def _gmx_check_shapes() -> PassInfo:
     return gmx_check_shapes.PASS
 
 
+def _gmx_check_linalg_extracts() -> PassInfo:
+    from .lowering import gmx_check_linalg_extracts
+
+    return gmx_check_linalg_extracts.PASS
+
+
 def _gmx_check_slices() -> PassInfo:
     from .lowering import gmx_check_slices
 
@@ -142,6 +148,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-lower-tosa-negate": _gmx_lower_tosa_negate,
         "gmx-check-shapes": _gmx_check_shapes,
         "gmx-check-slices": _gmx_check_slices,
+        "gmx-check-linalg-extracts": _gmx_check_linalg_extracts,
         "gmx-check-tm-tensor-scatter": _gmx_check_tm_tensor_scatter,
         "gmx-verify-tm-tensor": _gmx_verify_tm_tensor,
         "gmx-report-asserts": _gmx_report_asserts,

@@ -23,11 +23,7 @@ session of fuzzing by hand; the suite keeps the default).
 from __future__ import annotations
 
 import os
-import pickle
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -35,12 +31,12 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from fuzz_worker import run_in_worker
 from gather_programs import assert_identical, gather_module, random_bits, tensor_type
 from nested_bytecode import KINDS as NESTING_KINDS
 from nested_bytecode import nested_bytecode
 from gmx.reference import gather_multiaxis
 
-WORKER = Path(__file__).with_name("fuzz_worker.py")
 BATCH = 30
 BATCHES = int(os.environ.get("GMX_FUZZ_BATCHES", "4"))
 DATA_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.float64, np.bool_, np.int8,
@@ -149,18 +145,6 @@ def materialise(case, mode=None) -> dict:
     fill = random_bits(rng, (), dtype)[()] if mode == "fill" else None
     text = gather_module(input_shape, idx.shape, axes, dtype, index_dtype, dyn_input, dyn_indices, mode, fill)
     return {"text": text, "arrays": (x, idx), "axes": axes, "mode": mode, "fill_value": fill}
-
-
-def run_in_worker(cases: list[dict], tmp_path: Path) -> tuple[list, subprocess.CompletedProcess]:
-    cases_path, results_path = tmp_path / "cases.pkl", tmp_path / "results.pkl"
-    with open(cases_path, "wb") as handle:
-        pickle.dump([{"text": c["text"], "arrays": c["arrays"], "options": c.get("options", {})} for c in cases], handle)
-    done = subprocess.run([sys.executable, str(WORKER), str(cases_path), str(results_path)],
-                          capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        return [], done
-    with open(results_path, "rb") as handle:
-        return pickle.load(handle), done
 
 
 def describe(case: dict) -> str:

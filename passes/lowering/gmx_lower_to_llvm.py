@@ -57,6 +57,7 @@ from gmx.dialect.mlir import ir, passmanager
 from . import (
     convert_gmx_to_linalg,
     gmx_bufferize_tm_tensor,
+    gmx_check_linalg_extracts,
     gmx_check_scatter_indices,
     gmx_check_shapes,
     gmx_check_slices,
@@ -316,6 +317,11 @@ TO_LINALG: tuple[Stage, ...] = (
     # position read from an argument) accessed only inside their tensor;
     # before the gathers are lowered, whose own slices are in bounds.
     GmxPass(gmx_check_slices.PASS, when=checked),
+    # Checked: elements a linalg.generic's body reads at positions the data
+    # gives (an unraised gather: embedding_bag's reduction) read only
+    # inside their tensor; before the gathers are lowered, whose own
+    # extracts are in bounds.
+    GmxPass(gmx_check_linalg_extracts.PASS, when=checked),
     GmxPass(convert_gmx_to_linalg.PASS, lambda o: {"checked": o.checked}),
     GmxPass(gmx_check_scatter_indices.PASS, when=checked),
     GmxPass(gmx_check_tm_tensor_scatter.PASS, when=checked),
