@@ -67,6 +67,12 @@ def _gmx_lower_stablehlo_degenerate_reduce() -> PassInfo:
     return gmx_lower_stablehlo_degenerate_reduce.PASS
 
 
+def _gmx_fold_tm_tensor_scatter_casts() -> PassInfo:
+    from .lowering import gmx_fold_tm_tensor_scatter_casts
+
+    return gmx_fold_tm_tensor_scatter_casts.PASS
+
+
 def _gmx_check_tm_tensor_scatter() -> PassInfo:
     from .lowering import gmx_check_tm_tensor_scatter
 
@@ -150,6 +156,7 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-check-slices": _gmx_check_slices,
         "gmx-check-tm-tensor-scatter": _gmx_check_tm_tensor_scatter,
         "gmx-verify-tm-tensor": _gmx_verify_tm_tensor,
+        "gmx-fold-tm-tensor-scatter-casts": _gmx_fold_tm_tensor_scatter_casts,
         "gmx-report-asserts": _gmx_report_asserts,
         "gmx-lower-stablehlo-sort": _gmx_lower_stablehlo_sort,
         "gmx-lower-stablehlo-control-flow": _gmx_lower_stablehlo_control_flow,

@@ -62,6 +62,7 @@ from . import (
     gmx_check_slices,
     gmx_check_tm_tensor_scatter,
     gmx_destination_passing,
+    gmx_fold_tm_tensor_scatter_casts,
     gmx_lower_stablehlo_control_flow,
     gmx_lower_stablehlo_degenerate_reduce,
     gmx_lower_stablehlo_sort,
@@ -310,6 +311,11 @@ TO_LINALG: tuple[Stage, ...] = (
     # torch-mlir's tm_tensor ops whose attributes their lowering would
     # trust (a scan's dimension, a scatter's shapes): located errors first.
     GmxPass(gmx_verify_tm_tensor.PASS),
+    # The casts into a tm_tensor.scatter's updates and indices folded
+    # together, before any canonicalize folds one alone (torch-mlir's
+    # index_put with a boolean mask: a static update count, a dynamic
+    # index count) into a scatter its verifier rejects.
+    GmxPass(gmx_fold_tm_tensor_scatter_casts.PASS),
     Step("gmx-prepare-entry-points", "public functions: C interface, gmx.signature, read-only arguments",
          prepare_entry_points),
     GmxPass(gmx_destination_passing.PASS, when=with_destinations),
