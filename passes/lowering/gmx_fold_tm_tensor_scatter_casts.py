@@ -63,11 +63,11 @@ def common_count(updates: int | None, indices: int | None) -> int | None:
 
 def _seen_through_cast(value: ir.Value) -> ir.Value:
     """`value`'s cast source where the cast only hides static sizes."""
-    owner = value.owner
-    if isinstance(owner, ir.OpView) or isinstance(owner, ir.Operation):
-        op = owner.operation if isinstance(owner, ir.OpView) else owner
-        if op.name == CAST and refines(_shape(op.operands[0].type), _shape(value.type)):
-            return op.operands[0]
+    if not isinstance(value, ir.OpResult):
+        return value
+    op = value.owner.operation
+    if op.name == CAST and refines(_shape(op.operands[0].type), _shape(value.type)):
+        return op.operands[0]
     return value
 
 
@@ -94,6 +94,8 @@ def fold_counts(op) -> None:
 
 
 def fold_tm_tensor_scatter_casts(module) -> None:
+    """fold_counts on every tm_tensor.scatter of `module`; each that cannot
+    run a located error (Refused)."""
     refused = 0
     for op in ops_named(module, SCATTER):
         try:
