@@ -61,6 +61,18 @@ def _gmx_lower_stablehlo_control_flow() -> PassInfo:
     return gmx_lower_stablehlo_control_flow.PASS
 
 
+def _gmx_lower_stablehlo_degenerate_reduce() -> PassInfo:
+    from .lowering import gmx_lower_stablehlo_degenerate_reduce
+
+    return gmx_lower_stablehlo_degenerate_reduce.PASS
+
+
+def _gmx_fold_tm_tensor_scatter_casts() -> PassInfo:
+    from .lowering import gmx_fold_tm_tensor_scatter_casts
+
+    return gmx_fold_tm_tensor_scatter_casts.PASS
+
+
 def _gmx_check_tm_tensor_scatter() -> PassInfo:
     from .lowering import gmx_check_tm_tensor_scatter
 
@@ -151,9 +163,11 @@ def get_all_passes() -> dict[str, Callable[[], PassInfo]]:
         "gmx-check-linalg-extracts": _gmx_check_linalg_extracts,
         "gmx-check-tm-tensor-scatter": _gmx_check_tm_tensor_scatter,
         "gmx-verify-tm-tensor": _gmx_verify_tm_tensor,
+        "gmx-fold-tm-tensor-scatter-casts": _gmx_fold_tm_tensor_scatter_casts,
         "gmx-report-asserts": _gmx_report_asserts,
         "gmx-lower-stablehlo-sort": _gmx_lower_stablehlo_sort,
         "gmx-lower-stablehlo-control-flow": _gmx_lower_stablehlo_control_flow,
+        "gmx-lower-stablehlo-degenerate-reduce": _gmx_lower_stablehlo_degenerate_reduce,
         "gmx-bufferize-tm-tensor": _gmx_bufferize_tm_tensor,
         "gmx-lower-to-llvm": _gmx_lower_to_llvm,
     }

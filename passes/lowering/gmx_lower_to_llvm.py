@@ -15,7 +15,7 @@ gmx-check-scatter-indices, since those loops write unchecked indices (and
 torch-mlir's tm_tensor.scatter behind gmx-check-tm-tensor-scatter).
 
 Beyond gathers: StableHLO's sort and control flow (gmx-lower-stablehlo-sort,
--control-flow), CHLO, torch-mlir's TMTensor ops (verified first:
+-control-flow) and its reduces upstream refuses (gmx-lower-stablehlo-degenerate-reduce), CHLO, torch-mlir's TMTensor ops (verified first:
 gmx-verify-tm-tensor; gmx-bufferize-tm-tensor, tm-tensor-to-loops), integer tosa.negate (gmx-lower-tosa-negate), arith and
 math on tensors, loops carrying tensors. An op of a frontend dialect left
 before bufferization is a located error naming it (gmx-require-tensor-level).
@@ -63,7 +63,9 @@ from . import (
     gmx_check_slices,
     gmx_check_tm_tensor_scatter,
     gmx_destination_passing,
+    gmx_fold_tm_tensor_scatter_casts,
     gmx_lower_stablehlo_control_flow,
+    gmx_lower_stablehlo_degenerate_reduce,
     gmx_lower_stablehlo_sort,
     gmx_lower_tosa_negate,
     gmx_parallel_bodies,
@@ -295,6 +297,10 @@ STABLEHLO_LOWERING: tuple[Stage, ...] = (
     Upstream("func.func(chlo-legalize-to-stablehlo)"),
     GmxPass(gmx_lower_stablehlo_sort.PASS),
     GmxPass(gmx_lower_stablehlo_control_flow.PASS),
+    # Reduces over no dims (torch-mlir's rank-0 sums) or over an input
+    # with a size-0 dim, which upstream refuses: over a unit dim, or the
+    # init.
+    GmxPass(gmx_lower_stablehlo_degenerate_reduce.PASS),
     # What is left of StableHLO (everything but its raised gathers) becomes
     # linalg, tensor and arith on tensors; upstream's stablehlo.gather
     # lowering clamps, so one left unraised runs as StableHLO defines it.
@@ -306,6 +312,11 @@ TO_LINALG: tuple[Stage, ...] = (
     # torch-mlir's tm_tensor ops whose attributes their lowering would
     # trust (a scan's dimension, a scatter's shapes): located errors first.
     GmxPass(gmx_verify_tm_tensor.PASS),
+    # The casts into a tm_tensor.scatter's updates and indices folded
+    # together, before any canonicalize folds one alone (torch-mlir's
+    # index_put with a boolean mask: a static update count, a dynamic
+    # index count) into a scatter its verifier rejects.
+    GmxPass(gmx_fold_tm_tensor_scatter_casts.PASS),
     Step("gmx-prepare-entry-points", "public functions: C interface, gmx.signature, read-only arguments",
          prepare_entry_points),
     GmxPass(gmx_destination_passing.PASS, when=with_destinations),
