@@ -227,8 +227,8 @@ def require_checkable_indices(module) -> None:
 # Dialects none of whose ops may be left once the program is on tensors
 # alone (before bufferization), and why one that is has no lowering.
 NO_LOWERING = {
-    "stablehlo": "upstream's stablehlo-legalize-to-linalg, gmx-lower-stablehlo-sort and "
-    "gmx-lower-stablehlo-control-flow leave it",
+    "stablehlo": "upstream's stablehlo-legalize-to-linalg, gmx-lower-stablehlo-sort, "
+    "gmx-lower-stablehlo-control-flow and gmx-lower-stablehlo-degenerate-reduce leave it",
     "chlo": "upstream's chlo-legalize-to-stablehlo leaves it",
     "tosa": "upstream's tosa-to-linalg, tosa-to-tensor, tosa-to-arith and tosa-to-scf leave it",
     "torch": "gmx lowers no torch dialect op (export with output_type tosa, linalg-on-tensors or stablehlo)",
