@@ -9,7 +9,10 @@ The steps are the engine's up to linalg, then only what IREE needs:
    left unused dropped (`inline`, `symbol-dce`); its tm_tensor ops
    verified (`gmx-verify-tm-tensor`);
 2. TOSA's and tensor's gathers raised into gmx (`gmx-canonicalize{fuse=false}`,
-   as --gmx-lower-to-llvm does; checked, one left unraised is an error)
+   as --gmx-lower-to-llvm does; checked, one left unraised is an error,
+   and so is each `tensor.extract` of a linalg body whose position
+   --gmx-check-linalg-extracts would scan: IREE cannot run those scans,
+   `refuse_unchecked_reads`)
    and StableHLO to linalg with --gmx-lower-to-llvm's own stages
    (`STABLEHLO_LOWERING`);
 3. checked: each gather's and scatter's index report (`iree_reports.add_index_reports`:
@@ -51,6 +54,7 @@ from gmx.dialect import make_context
 from gmx.dialect.locations import diagnostic_text, error_text, location_text
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.lowering.convert_gmx_to_linalg import convert_gmx_to_linalg
+from gmx.passes.lowering.gmx_check_linalg_extracts import checked_reads
 from gmx.passes.lowering.iree_cpu_config import configure_gathers
 from gmx.passes.lowering.iree_empty_ops import drop_empty_ops
 from gmx.passes.lowering.iree_index_switch import index_switches_as_ifs
@@ -76,7 +80,7 @@ from gmx.passes.lowering.iree_reports import (
 from gmx.passes.lowering.gmx_report_asserts import ASSERT, assert_message
 from gmx.passes.lowering.runtime_abi import error_sites
 from gmx.passes.pipeline import build_pass_manager
-from gmx.passes.registry import PassFailed
+from gmx.passes.registry import PassFailed, Refused
 from gmx.passes.walking import ops_named
 
 from .entry import TensorSignature, find_entry, numpy_signature
@@ -208,6 +212,25 @@ def locate_asserts(module) -> None:
         op.attributes["msg"] = ir.StringAttr.get(f"{location_text(op.location)}: {reason}")
 
 
+# What refuse_unchecked_reads says of each extract --gmx-check-linalg-extracts would scan.
+UNCHECKED_READ = ("an element this tensor.extract reads in a linalg.generic's body is read at a position gmx "
+                  "cannot check on the iree backend: run it on the engine backend, or checked=false")
+
+
+def refuse_unchecked_reads(module) -> None:
+    """Checked mode: each tensor.extract whose position the engine's
+    --gmx-check-linalg-extracts would scan (`checked_reads`: an unraised
+    gather, such as embedding_bag's reduction) is a located error
+    (Refused): IREE cannot run those scans, and would read outside
+    silently. Before StableHLO and TOSA are lowered, as on the engine (the
+    extracts their lowerings make are clamped or static)."""
+    reads = checked_reads(module)
+    for extract in reads:
+        extract.location.emit_error(UNCHECKED_READ)
+    if reads:
+        raise Refused(f"{len(reads)} tensor.extract(s) refused")
+
+
 def _add_output_storage(entry, results: int) -> None:
     """One more argument per result of the entry's own, after its
     arguments: the buffer IREE writes that result into (OUTPUT_STORAGE), so
@@ -234,6 +257,8 @@ def _run(module: ir.Module, entry: str, checked: bool) -> None:
         if function.operation.name == "func.func" and ir.StringAttr(function.attributes["sym_name"]).value != entry:
             function.attributes["sym_visibility"] = ir.StringAttr.get("private")
     build_pass_manager([*ENTRY_ONLY, VERIFY_TM_TENSOR, RAISE_GATHERS]).run(module.operation)
+    if checked:
+        refuse_unchecked_reads(module.operation)
     lower_stablehlo = passmanager.PassManager("builtin.module")
     add_stages(lower_stablehlo, STABLEHLO_LOWERING, LowerOptions(checked=checked))
     lower_stablehlo.run(module.operation)

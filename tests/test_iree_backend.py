@@ -463,6 +463,64 @@ def test_gather_in_a_loop_is_a_located_error():
         lower_for_iree(text, "main", True)
 
 
+# x[i] += table[at[i], k], written as linalg (an unraised gather): the
+# engine's --gmx-check-linalg-extracts scans the row it reads.
+UNRAISED_READ = """#one = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @main(%x: tensor<4x3xf32>, %table: tensor<5x3xf32>, %at: tensor<4xi64>) -> tensor<4x3xf32> {
+  %r = linalg.generic {indexing_maps = [#row, #one], iterator_types = ["parallel", "parallel"]}
+      ins(%at : tensor<4xi64>) outs(%x : tensor<4x3xf32>) {
+  ^bb0(%a: i64, %out: f32):
+    %p = arith.index_cast %a : i64 to index
+    %k = linalg.index 1 : index
+    %v = tensor.extract %table[%%p, %k] : tensor<5x3xf32>
+    %s = arith.addf %v, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+"""
+
+
+def _unraised_read(row: str) -> str:
+    return UNRAISED_READ.replace("%%p", row)
+
+
+def test_unraised_read_is_refused_checked():
+    """A read --gmx-check-linalg-extracts would scan is, checked on IREE
+    (which cannot run the scan), a located CompileError per extract, never a
+    silent read outside (before: rows 5 and -1 of 5 gave wrong values, no
+    error); unchecked, IREE runs it as the engine does in range."""
+    text = _unraised_read("%p")
+    table = np.arange(15, dtype=np.float32).reshape(5, 3)
+    x = np.ones((4, 3), np.float32)
+    for bad in (5, -1):
+        assert outcome(text, [x, table, np.array([4, 0, bad, 2], np.int64)])[1] == (
+            IndexError, f"-:9:10: index {bad} is out of bounds for axis 0 with size 5")
+    message = ("-:9:10: error: an element this tensor.extract reads in a linalg.generic's body is read at a position "
+               "gmx cannot check on the iree backend: run it on the engine backend, or checked=false")
+    with pytest.raises(CompileError) as raised:
+        gmx.runtime.compile(text, **IREE)
+    assert str(raised.value) == message
+    good = [x, table, np.array([4, 0, 1, 2], np.int64)]
+    np.testing.assert_array_equal(gmx.runtime.run(text, *good, checked=False, **IREE), table[[4, 0, 1, 2]] + 1)
+
+
+def test_proven_read_runs_checked():
+    """A read whose row is proven inside (4 - i of 5 rows) needs no scan:
+    checked on IREE, it runs as on the engine."""
+    text = _unraised_read("%q").replace(
+        "    %k = linalg.index 1", "    %i = linalg.index 0 : index\n    %c4 = arith.constant 4 : index\n"
+        "    %q = arith.subi %c4, %i : index\n    %k = linalg.index 1")
+    table = np.arange(15, dtype=np.float32).reshape(5, 3)
+    assert gmx.runtime.compile(text).sites == []  # the engine scans nothing either
+    arrays = [np.ones((4, 3), np.float32), table, np.zeros(4, np.int64)]
+    engine, iree = outcome(text, arrays), outcome(text, arrays, **IREE)
+    assert engine[1] is None and iree[1] is None
+    np.testing.assert_array_equal(iree[0], engine[0])
+    np.testing.assert_array_equal(iree[0], table[[4, 3, 2, 1]] + 1)
+
+
 def test_gmx_run_backend_iree(tmp_path, capsys):
     """gmx-run --backend iree prints what the engine prints; a bad index is
     the engine's one-line error and exit 1."""

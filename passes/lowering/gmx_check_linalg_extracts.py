@@ -377,6 +377,16 @@ def _generics(module) -> list:
     return found
 
 
+def checked_reads(module) -> list:
+    """Every tensor.extract of `module` this pass would check or refuse
+    (`checked_extracts`, `nested_extracts`), in program order: the IREE
+    backend, which cannot run the scans, refuses these in checked mode."""
+    found = []
+    for generic in _generics(module):
+        found += [extract for extract, _ in checked_extracts(generic)] + nested_extracts(generic)
+    return found
+
+
 def unscannable(generic, extracts: list[tuple]) -> str | None:
     """Why `generic`'s checked extracts cannot be scanned, or None."""
     if nested_extracts(generic):
