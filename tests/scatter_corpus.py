@@ -118,7 +118,7 @@ add("gnn_sum", "PyG-style message passing, messages scatter-added into their des
     tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1))
 add("gnn_mean", "PyG-style message passing, mean aggregation (scatter_reduce mean, include_self=False)",
     _gnn_layer("mean"), _graph, tolerance=1e-6,
-    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(4, 4))
+    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(4, 2))  # the sum's and the counts' resets folded
 
 
 # --- MoE combine -------------------------------------------------------------------------------------------
@@ -199,6 +199,13 @@ def _segment_sum(data, segment_ids):
     return torch.zeros(4, data.size(1)).index_add_(0, segment_ids, data)
 
 
+def _segment_min_exclusive(data, segment_ids):
+    """PyG's scatter(..., reduce="min"): the minimum of each segment's rows
+    alone (include_self=False), an empty segment keeping its 0."""
+    index = segment_ids[:, None].expand_as(data)
+    return torch.zeros(4, data.size(1)).scatter_reduce(0, index, data, "amin", include_self=False)
+
+
 def _segment_max(data, segment_ids):
     index = segment_ids[:, None].expand_as(data)
     return torch.full((4, data.size(1)), float("-inf")).scatter_reduce(0, index, data, "amax")
@@ -212,6 +219,9 @@ add("segment_sum", "segment sums (index_add_ of rows by segment id)", _segment_s
 add("segment_max", "segment maxima (scatter_reduce amax)", _segment_max,
     lambda g: (_floats(g, 9, 3), _ints(g, 4, 9)),
     tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(1, 1))
+add("segment_min_exclusive", "segment minima of the rows alone (scatter_reduce amin, include_self=False)",
+    _segment_min_exclusive, lambda g: (_floats(g, 9, 3), _ints(g, 4, 9)), fast=True,
+    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(2, 1))  # the identity's reset folded
 
 
 # --- training steps: backward graphs -----------------------------------------------------------------------

@@ -173,6 +173,35 @@ def test_a_negative_index_put_index_wraps_as_in_eager(form):
     assert np.array_equal(got, _put_rows(x, rows, values).numpy())
 
 
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [False, True])
+def test_scatter_reduce_is_one_scatter_per_reduction(reduce, include_self):
+    """torch's scatter_reduce in linalg-on-tensors: include_self=False's reset
+    of the positions to the identity (a second scatter) is folded
+    (fold-identity-reset); mean stays two scatters, the sum and the counts,
+    both reading the indices as they are. Runs equal to eager, bit for bit
+    (each position's updates combined in the same order)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(29)
+    x, i, u = torch.randn(4, 3, generator=generator), torch.randint(0, 4, (6, 3), generator=generator), \
+        torch.randn(6, 3, generator=generator)
+    i[:, 2] = 0  # rows 1..3 of column 2 untouched
+
+    def forward(x, i, u):
+        return x.scatter_reduce(0, i, u, reduce, include_self=include_self)
+
+    raised = run_pipeline(torch_export(forward, [x, i, u], output_type="linalg-on-tensors"), ["gmx-canonicalize"])
+    with make_context():
+        module = ir.Module.parse(raised.text)
+        scatters = ops_named(module.operation, SCATTER_OP_NAME)
+        arithmetic = {n for op in scatters for n in index_producers(op) & INDEX_ARITHMETIC}
+    assert len(scatters) == (2 if reduce == "mean" else 1) and not arithmetic, raised.text
+    skip_unless_scatters_lower(raised.text)
+    got = gmx.runtime.run(raised.text, x.numpy(), i.numpy(), u.numpy())
+    assert np.array_equal(got, forward(x, i, u).numpy())
+
+
 def _slice_scatter(x, src):
     return x.slice_scatter(src, dim=1, start=1, end=3)
 
