@@ -122,11 +122,6 @@ def strip_layout(work: Work, index: int) -> None:
             continue
         if coord.tuple_size == 1 and _strip_broadcast_generic(work, index):
             continue
-        column = column_of(value) if coord.tuple_size == 1 else None
-        if column is not None:  # one component of a tuple tensor
-            source, component, width = column
-            work.pending[index] = replace(coord, value=source, component=component, tuple_size=width)
-            continue
         if op_name(value) != "tosa.tile" or coord.tuple_size != 1:
             return
         multiples = constant_value(defining_op(value).operands[1])
