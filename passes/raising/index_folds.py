@@ -41,9 +41,9 @@ def simplify_indices(op, rewriter):
     becomes
         %s = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 1>, reduction = "add"}
     Absorbed: views; `tosa.tile` (or a `linalg.generic` yielding its input)
-    that only broadcasts (the index keeps its small shape); a column of
-    index tuples (`tensor.extract_slice` of the last dim: a component of the
-    tuples, read whole); any integer map equal to gmx's own wrap on [-dim,
+    that only broadcasts (the index keeps its small shape); the columns of
+    one tuple tensor (`tensor.extract_slice`s of its last dim), every column
+    a coordinate: its tuples, read whole (`read_whole_tuples`); any integer map equal to gmx's own wrap on [-dim,
     dim) (casts, select-normalisation, floor-mod; TOSA ops, arith's, and
     elementwise `linalg.generic`s of them), checked by evaluating it on
     that whole range and on probes outside it; where the frontend narrowed
