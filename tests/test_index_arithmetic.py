@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from gmx.passes.raising.coordinates import IN_RANGE, NORMALISED, UNKNOWN, exact_split
 from gmx.passes.raising.gather_spec import Indexed, Iota, Zero
 from gmx.passes.raising.spec_rewrites import broadcast_dims, broadcast_index_candidates
-from gmx.passes.raising.index_values import normalises_negative_indices, wrap_to_width
+from gmx.passes.raising.index_values import normalises_negative_indices, wrap_to_width, wraps_like_gmx
 
 # a (3, 4) input flattened: row stride 4, column stride 1
 SIZES = {4: 3, 1: 4}
@@ -48,6 +48,22 @@ def test_a_normalisation_maps_valid_indices_to_positions():
     assert not normalises_negative_indices(lambda t: t, size)  # the identity keeps negatives
     assert not normalises_negative_indices(lambda t: np.where(t < 0, t + 4, t), size)  # another dim's
     assert not normalises_negative_indices(lambda t: np.where(t < 0, t + size, t), 0)
+
+
+def _onnx_where_in_tosa(added: int):
+    """torch-mlir's TOSA of ONNX's `where(i < 0, i + n, i)`: the add in i32
+    after a narrowing cast, the result narrowed again for the scatter."""
+    return lambda t: wrap_to_width(np.where(t < 0, wrap_to_width(wrap_to_width(t, 32) + added, 32), t), 32)
+
+
+def test_gmx_reads_the_narrowed_index_where_the_program_adds_after_narrowing():
+    size, narrowed = 5, (lambda t: wrap_to_width(t, 32))
+    # on the wide index: the narrowing maps 2**32 + 1 to 1, a position gmx would reject
+    assert not wraps_like_gmx(_onnx_where_in_tosa(size), 64, size)
+    # on the narrowed index: wherever the program's position is valid, gmx reads it
+    assert wraps_like_gmx(_onnx_where_in_tosa(size), 64, size, narrowed)
+    assert not wraps_like_gmx(_onnx_where_in_tosa(size - 1), 64, size, narrowed)  # another dim's wrap
+    assert wraps_like_gmx(lambda t: np.where(t < 0, t + size, t), 64, size)  # the wide where: the index itself
 
 
 def test_broadcast_dims_are_produced_by_no_coordinate():

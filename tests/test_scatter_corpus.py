@@ -14,6 +14,14 @@ linalg-on-tensors, StableHLO):
   skipped, with the lowering's own error, while `--gmx-lower-to-llvm`
   cannot lower a gmx scatter (`scatter_lowering`): on by itself once it can.
 
+The ONNX models (`ONNX_CORPUS`: ScatterElements and ScatterND, every
+reduction, through torch-mlir's ONNX importer into TOSA, linalg-on-tensors
+and StableHLO) take the same three checks, with ONNX's negative-index
+`where` counted as index arithmetic too (`ONNX_INDEX_ARITHMETIC`: it is
+folded into the gmx op), ONNX's reference evaluator as the reference, and
+a fourth: an index out of [-n, n) is an IndexError, as ONNX makes it an
+error (the StableHLO form skips it instead: StableHLO's meaning).
+
 The fast subset (`Program.fast`, unblocked forms) runs in the suite; every
 program in every form with GMX_FULL_CORPUS=1.
 """
@@ -38,7 +46,20 @@ from gmx.tools.experiments.sites import LINEARISATION_OPS  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
 from gmx.tools.experiments.models import matches  # noqa: E402
 from gmx.tools.experiments.scatter_corpus import (  # noqa: E402
-    BY_NAME, CORPUS, FORMS, SOURCE_SCATTERS, eager, exported, numpy_inputs)
+    BY_NAME,
+    CORPUS,
+    FORMS,
+    ONNX_BY_NAME,
+    ONNX_CORPUS,
+    ONNX_SOURCE_SCATTERS,
+    SOURCE_SCATTERS,
+    eager,
+    exported,
+    numpy_inputs,
+    onnx_exported,
+    onnx_inputs,
+    onnx_reference,
+)
 from scatter_lowering import skip_unless_scatters_lower  # noqa: E402
 
 FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
@@ -156,6 +177,35 @@ def test_a_negative_index_put_index_wraps_as_in_eager(form):
     assert np.array_equal(got, _put_rows(x, rows, values).numpy())
 
 
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [False, True])
+def test_scatter_reduce_is_one_scatter_per_reduction(reduce, include_self):
+    """torch's scatter_reduce in linalg-on-tensors: include_self=False's reset
+    of the positions to the identity (a second scatter) is folded
+    (fold-identity-reset); mean stays two scatters, the sum and the counts,
+    both reading the indices as they are. Runs equal to eager, bit for bit
+    (each position's updates combined in the same order)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(29)
+    x, i, u = torch.randn(4, 3, generator=generator), torch.randint(0, 4, (6, 3), generator=generator), \
+        torch.randn(6, 3, generator=generator)
+    i[:, 2] = 0  # rows 1..3 of column 2 untouched
+
+    def forward(x, i, u):
+        return x.scatter_reduce(0, i, u, reduce, include_self=include_self)
+
+    raised = run_pipeline(torch_export(forward, [x, i, u], output_type="linalg-on-tensors"), ["gmx-canonicalize"])
+    with make_context():
+        module = ir.Module.parse(raised.text)
+        scatters = ops_named(module.operation, SCATTER_OP_NAME)
+        arithmetic = {n for op in scatters for n in index_producers(op) & INDEX_ARITHMETIC}
+    assert len(scatters) == (2 if reduce == "mean" else 1) and not arithmetic, raised.text
+    skip_unless_scatters_lower(raised.text)
+    got = gmx.runtime.run(raised.text, x.numpy(), i.numpy(), u.numpy())
+    assert np.array_equal(got, forward(x, i, u).numpy())
+
+
 def _slice_scatter(x, src):
     return x.slice_scatter(src, dim=1, start=1, end=3)
 
@@ -183,3 +233,98 @@ def test_corpus_covers_the_brief():
     assert all(p.forms[f].blocked or p.forms[f].gmx_ops >= 1 for p in CORPUS for f in FORMS)
     first, second = numpy_inputs(CORPUS[0]), numpy_inputs(CORPUS[0])
     assert all(np.array_equal(a, b) for a, b in zip(first, second))
+
+
+# --- ONNX models ---------------------------------------------------------------------------------------------
+
+# ONNX's negative-index `where(i < 0, i + n, i)` is index arithmetic the gmx op does itself.
+ONNX_INDEX_ARITHMETIC = INDEX_ARITHMETIC | {"tosa.select", "arith.select", "stablehlo.select", "linalg.generic",
+                                            "tosa.add", "arith.addi", "stablehlo.add", "stablehlo.compare"}
+
+
+def onnx_cases(check: str) -> list:
+    """As `cases`, for the ONNX models."""
+    params = []
+    for program in ONNX_CORPUS:
+        for form, expected in program.forms.items():
+            if not (FULL or (program.fast and not expected.blocked)):
+                continue
+            if expected.blocked and check != "export":
+                continue
+            marks = [pytest.mark.xfail(strict=True, raises=FrontendError, reason=expected.blocked)] \
+                if expected.blocked else []
+            if check in expected.not_yet:
+                marks.append(pytest.mark.xfail(strict=True, reason=expected.not_yet[check]))
+            params.append(pytest.param(program.name, form, marks=marks, id=f"{program.name}@{form}"))
+    return params
+
+
+@functools.cache
+def onnx_raised(name: str, form: str) -> str:
+    return run_pipeline(onnx_exported(name, form), ["gmx-canonicalize"]).text
+
+
+@pytest.mark.parametrize("name, form", onnx_cases("export"))
+def test_onnx_export(name, form):
+    expected = ONNX_BY_NAME[name].forms[form]
+    counts = run_pipeline(onnx_exported(name, form), []).counts
+    assert counts[ONNX_SOURCE_SCATTERS[form]] == expected.scatters, counts
+
+
+@pytest.mark.parametrize("name, form", onnx_cases("raised"))
+def test_onnx_raised(name, form):
+    expected = ONNX_BY_NAME[name].forms[form]
+    with make_context():
+        module = ir.Module.parse(onnx_raised(name, form))
+        scatters = ops_named(module.operation, SCATTER_OP_NAME)
+        left = ops_named(module.operation, ONNX_SOURCE_SCATTERS[form])
+        arithmetic = {n for op in scatters for n in index_producers(op) & ONNX_INDEX_ARITHMETIC}
+    assert len(scatters) == expected.gmx_ops, f"{name}@{form}: {len(scatters)} gmx scatters, expected {expected.gmx_ops}"
+    assert not left, f"{name}@{form}: {len(left)} {ONNX_SOURCE_SCATTERS[form]} left"
+    assert not arithmetic, f"{name}@{form}: index arithmetic in front of a scatter: {sorted(arithmetic)}"
+
+
+@pytest.mark.parametrize("name, form", onnx_cases("runs"))
+def test_onnx_runs(name, form):
+    text = onnx_raised(name, form)
+    skip_unless_scatters_lower(text)
+    program = ONNX_BY_NAME[name]
+    difference = matches(gmx.runtime.run(text, *onnx_inputs(program)), onnx_reference(program), program.tolerance)
+    assert difference is None, f"{name}@{form}: {difference}"
+
+
+@pytest.mark.parametrize("name, form", onnx_cases("out_of_range"))
+@pytest.mark.parametrize("bad", ["past_the_end", "below_minus_n"])
+def test_onnx_out_of_range_index(name, form, bad):
+    """ONNX: an index outside [-n, n) is an error. Raised (ONNX's `where`
+    folded), the gmx op in mode raise says so: an IndexError, where the
+    export's `where` would have turned -n-1 into the valid -1. StableHLO's
+    form means what StableHLO's scatter means (mode drop: the update
+    skipped), checked against StableHLO's interpreter on the export."""
+    text = onnx_raised(name, form)
+    skip_unless_scatters_lower(text)
+    program = ONNX_BY_NAME[name]
+    x, indices, updates = onnx_inputs(program)
+    size = x.shape[program.attributes.get("axis", 0)]
+    indices = indices.copy()
+    indices.reshape(-1)[0] = size if bad == "past_the_end" else -size - 1
+    if form == "stablehlo":
+        from stablehlo_oracle import interpret
+
+        want = interpret(onnx_exported(name, form), x, indices, updates)[0]
+        np.testing.assert_array_equal(gmx.runtime.run(text, x, indices, updates), want)
+        return
+    with pytest.raises(IndexError):
+        gmx.runtime.run(text, x, indices, updates)
+
+
+def test_onnx_corpus_covers_the_brief():
+    """ScatterElements (axes 0 and 1) and ScatterND (rows and elements) in every
+    reduction, negative indices in each; max/min ScatterElements blocked with the importer's reason."""
+    names = {p.name for p in ONNX_CORPUS}
+    for reduction in ("none", "add", "mul", "max", "min"):
+        assert {f"onnx_scatter_elements_{reduction}_axis0", f"onnx_scatter_elements_{reduction}_axis1",
+                f"onnx_scatter_nd_{reduction}_rows", f"onnx_scatter_nd_{reduction}_elements"} <= names
+    assert all((np.array(p.indices) < 0).any() for p in ONNX_CORPUS)
+    assert all(not p.forms["linalg"].blocked for p in ONNX_CORPUS if "elements_max" not in p.name
+               and "elements_min" not in p.name)

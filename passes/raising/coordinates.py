@@ -36,6 +36,7 @@ from .index_values import (
     constant_value,
     elementwise_inputs,
     elementwise_operands,
+    linear_generic,
     index_function,
     splat_value,
     integer_width,
@@ -89,14 +90,37 @@ def _refine_to(work: Work, index: int, own_shape: list[int]) -> list[list[int]]:
     return [[spanned[i] for i in group] for group in groups]
 
 
+def broadcast_of(value: ir.Value) -> tuple[ir.Value, list[int]] | None:
+    """(source, the dims of `value` it spans, in order) when `value` is a
+    `linalg.generic` broadcasting one tensor over more dims (torch-mlir's
+    linalg-on-tensors `expand`: the body yields its input, the input's map
+    picks some of the output's dims in order, the output's map is a
+    permutation); else None."""
+    generic = defining_op(value)
+    if generic is None or generic.name != "linalg.generic" or len(generic.opview.inputs) != 1 \
+            or len(generic.results) != 1:
+        return None
+    block = generic.regions[0].blocks[0]
+    operations = list(block.operations)
+    if len(operations) != 1 or operations[0].operands[0] != block.arguments[0]:
+        return None
+    maps = [ir.AffineMapAttr(a).value for a in generic.attributes["indexing_maps"]]
+    dims = [e.position if isinstance(e, ir.AffineDimExpr) else None for e in maps[0].results]
+    if None in dims or dims != sorted(dims) or not maps[1].is_permutation:
+        return None
+    return generic.opview.inputs[0], dims
+
+
 def strip_layout(work: Work, index: int) -> None:
-    """Look through views and broadcasting tiles of pending coordinate `index`."""
+    """Look through views and broadcasting tiles (or generics) of pending coordinate `index`."""
     while True:
         coord = work.pending[index]
         value = coord.value
         source = view_source(value)
         if source is not None and (coord.tuple_size == 1 or static_shape_of(source)[-1] == coord.tuple_size):
             work.pending[index] = replace(coord, value=source)
+            continue
+        if coord.tuple_size == 1 and _strip_broadcast_generic(work, index):
             continue
         if op_name(value) != "tosa.tile" or coord.tuple_size != 1:
             return
@@ -120,20 +144,59 @@ def strip_layout(work: Work, index: int) -> None:
         work.pending[index] = replace(coord, value=tiled, shape=tuple(shape))
 
 
+def _strip_broadcast_generic(work: Work, index: int) -> bool:
+    """Pending coordinate `index` read before the broadcasting generic it
+    comes from (`broadcast_of`, output map the identity), its coordinate
+    shape 1 along the dims the broadcast adds; False when it is no such
+    broadcast, or the output space cannot be refined to its shape."""
+    coord = work.pending[index]
+    broadcast = broadcast_of(coord.value)
+    shape = static_shape_of(coord.value)
+    if broadcast is None or shape is None or static_shape_of(broadcast[0]) is None \
+            or ir.AffineMapAttr(defining_op(coord.value).attributes["indexing_maps"][1]).value \
+            != ir.AffineMap.get_identity(len(shape)):
+        return False
+    source, spanned = broadcast
+    try:
+        groups = _refine_to(work, index, shape)
+    except NoMatch:
+        return False
+    coord = work.pending[index]
+    own = list(coord.shape)
+    for dim, group in enumerate(groups):
+        if dim not in spanned and shape[dim] != 1:
+            for b in group:
+                own[b] = 1
+    work.pending[index] = replace(coord, value=source, shape=tuple(own))
+    return True
+
+
 def _absorb_value_map(coord: Indexed, size: int) -> Indexed | None:
     """The coordinate with an absorbable elementwise map removed, or None."""
     value = coord.value
     if elementwise_operands(defining_op(value)) is None:
         return None
     shape = static_shape_of(value)
-    for leaf in reversed(elementwise_inputs(value)):
-        if static_shape_of(leaf) != shape:
-            continue
+    inputs = [v for v in reversed(elementwise_inputs(value))  # a gmx op takes no `index` elements
+              if static_shape_of(v) == shape and isinstance(ir.ShapedType(v.type).element_type, ir.IntegerType)]
+    for leaf in inputs:
         width = integer_width(ir.ShapedType(leaf.type).element_type)
         function = index_function(value, leaf)
-        if width is not None and function is not None and wraps_like_gmx(function, width, size):
+        if width is None or function is None:
+            continue
+        if wraps_like_gmx(function, width, size):
             return replace(coord, value=leaf)
+        for read in inputs:  # gmx reading a cast of the leaf (TOSA's i64 index narrowed to i32)
+            cast = index_function(read, leaf) if read != leaf and _is_cast(read) else None
+            if cast is not None and wraps_like_gmx(function, width, size, cast):
+                return replace(coord, value=read)
     return None
+
+
+def _is_cast(value: ir.Value) -> bool:
+    """Whether `value` is an integer cast of another tensor (8 to 64 bits)."""
+    width = integer_width(ir.ShapedType(value.type).element_type)
+    return op_name(value) in ("tosa.cast", "arith.extsi", "arith.trunci") and width is not None and 8 <= width <= 64
 
 
 def _hoist_value_map(work: Work, index: int) -> bool:
@@ -146,7 +209,7 @@ def _hoist_value_map(work: Work, index: int) -> bool:
         return False
     shape = static_shape_of(value)
     for leaf in reversed(elementwise_inputs(value)):
-        if static_shape_of(leaf) != shape or index_function(value, leaf) is None:
+        if static_shape_of(leaf) != shape or index_function(value, leaf) is None or _has_generic(value, leaf):
             continue
         trial = Work(work.spec, list(work.pending))
         trial.pending[index] = replace(coord, value=leaf)
@@ -157,6 +220,21 @@ def _hoist_value_map(work: Work, index: int) -> bool:
         work.spec, work.pending = trial.spec, trial.pending
         work.pending[index] = replace(stripped, maps=coord.maps + ((value, leaf),))
         return True
+    return False
+
+
+def _has_generic(root: ir.Value, leaf: ir.Value) -> bool:
+    """Whether the elementwise map from `leaf` to `root` has a `linalg.generic`
+    (which `gather_spec.clone_map` cannot rebuild on another shape)."""
+    stack = [root]
+    while stack:
+        value = stack.pop()
+        op = defining_op(value)
+        if value == leaf or op is None:
+            continue
+        if op.name == "linalg.generic":
+            return True
+        stack.extend(elementwise_operands(op) or [])
     return False
 
 
@@ -233,6 +311,25 @@ def peel(work: Work, index: int, size: int):
 
 
 # --- Linear indices ------------------------------------------------------------------
+
+
+def column_of(value: ir.Value) -> tuple[ir.Value, int, int] | None:
+    """(tuples, j, k) when `value` is component `j` of the `k`-tuples in the
+    last dim of `tuples`, cut out by a static `tensor.extract_slice` (the
+    whole of every other dim: linalg-on-tensors' columns of ONNX ScatterND's
+    indices); else None."""
+    op = defining_op(value)
+    if op is None or op.name != "tensor.extract_slice" or len(op.operands) != 1:
+        return None
+    source = op.operands[0]
+    shape = static_shape_of(source)
+    offsets = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+    sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+    strides = list(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
+    if shape is None or not shape or shape[-1] < 2 or any(s != 1 for s in strides) or any(offsets[:-1]) \
+            or sizes != shape[:-1] + [1]:
+        return None
+    return source, offsets[-1], shape[-1]
 
 
 def concat_parts(value: ir.Value) -> list[tuple[ir.Value, int, int]] | None:
@@ -374,6 +471,12 @@ def _sum_operands(work: Work, index: int) -> list[tuple[Indexed, int]] | None:
     op = defining_op(coord.value)
     if name == "tosa.add":
         return _add_operands(work, index)
+    if name == "linalg.generic":  # linalg-on-tensors' `c0 * 5 + c1`, all operands of the sum's shape
+        coefficients = linear_generic(op)
+        inputs = list(op.opview.inputs)
+        if coefficients is None or any(static_shape_of(v) != static_shape_of(coord.value) for v in inputs):
+            return None
+        return [(replace(coord, value=v), c) for v, c in zip(inputs, coefficients) if c != 0]
     if name == "tosa.mul" and splat_value(op.operands[2]) == 0:
         for this, other in ((0, 1), (1, 0)):
             factor = splat_value(op.operands[other])

@@ -56,6 +56,8 @@ has a positive and a negative case for each, marked `positive: <name>` and
     raise-stablehlo-scatter   stablehlo.scatter -> gmx scatter, mode = "drop"
   tensor_scatters
     raise-tensor-scatter      tensor.scatter -> gmx scatter
+  scatter_folds
+    fold-identity-reset       scatter_R(scatter(x, i, c), i, u) -> select(touched, scatter_R(stack(c, m), i, stack(u, m'))), one scatter
 
 With `inline=true` (the default, with `fuse=true`), calls are inlined first
 (upstream's `inline`, no nested canonicalization) and dead private functions
@@ -78,7 +80,7 @@ from __future__ import annotations
 
 from . import dynamic_gathers, index_folds, input_folds, input_views, linalg_gathers, result_folds
 from . import linalg_scatters, stablehlo_gathers, stablehlo_scatters, tensor_gathers, tensor_scatters
-from . import reduction_gathers, tosa_gathers, tosa_scatters
+from . import reduction_gathers, scatter_folds, tosa_gathers, tosa_scatters
 from .index_values import evaluation_cache
 from ..patterns import Pattern, apply_patterns
 from ..registry import PassInfo, PassOption, add_python_pass
@@ -103,6 +105,7 @@ PATTERNS: tuple[Pattern, ...] = (
     *stablehlo_gathers.PATTERNS,
     *stablehlo_scatters.PATTERNS,
     *tensor_scatters.PATTERNS,
+    *scatter_folds.PATTERNS,
 )
 
 # `fuse=false`: what every checked lowering needs first (a tosa.gather bounds-checked as gmx; a

@@ -31,10 +31,25 @@ def simplify_indices(op, rewriter):
         %g = "gmx.gather_multiaxis"(%w, reshape(%n)) {axes = array<i64: 1>} : (tensor<1x10x8xf32>, ...)
     becomes
         %g = "gmx.gather_multiaxis"(%w, reshape(%i)) {axes = array<i64: 1>}
-    Absorbed: views; `tosa.tile` that only broadcasts (the index keeps its
-    small shape); any integer map equal to gmx's own wrap on [-dim, dim)
-    (casts, select-normalisation, floor-mod), checked by evaluating it on
-    that whole range. Constant coordinates: an iota becomes a non-axis dim
+    ONNX's `where(i < 0, i + n, i)` in front of a scatter, as torch-mlir's
+    importer spells it in linalg-on-tensors (elementwise generics, each
+    evaluated as the index function it computes):
+
+        %a = linalg.generic ins(%i) { arith.addi %in, %c5 }              (and %n: arith.cmpi slt %in, %c0)
+        %w = linalg.generic ins(%n, %a, %i) { arith.select %in, %in_1, %in_2 }
+        %s = "gmx.scatter_multiaxis"(%x, %w, %u) {axes = array<i64: 1>, reduction = "add"} : (tensor<3x5xf32>, tensor<3x2xi64>, ...)
+    becomes
+        %s = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 1>, reduction = "add"}
+    Absorbed: views; `tosa.tile` (or a `linalg.generic` yielding its input)
+    that only broadcasts (the index keeps its small shape); the columns of
+    one tuple tensor (`tensor.extract_slice`s of its last dim), every column
+    a coordinate: its tuples, read whole (`read_whole_tuples`); any integer map equal to gmx's own wrap on [-dim,
+    dim) (casts, select-normalisation, floor-mod; TOSA ops, arith's, and
+    elementwise `linalg.generic`s of them), checked by evaluating it on
+    that whole range and on probes outside it; where the frontend narrowed
+    the index first (TOSA's i64 -> i32 `tosa.cast` in front of ONNX's
+    `where`), the narrowed index, if gmx reading it reads what the program
+    reads wherever the program's position is valid (the cast stays). Constant coordinates: an iota becomes a non-axis dim
     (an iota over a full axis is the identity gather, which becomes its
     input); a constant 0 slices the input; a constant index broadcast over
     dims nothing else produces is one folded constant (`keep_broadcast_index`).

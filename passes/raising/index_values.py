@@ -202,7 +202,10 @@ def _predicate(op):
 
 
 def elementwise_operands(op) -> list[ir.Value] | None:
-    """The operands `op` combines elementwise, or None if it isn't such an op."""
+    """The operands `op` combines elementwise, or None if it isn't such an op
+    (an elementwise `linalg.generic`, `elementwise_generic`, is one: its inputs)."""
+    if op is not None and op.name == "linalg.generic":
+        return list(op.opview.inputs) if elementwise_generic(op) else None
     if op is None or op.name not in ELEMENTWISE:
         return None
     if op.name == "stablehlo.compare" and compare_direction(op) is None:
@@ -214,6 +217,104 @@ def elementwise_operands(op) -> list[ir.Value] | None:
             return None
         operands = operands[:2]
     return operands
+
+
+# --- elementwise linalg.generic: torch-mlir's linalg-on-tensors spelling of tensor arithmetic -----------
+
+_PARALLEL = "#linalg.iterator_type<parallel>"
+
+
+def elementwise_generic(op) -> bool:
+    """Whether `op` is a `linalg.generic` computing integer tensor arithmetic
+    elementwise, as torch-mlir's linalg-on-tensors spells `where(i < 0, i + n, i)`:
+    one result, every indexing map the identity, every loop parallel, a body
+    of arith scalar ops `evaluate_op` knows on the inputs' elements and
+    scalar integer constants (defined in the body or in front of the
+    generic), the output's element unread."""
+    if op is None or op.name != "linalg.generic" or len(op.results) != 1:
+        return False
+    shape = static_shape_of(op.results[0])
+    if shape is None or _element_width(op.results[0]) is None:
+        return False
+    identity = ir.AffineMap.get_identity(len(shape))
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    if any(m != identity for m in maps) or any(str(t) != _PARALLEL for t in op.attributes["iterator_types"]):
+        return False
+    block = op.regions[0].blocks[0]
+    inputs = len(op.opview.inputs)
+    if len(list(block.arguments[inputs].uses)):
+        return False
+    for inner in block.operations:
+        if inner.name == "linalg.yield":
+            continue
+        if inner.name != "arith.constant" and not (inner.name in ARITH_SCALAR_OPS
+                                                   and knows_op(inner.name, _cmpi_predicate(inner))):
+            return False
+        for operand in inner.operands:
+            owner = defining_op(operand)
+            inside = operand.owner == block if owner is None else owner.block == block
+            if not inside and _scalar_integer(operand) is None:
+                return False
+    return True
+
+
+def _cmpi_predicate(op):
+    return ir.IntegerAttr(op.attributes["predicate"]).value if op.name == "arith.cmpi" else None
+
+
+def _scalar_integer(value: ir.Value) -> int | None:
+    """The value of a scalar integer `arith.constant`, else None."""
+    owner = defining_op(value)
+    if owner is None or owner.name != "arith.constant" or not isinstance(owner.attributes["value"], ir.IntegerAttr):
+        return None
+    return ir.IntegerAttr(owner.attributes["value"]).value
+
+
+def _generic_value(op, args: list[np.ndarray]) -> np.ndarray:
+    """What an `elementwise_generic` computes from its inputs' values `args`."""
+    block = op.regions[0].blocks[0]
+    known = {block.arguments[k]: np.asarray(a) for k, a in enumerate(args)}
+
+    def read(value):
+        return known[value] if value in known else np.int64(_scalar_integer(value))
+
+    for inner in block.operations:
+        if inner.name == "linalg.yield":
+            return read(inner.operands[0])
+        if inner.name == "arith.constant":
+            known[inner.results[0]] = np.int64(_scalar_integer(inner.results[0]))
+            continue
+        operand_width = integer_width(inner.operands[0].type) or 64
+        known[inner.results[0]] = evaluate_op(inner.name, [read(v) for v in inner.operands],
+                                              integer_width(inner.results[0].type), operand_width,
+                                              _cmpi_predicate(inner))
+    raise AssertionError("a linalg.generic body without its yield")
+
+
+def linear_generic(op) -> list[int] | None:
+    """The coefficients `c` of an `elementwise_generic` computing
+    `sum(c[k] * input[k])` (its body only `arith.addi` and `arith.muli` by a
+    scalar constant: torch-mlir's linearisation `c0 * 5 + c1`, ONNX
+    ScatterND's flat index), else None."""
+    if not elementwise_generic(op):
+        return None
+    block = op.regions[0].blocks[0]
+    for inner in block.operations:
+        if inner.name in ("linalg.yield", "arith.addi"):
+            continue
+        if inner.name != "arith.muli" or all(_scalar_integer(v) is None for v in inner.operands):
+            return None
+    inputs = len(op.opview.inputs)
+    if _generic_value(op, [np.int64(0)] * inputs) != 0:
+        return None
+    return [int(_generic_value(op, [np.int64(int(k == j)) for k in range(inputs)])) for j in range(inputs)]
+
+
+def _combine(op, args: list[np.ndarray]) -> np.ndarray:
+    """What elementwise `op` computes from its operands' values (before the wrap to its width)."""
+    if op.name == "linalg.generic":
+        return _generic_value(op, args)
+    return _apply(op.name, args, predicate=_predicate(op))
 
 
 def _attribute_array(attribute, shape: list[int]) -> np.ndarray | None:
@@ -314,7 +415,7 @@ def _constant_value(value: ir.Value) -> np.ndarray | None:
     args = [constant_value(v) for v in operands]
     if any(a is None for a in args):
         return None
-    return wrap_to_width(np.broadcast_to(_apply(op.name, args, predicate=_predicate(op)), shape), width)
+    return wrap_to_width(np.broadcast_to(_combine(op, args), shape), width)
 
 
 def _stablehlo_constant_value(op, shape: list[int], width: int) -> np.ndarray | None:
@@ -409,8 +510,7 @@ def _index_function(root: ir.Value, leaf: ir.Value) -> Callable[[np.ndarray], np
     parts = [index_function(v, leaf) for v in operands]
     if any(p is None for p in parts):
         return None
-    name, predicate = op.name, _predicate(op)
-    return lambda t: wrap_to_width(_apply(name, [p(t) for p in parts], predicate=predicate), width)
+    return lambda t: wrap_to_width(_combine(op, [p(t) for p in parts]), width)
 
 
 def elementwise_inputs(root: ir.Value) -> list[ir.Value]:
@@ -444,25 +544,36 @@ def _probes(size: int, width: int) -> np.ndarray:
     return values[(values < -size) | (values >= size)]
 
 
-def wraps_like_gmx(function, leaf_width: int, size: int) -> bool:
-    """Whether gmx on `t` reads what the program reads through `function(t)`.
+def wraps_like_gmx(function, leaf_width: int, size: int, read=None) -> bool:
+    """Whether gmx on `t` (or on `read(t)`) reads what the program reads
+    through `function(t)`.
 
     Wherever `function(t)` is a valid position [0, size), the program is
-    defined, so gmx must read the same element: `t` must be a valid index
-    [-size, size) that wraps to that position. Checked exhaustively on
-    [-size, size), and on probes outside it (a floor-mod, or a truncating
-    cast, maps some of those into range: such maps are not absorbed).
+    defined, so gmx must read the same element: what it reads must be a
+    valid index [-size, size) that wraps to that position. Checked
+    exhaustively on [-size, size), and on probes outside it (a floor-mod, or
+    a truncating cast, maps some of those into range: such maps are not
+    absorbed, unless gmx reads the cast index, `read`: TOSA's narrowing of
+    an i64 index to i32 kept, the frontend's arithmetic after it absorbed).
     """
     if size <= 0 or size > MAX_CHECKED_AXIS or size > (1 << (leaf_width - 1)):
         return False
+    read = read or (lambda t: t)
     t = np.arange(-size, size, dtype=np.int64)
     result = np.asarray(function(t)).astype(np.int64)
+    gmx = np.broadcast_to(np.asarray(read(t)).astype(np.int64), t.shape)
     if result.shape != t.shape or np.any(result < -size) or np.any(result >= size):
         return False
-    if not np.all(np.where(result < 0, result + size, result) == np.where(t < 0, t + size, t)):
+    if np.any(gmx < -size) or np.any(gmx >= size):
         return False
-    outside = np.asarray(function(_probes(size, leaf_width))).astype(np.int64)
-    return not np.any((outside >= 0) & (outside < size))
+    if not np.all(np.where(result < 0, result + size, result) == np.where(gmx < 0, gmx + size, gmx)):
+        return False
+    probes = _probes(size, leaf_width)
+    outside = np.asarray(function(probes)).astype(np.int64)
+    gmx = np.asarray(read(probes)).astype(np.int64)
+    defined = (outside >= 0) & (outside < size)
+    same = (gmx >= -size) & (gmx < size) & (np.where(gmx < 0, gmx + size, gmx) == outside)
+    return not np.any(defined & ~same)
 
 
 def normalises_negative_indices(function, size: int) -> bool:

@@ -33,7 +33,7 @@ import numpy as np
 from gmx.dialect.mlir import ir
 from gmx.dialect.reductions import Reduction
 
-from .coordinates import concat_parts
+from .coordinates import broadcast_of, concat_parts
 from .gather_spec import GatherSpec, Indexed, Iota, require_static_shape
 from .linalg_gathers import Body
 from .scatter_spec import ScatterWrite
@@ -171,18 +171,11 @@ def _broadcast_column(part: ir.Value):
     broadcast together): ("constant", values) for an arange or a constant,
     ("broadcast", tensor, its shape over the broadcast's dims); None for any other part."""
     source = strip_views(part)[0]
-    generic = defining_op(source)
-    if generic is None or generic.name != "linalg.generic" or len(generic.opview.inputs) != 1:
-        return None
-    operations = list(generic.regions[0].blocks[0].operations)
-    if len(operations) != 1 or operations[0].operands[0] != generic.regions[0].blocks[0].arguments[0]:
-        return None
+    broadcast = broadcast_of(source)
     shape = static_shape_of(source)
-    maps = [ir.AffineMapAttr(a).value for a in generic.attributes["indexing_maps"]]
-    dims = [e.position if isinstance(e, ir.AffineDimExpr) else None for e in maps[0].results]
-    if shape is None or None in dims or dims != sorted(dims) or not maps[1].is_permutation:
+    if broadcast is None or shape is None:
         return None
-    read = generic.opview.inputs[0]
+    read, dims = broadcast
     own = [shape[d] if d in dims else 1 for d in range(len(shape))]
     if op_name(strip_views(read)[0]) == "linalg.generic":  # an arange (or a constant) made by a loop
         body, size, yielded = _flattening(strip_views(read)[0])

@@ -14,11 +14,11 @@ import numpy as np
 
 from gmx.dialect.mlir import ir
 
-from .coordinates import Work, peel, row_major_iota_sizes
+from .coordinates import Work, column_of, peel, row_major_iota_sizes
 from .gather_spec import GatherSpec, Indexed, Iota, Zero, constant_coordinate, plan_of, synthesize
 from ..patterns import NoMatch, require
 from .scatter_spec import ScatterWrite, is_scatter, synthesize_scatter, write_of
-from ..views import static_shape_of, views_between
+from ..views import static_shape_of, strip_views, views_between
 
 
 def _views_needed(plan, spec: GatherSpec) -> int:
@@ -100,7 +100,31 @@ def peel_all(spec: GatherSpec) -> GatherSpec:
         coords = list(work.spec.coords)
         coords[d] = peeled
         spec = replace(work.spec, coords=coords)
-    return spec
+    return read_whole_tuples(spec)
+
+
+def read_whole_tuples(spec: GatherSpec) -> GatherSpec:
+    """Coordinates that are the columns of one tuple tensor (`column_of`:
+    a `tensor.extract_slice` of its last dim), each column once, read as the
+    tuples' components, so that the gmx op reads the tensor whole (ONNX
+    ScatterND's indices in linalg-on-tensors, cut into columns, each
+    normalised). A lone column stays as it is (its own extract_slice)."""
+    columns = {}
+    for d, coord in enumerate(spec.coords):
+        if isinstance(coord, Indexed) and coord.tuple_size == 1 and coord.array is None and not coord.maps:
+            column = column_of(strip_views(coord.value)[0])
+            if column is not None:
+                columns[d] = column
+    sources = [source for source, _, _ in columns.values()]
+    if len(columns) < 2 or any(s != sources[0] for s in sources):
+        return spec
+    width = next(iter(columns.values()))[2]
+    if len(columns) != width or sorted(j for _, j, _ in columns.values()) != list(range(width)):
+        return spec
+    coords = list(spec.coords)
+    for d, (source, j, _) in columns.items():
+        coords[d] = replace(coords[d], value=source, component=j, tuple_size=width)
+    return replace(spec, coords=coords)
 
 
 def broadcast_dims(coords: list, out_shape: list[int]) -> list[int]:

@@ -282,14 +282,16 @@ def compare(value: ir.Value, direction: str) -> tuple | None:
 
 
 def unwrapped(value: ir.Value, size: int) -> ir.Value | None:
-    """`v` where `value` is JAX's negative wrap `select(v < 0, v + size, v)`, or None."""
+    """`v` where `value` is a negative wrap `select(v < 0, v + size, v)`, or
+    None: JAX's, or ONNX's `where` through torch-mlir's importer (each
+    operand of the select under an identity `broadcast_in_dim`)."""
     if op_name(value) != "stablehlo.select":
         return None
-    condition, wrapped, plain = defining_op(value).operands
+    condition, wrapped, plain = (under_views(v) for v in defining_op(value).operands)
     less = compare(condition, "LT")
-    if less is None or less[0] != plain or splat(less[1]) != 0:
+    if less is None or under_views(less[0]) != plain or splat(less[1]) != 0:
         return None
-    if op_name(wrapped) != "stablehlo.add" or defining_op(wrapped).operands[0] != plain:
+    if op_name(wrapped) != "stablehlo.add" or under_views(defining_op(wrapped).operands[0]) != plain:
         return None
     return plain if splat(defining_op(wrapped).operands[1]) == size else None
 

@@ -30,8 +30,10 @@ hint gmx does not need.
 Negative indices: StableHLO skips them, gmx's "drop" wraps a negative
 index once before its test. A component JAX has already wrapped
 (`select(i < 0, i + dim, i)`, `x.at[i]` in modes "drop", "fill" and
-"promise_in_bounds") is read before its wrap, which makes gmx's wrap
-JAX's (where JAX narrows the index after its wrap, the narrowing is
+"promise_in_bounds"; ONNX's `where` through torch-mlir's importer, each
+select operand under an identity `broadcast_in_dim`, broadcast over the
+update window where the component is a batching dim) is read before its
+wrap, which makes gmx's wrap JAX's (and ONNX's) (where JAX narrows the index after its wrap, the narrowing is
 applied to the index instead, as raise-jax-fill-gather does); an iota or a
 constant that is never negative is read as it is; any other component
 (torch-mlir's exports, `segment_sum`) is sent out of range where negative
@@ -188,9 +190,9 @@ def _dropping_component(piece: ir.Value, size: int | None, unspread: set):
     shape = [1 if k in unspread else n for k, n in enumerate(ranked_shape_of(piece))]
     value = spread_dims(piece)[0] if unspread else piece
     require(can_view(ranked_shape_of(value), shape), f"no view from {ranked_shape_of(value)} to {shape}")
-    raw = None if size is None or unspread else raw_component(piece, size)
+    raw = None if size is None else raw_component(value, size)
     if raw is not None:
-        return raw.build
+        return lambda: view(raw.build(), shape)
     source = view_source(value)
     if never_negative(value):
         return lambda: view(source, shape)

@@ -13,7 +13,8 @@ directly.
 - `onnx_model(...)` builds a one-node ONNX model, `onnx_graph_model(...)`
   one of a few nodes (a variant's `onnx_graph`, which ONNX Runtime runs);
   `onnx_to_tosa(model)` imports a model with torch-mlir's ONNX importer and
-  lowers it to TOSA.
+  lowers it to TOSA; `onnx_import(model, output_type)` to TOSA,
+  linalg-on-tensors or StableHLO.
 - `gmx_program(...)`: one `gmx.gather_multiaxis` in a function (a
   variant's `gmx_program` is its frontend "gmx" program).
 - `frontend_program(study, inputs, output_shape)`: the program of a
@@ -42,9 +43,12 @@ from gmx.dialect.errors import GmxError
 from .choices import Choice
 from .dtypes import onnx_type, to_torch
 
-TOSA_PIPELINE = (
-    "builtin.module(torch-onnx-to-torch-backend-pipeline,torch-backend-to-tosa-backend-pipeline)"
-)
+# torch-mlir's ONNX -> torch backend pipeline, then its backend pipeline of each output type
+ONNX_PIPELINES = {
+    output_type: f"builtin.module(torch-onnx-to-torch-backend-pipeline,torch-backend-to-{output_type}-backend-pipeline)"
+    for output_type in ("tosa", "linalg-on-tensors", "stablehlo")
+}
+TOSA_PIPELINE = ONNX_PIPELINES["tosa"]
 ONNX_OPSET = 17  # GatherND's batch_dims needs >= 12; torch-mlir's importer knows 17 well
 
 
@@ -230,13 +234,21 @@ def onnx_to_tosa(model, *, locations: bool = False) -> str:
     TOSA backend pipelines), return the module as text, with each op's
     location (its ONNX node) if `locations`. The entry function is named
     after the ONNX graph."""
+    return onnx_import(model, locations=locations)
+
+
+def onnx_import(model, output_type: str = "tosa", *, locations: bool = False) -> str:
+    """`onnx_to_tosa` to any of torch-mlir's output types (`ONNX_PIPELINES`:
+    "tosa", "linalg-on-tensors", "stablehlo")."""
+    if output_type not in ONNX_PIPELINES:
+        raise FrontendError(f"unknown output type {output_type!r}; expected one of {', '.join(ONNX_PIPELINES)}")
     try:
-        return _onnx_to_tosa(model, locations)
+        return _onnx_import(model, ONNX_PIPELINES[output_type], locations)
     except Exception as error:  # onnx's checker, the importer and the pipeline raise many kinds
         raise FrontendError(f"torch-mlir could not import the ONNX model: {first_error_line(error)}") from error
 
 
-def _onnx_to_tosa(model, locations: bool) -> str:
+def _onnx_import(model, pipeline: str, locations: bool) -> str:
     import onnx
     import torch_mlir.dialects.torch as torch_d  # registers the torch-* passes
     from torch_mlir.extras import onnx_importer
@@ -252,7 +264,7 @@ def _onnx_to_tosa(model, locations: bool) -> str:
     onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
     module.verify()
     with context:
-        passmanager.PassManager.parse(TOSA_PIPELINE).run(module)
+        passmanager.PassManager.parse(pipeline).run(module)
     return module.get_asm(enable_debug_info=locations)
 
 
@@ -262,11 +274,12 @@ def onnx_model(op_type: str, attributes: dict, inputs: list[tuple], output: tupl
     return onnx_graph_model([(op_type, [name for name, _, _ in inputs], ["out"], attributes)], inputs, output)
 
 
-def onnx_graph_model(nodes: list[tuple], inputs: list[tuple], output: tuple):
+def onnx_graph_model(nodes: list[tuple], inputs: list[tuple], output: tuple, opset: int = ONNX_OPSET):
     """An ONNX model, graph `main`, of `nodes` (op type, input names, output
     names, attributes; a numpy array attribute is a tensor) computing `out`:
     `inputs` are (name, dtype, shape), `output` is (dtype, shape); dtypes in
-    MLIR spelling."""
+    MLIR spelling; `opset`: the default domain's (ScatterElements' and
+    ScatterND's max and min need 18)."""
     from onnx import helper, numpy_helper
 
     def value(name, dtype, shape):
@@ -280,7 +293,7 @@ def onnx_graph_model(nodes: list[tuple], inputs: list[tuple], output: tuple):
         for op, ins, outs, attributes in nodes
     ]
     graph = helper.make_graph(made, "main", [value(*i) for i in inputs], [value("out", *output)])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", ONNX_OPSET)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
 def gmx_program(input_type: tuple[str, tuple], indices_type: tuple[str, tuple], axes, *,

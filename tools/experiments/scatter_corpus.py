@@ -139,7 +139,7 @@ add("gnn_sum", "PyG-style message passing, messages scatter-added into their des
     tosa=Form(0, 0, NO_TOSA_ACCUMULATE), linalg=Form(1, 1), stablehlo=Form(1, 1))
 add("gnn_mean", "PyG-style message passing, mean aggregation (scatter_reduce mean, include_self=False)",
     _gnn_layer("mean"), _graph, tolerance=1e-6,
-    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(4, 4),
+    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(4, 2),  # the sum's and the counts' resets folded
     stablehlo=Form(0, 0, NO_STABLEHLO_LITERAL))
 
 
@@ -221,6 +221,13 @@ def _segment_sum(data, segment_ids):
     return torch.zeros(4, data.size(1)).index_add_(0, segment_ids, data)
 
 
+def _segment_min_exclusive(data, segment_ids):
+    """PyG's scatter(..., reduce="min"): the minimum of each segment's rows
+    alone (include_self=False), an empty segment keeping its 0."""
+    index = segment_ids[:, None].expand_as(data)
+    return torch.zeros(4, data.size(1)).scatter_reduce(0, index, data, "amin", include_self=False)
+
+
 def _segment_max(data, segment_ids):
     index = segment_ids[:, None].expand_as(data)
     return torch.full((4, data.size(1)), float("-inf")).scatter_reduce(0, index, data, "amax")
@@ -235,6 +242,10 @@ add("segment_sum", "segment sums (index_add_ of rows by segment id)", _segment_s
 add("segment_max", "segment maxima (scatter_reduce amax)", _segment_max,
     lambda g: (_floats(g, 9, 3), _ints(g, 4, 9)),
     tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(1, 1),
+    stablehlo=Form(0, 0, NO_STABLEHLO_LITERAL))
+add("segment_min_exclusive", "segment minima of the rows alone (scatter_reduce amin, include_self=False)",
+    _segment_min_exclusive, lambda g: (_floats(g, 9, 3), _ints(g, 4, 9)), fast=True,
+    tosa=Form(0, 0, NO_TOSA_REDUCE), linalg=Form(2, 1),  # the identity's reset folded
     stablehlo=Form(0, 0, NO_STABLEHLO_LITERAL))
 
 
@@ -326,3 +337,130 @@ def eager(program: Program) -> tuple:
     out = program.forward(*program.make_inputs())
     outs = out if isinstance(out, tuple) else (out,)
     return tuple(from_torch(t.detach()) for t in outs)
+
+
+# --- ONNX models (torch-mlir's ONNX importer) -----------------------------------------------------------
+#
+# One-node models of ONNX's scatters, built with onnx.helper (opset 18, which
+# has every reduction), imported by torch-mlir's ONNX importer
+# (`frontends.onnx_import`) into each of its output types. The importer
+# spells ScatterElements as `aten.scatter` / `scatter_reduce` behind ONNX's
+# negative-index `where(i < 0, i + n, i)`; ScatterND as the same on the
+# input flattened to its indexed dims (the tuple's coordinates, each
+# normalised, linearised). Indices hold negative values (valid in ONNX), so
+# the fold of the `where` into the gmx op is checked by running. The
+# reference is ONNX's own `onnx.reference.ReferenceEvaluator`.
+
+ONNX_FORMS = {"tosa": "tosa", "linalg": "linalg-on-tensors", "stablehlo": "stablehlo"}
+ONNX_SOURCE_SCATTERS = {**SOURCE_SCATTERS, "stablehlo": "stablehlo.scatter"}
+ONNX_OPSET = 18
+
+# Why a form does not import (torch-mlir 20261001)
+NO_ONNX_MAX_MIN = ("torch-mlir's ONNX importer has no conversion of ScatterElements with reduction max or min "
+                   "(onnx.ScatterElements stays a torch.operator)")
+NO_ONNX_TOSA_REDUCE = "TorchToTosa has no lowering of the scatter_reduce the importer makes of a reduction"
+NO_ONNX_STABLEHLO_REDUCE = ("TorchToStablehlo leaves the include_self constant (torch.constant.bool) of the "
+                            "importer's scatter_reduce unconverted")
+# Why a raised form keeps index arithmetic
+STABLEHLO_FLAT_SKIP = ("StableHLO's scatter on the flattened input skips a flat index outside it, not a coordinate "
+                       "outside its dim (the tuple (0, 7) of a 4x5 input writes (1, 2)): split into two axes in "
+                       "mode drop, the raised scatter would skip it; the linearisation stays")
+
+
+@dataclass(frozen=True)
+class OnnxProgram:
+    name: str
+    what: str
+    op_type: str
+    attributes: dict
+    shapes: tuple  # (input, indices, updates)
+    indices: tuple  # the index values (negative ones included), nested lists
+    forms: dict  # form -> Form
+    tolerance: float = 0.0
+    fast: bool = False
+
+
+ONNX_CORPUS: list[OnnxProgram] = []
+
+
+def add_onnx(name, what, op_type, attributes, shapes, indices, *, tosa: Form, linalg: Form, stablehlo: Form,
+             tolerance=0.0, fast=False):
+    assert all(p.name != name for p in ONNX_CORPUS), name
+    ONNX_CORPUS.append(OnnxProgram(name, what, op_type, attributes, shapes, indices,
+                                   {"tosa": tosa, "linalg": linalg, "stablehlo": stablehlo}, tolerance, fast))
+
+
+def _reductions_blocked(reduction: str) -> dict:
+    """The forms a ScatterElements / ScatterND reduction imports into, as Forms of one scatter."""
+    if reduction == "none":
+        return {"tosa": Form(1, 1), "linalg": Form(1, 1), "stablehlo": Form(1, 1)}
+    return {"tosa": Form(0, 0, NO_ONNX_TOSA_REDUCE), "linalg": Form(1, 1),
+            "stablehlo": Form(0, 0, NO_ONNX_STABLEHLO_REDUCE)}
+
+
+for _reduction in ("none", "add", "mul", "max", "min"):
+    _float_sum = 1e-6 if _reduction in ("add", "mul") else 0.0
+    _forms = _reductions_blocked(_reduction)
+    if _reduction in ("max", "min"):
+        _forms = {form: Form(0, 0, NO_ONNX_MAX_MIN) for form in _forms}
+    # axis 1: two columns per row, each row's once (a set: no duplicates where the last would win)
+    add_onnx(f"onnx_scatter_elements_{_reduction}_axis1", f"ScatterElements axis 1, reduction {_reduction}, "
+             "negative indices", "ScatterElements", {"axis": 1, "reduction": _reduction}, ((3, 5), (3, 2), (3, 2)),
+             ((1, -1), (-5, 2), (4, -3)), tolerance=_float_sum, fast=_reduction in ("none", "add"), **_forms)
+    # axis 0: rows met twice (duplicates) where a reduction combines them
+    _rows = ((0, -1, 2, 1, -4), (-3, 3, 0, 1, 2)) if _reduction != "none" else ((0, -1, 2, 1, -4), (-3, 2, 0, 2, 1))
+    add_onnx(f"onnx_scatter_elements_{_reduction}_axis0", f"ScatterElements axis 0, reduction {_reduction}, "
+             "negative indices", "ScatterElements", {"axis": 0, "reduction": _reduction}, ((4, 5), (2, 5), (2, 5)),
+             _rows, tolerance=_float_sum, **_forms)
+    _forms = _reductions_blocked(_reduction)
+    if _reduction in ("max", "min"):
+        _forms = {**_forms, "tosa": Form(0, 0, NO_ONNX_TOSA_REDUCE)}
+    add_onnx(f"onnx_scatter_nd_{_reduction}_rows", f"ScatterND of rows, reduction {_reduction}, negative indices",
+             "ScatterND", {"reduction": _reduction}, ((4, 5), (3, 1), (3, 5)),
+             ((-1,), (0,), (2,)) if _reduction == "none" else ((-1,), (0,), (3,)), tolerance=_float_sum,
+             fast=_reduction == "max", **_forms)
+    if not _forms["stablehlo"].blocked:
+        _forms = {**_forms, "stablehlo": Form(1, 1, not_yet={"raised": STABLEHLO_FLAT_SKIP})}
+    add_onnx(f"onnx_scatter_nd_{_reduction}_elements", f"ScatterND of elements, reduction {_reduction}, "
+             "negative indices", "ScatterND", {"reduction": _reduction}, ((4, 5), (3, 2), (3,)),
+             ((-1, 2), (0, -5), (2, 4)) if _reduction == "none" else ((-1, 2), (0, -5), (3, 2)),
+             tolerance=_float_sum, fast=_reduction == "none", **_forms)
+
+ONNX_BY_NAME: dict = {p.name: p for p in ONNX_CORPUS}
+
+
+def onnx_scatter_model(program: OnnxProgram, indices=None):
+    """The program's one-node ONNX model (graph `main`: x, indices, updates -> out)."""
+    from .frontends import onnx_graph_model
+
+    (x, i, u) = program.shapes
+    inputs = [("x", "f32", x), ("indices", "i64", i), ("updates", "f32", u)]
+    return onnx_graph_model([(program.op_type, ["x", "indices", "updates"], ["out"], program.attributes)],
+                            inputs, ("f32", x), opset=ONNX_OPSET)
+
+
+def onnx_inputs(program: OnnxProgram) -> tuple:
+    """(x, indices, updates) as numpy arrays, the updates and input seeded by the name."""
+    import numpy as np
+
+    rng = np.random.default_rng(zlib.crc32(program.name.encode()))
+    x_shape, i_shape, u_shape = program.shapes
+    indices = np.array(program.indices, dtype=np.int64).reshape(i_shape)
+    return (rng.standard_normal(x_shape).astype(np.float32), indices,
+            rng.standard_normal(u_shape).astype(np.float32))
+
+
+@functools.lru_cache(maxsize=None)
+def onnx_exported(name: str, form: str) -> str:
+    """The model as torch-mlir's ONNX importer and pipeline make it in `form` (cached per session)."""
+    from .frontends import onnx_import
+
+    return onnx_import(onnx_scatter_model(ONNX_BY_NAME[name]), ONNX_FORMS[form])
+
+
+def onnx_reference(program: OnnxProgram, *arrays) -> tuple:
+    """ONNX's reference evaluator on the model (the program's inputs, or `arrays`)."""
+    from onnx.reference import ReferenceEvaluator
+
+    x, i, u = arrays or onnx_inputs(program)
+    return tuple(ReferenceEvaluator(onnx_scatter_model(program)).run(None, {"x": x, "indices": i, "updates": u}))
