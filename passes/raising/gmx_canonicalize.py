@@ -1,13 +1,11 @@
 """--gmx-canonicalize: raise what frontends emit for gathers and scatters into
 gmx.gather_multiaxis and gmx.scatter_multiaxis.
 
-IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened
-input with reshapes around it and linearised index arithmetic in front of it
-(docs/semantics.md#how-frontends-spell-gathers-today), as `stablehlo.gather`, as
-`linalg.generic`s reading one element at computed positions, or as `tensor.gather`;
-scatters as `tosa.scatter`, `tm_tensor.scatter`, `stablehlo.scatter`, `tensor.scatter`.
-IR out: one gmx op per gather or scatter, over the unflattened input with its
-true axes, and at most one reshape per operand and result.
+IR in: any module; frontends' gathers appear as `tosa.gather` on a flattened input with reshapes around it
+and linearised index arithmetic in front of it (docs/semantics.md#how-frontends-spell-gathers-today), as
+`stablehlo.gather`, as `linalg.generic`s reading one element at computed positions, or as `tensor.gather`;
+scatters as `tosa.scatter`, `tm_tensor.scatter`, `stablehlo.scatter`, `tensor.scatter`. IR out: one gmx
+op per gather or scatter, over the unflattened input with its true axes, and at most one reshape per operand and result.
 
 The patterns, by family (one module each, exporting its `PATTERNS`), each one
 rewrite of one recognised shape (IR before and after in its docstring, its
@@ -57,7 +55,7 @@ has a positive and a negative case for each, marked `positive: <name>` and
   tensor_scatters
     raise-tensor-scatter      tensor.scatter -> gmx scatter
   scatter_folds
-    fold-identity-reset       scatter_R(scatter(x, i, c), i, u) -> select(touched, scatter_R(stack(c, m), i, stack(u, m'))), one scatter
+    fold-identity-reset       scatter_R(scatter(x, i, c), i, u) -> select(moved, scatter_R(stack(c, m), i, stack(u, m)))
 
 With `inline=true` (the default, with `fuse=true`), calls are inlined first
 (upstream's `inline`, no nested canonicalization) and dead private functions
@@ -72,8 +70,8 @@ change index values and axis sizes, which only "raise" survives: a gmx op of
 another mode (absorb-floor-modulo, the StableHLO and linalg raisings) is left
 as it is. A `?` dim is read by shapes alone (`dynamic_gathers`). With
 `fuse=false`, every tosa.gather, tensor.gather, tensor.scatter and
-stablehlo.scatter becomes a gmx op, nothing fused (the first stage of `--gmx-lower-to-llvm`).
-Exactness contract: see `coordinates`.
+stablehlo.scatter becomes a gmx op, nothing fused (the first stage of
+`--gmx-lower-to-llvm`). Exactness contract: see `coordinates`.
 """
 
 from __future__ import annotations
@@ -86,8 +84,7 @@ from ..patterns import Pattern, apply_patterns
 from ..registry import PassInfo, PassOption, add_python_pass
 
 DEBUG_TYPE = "gmx-canonicalize"
-# Rounds of the greedy driver: real programs need a handful; more means patterns undo each other.
-MAX_ITERATIONS = 64
+MAX_ITERATIONS = 64  # greedy rounds: real programs need a handful; more means patterns undo each other
 
 # In this order: patterns on one root op are tried in it.
 PATTERNS: tuple[Pattern, ...] = (
