@@ -53,8 +53,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.mlir import bufferization, func, ir, scf, tensor
+from gmx.dialect.mlir import bufferization, func, ir, memref, scf, tensor
 
+from . import ranges
 from .folding import Folded, Folder
 from .gmx_check_scatter_indices import guard_each
 from .gmx_report_asserts import rest_of_block, can_carry, run_only_if
@@ -63,7 +64,8 @@ from ..registry import PassInfo, add_python_pass
 
 SLICES = {"tensor.insert_slice": 1, "tensor.extract_slice": 0}  # op: operand number of the tensor sliced
 LOOPS = ("scf.for", "scf.while", "stablehlo.while")
-ELEMENTS = {"tensor.insert": 1, "tensor.extract": 0}  # op: operand number of the tensor indexed
+# op: operand number of the tensor or memref indexed (its indices follow it)
+ELEMENTS = {"tensor.insert": 1, "tensor.extract": 0, "memref.store": 1, "memref.load": 0}
 INSERTS = ("tensor.insert_slice", "tensor.insert")  # operand 1: the tensor written into
 
 
@@ -86,9 +88,10 @@ def _mixed(op, name: str, operands: list[ir.Value]) -> list[Folded]:
 
 
 def _sizes(fold: Folder, value: ir.Value) -> list[Folded]:
-    shape = ir.RankedTensorType(value.type).shape
-    return [fold.to_i64(tensor.dim(value, fold.index(d))) if ir.ShapedType.is_dynamic_size(n) else n
-            for d, n in enumerate(shape)]
+    """The dim sizes of a ranked tensor or memref (tensor.dim / memref.dim when dynamic)."""
+    dim = memref.dim if isinstance(value.type, ir.MemRefType) else tensor.dim
+    return [fold.to_i64(dim(value, fold.index(d))) if ir.ShapedType.is_dynamic_size(n) else n
+            for d, n in enumerate(ir.ShapedType(value.type).shape)]
 
 
 def _folded(value: Folded) -> Folded:
@@ -129,11 +132,13 @@ def slice_checks(fold: Folder, offsets, sizes, strides, dims) -> list[DimCheck]:
     return checks
 
 
-def element_checks(fold: Folder, indices, dims) -> list[DimCheck]:
+def element_checks(fold: Folder, indices, dims, proven=frozenset()) -> list[DimCheck]:
     """Each dim's check of an element's indices, as i64; those that fold to
-    True left out."""
+    True and the `proven` dims (`ranges`) left out."""
     checks = []
     for d, (i, n) in enumerate(zip(indices, dims)):
+        if d in proven:
+            continue
         i = fold.to_i64(_folded(i))
         ok = fold.cmp("ult", i, n)
         if ok is not True:
@@ -157,17 +162,22 @@ def _is_constant(value: ir.Value) -> bool:
     return not isinstance(owner, ir.Block) and owner.name == "arith.constant"
 
 
+def _unproven(op) -> list[int]:
+    """The dims of an ELEMENTS op's position not proven inside (`ranges`:
+    constants, scf.for induction variables within the dim, ...)."""
+    indexed = op.operands[ELEMENTS[op.name]]
+    return ranges.unproven_dims(list(op.operands)[ELEMENTS[op.name] + 1:], ir.ShapedType(indexed.type).shape)
+
+
 def may_be_outside(op) -> bool:
-    """Whether the verifier leaves `op`'s access unchecked: a dynamic dim of
-    the tensor accessed, a dynamic offset, size or stride, or an index
-    that is no constant."""
-    kind = SLICES if op.name in SLICES else ELEMENTS
-    accessed = op.operands[kind[op.name]]
-    if any(ir.ShapedType.is_dynamic_size(n) for n in ir.RankedTensorType(accessed.type).shape):
-        return True
-    if kind is SLICES:
-        return any(_groups(op))
-    return not all(_is_constant(i) for i in list(op.operands)[ELEMENTS[op.name] + 1:])
+    """Whether `op`'s access is not proven inside: a slice's with a dynamic
+    dim of the tensor sliced or a dynamic offset, size or stride (static
+    ones are the verifier's); an element's with a dim of its position not
+    proven inside (`_unproven`)."""
+    if op.name in ELEMENTS:
+        return bool(_unproven(op))
+    sliced = op.operands[SLICES[op.name]]
+    return any(ir.ShapedType.is_dynamic_size(n) for n in ir.RankedTensorType(sliced.type).shape) or any(_groups(op))
 
 
 def checks_of(op, fold: Folder) -> list[DimCheck]:
@@ -177,7 +187,9 @@ def checks_of(op, fold: Folder) -> list[DimCheck]:
         return slice_checks(fold, _mixed(op, "offsets", offsets), _mixed(op, "sizes", sizes),
                             _mixed(op, "strides", strides), _sizes(fold, op.operands[SLICES[op.name]]))
     indexed = op.operands[ELEMENTS[op.name]]
-    return element_checks(fold, list(op.operands)[ELEMENTS[op.name] + 1:], _sizes(fold, indexed))
+    indices, unproven = list(op.operands)[ELEMENTS[op.name] + 1:], _unproven(op)
+    proven = frozenset(d for d in range(len(indices)) if d not in unproven)
+    return element_checks(fold, indices, _sizes(fold, indexed), proven)
 
 
 def guard_access(op, site: int, fold: Folder) -> None:
