@@ -1,8 +1,9 @@
 """`--gmx-check-slices`: in checked mode, a slice or element of a tensor
-that the program's data (or a dynamic size) places is accessed only when
-it lies inside the tensor; else each offending dim is reported to the
-runtime as a checked gather's bad index is (IndexError), and nothing
-after the check in its block runs (nothing is written).
+(or an element of a memref the program itself accesses) that the
+program's data (or a dynamic size) places is accessed only when it lies
+inside; else each offending dim is reported to the runtime as a checked
+gather's bad index is (IndexError), and nothing after the check in its
+block runs (nothing is read or written outside).
 
 Checked, per dim d whose bounds are not static:
 
@@ -11,13 +12,19 @@ Checked, per dim d whose bounds are not static:
         s == 0:  0 <= o <= n
         s > 0:   0 <= o < n  and  0 <= o + (s-1)*t < n  (no overflow)
         s < 0:   never
-    tensor.extract / tensor.insert (index i):  0 <= i < n
+    tensor.extract / tensor.insert / memref.load / memref.store
+    (index i, n from memref.dim when dynamic):  0 <= i < n
+
+An element's dim whose index `ranges` proves inside (a constant in
+range, an scf.for induction variable within the dim, a clamp) is not
+checked.
 
 Upstream's `generate-runtime-verification` checks extract_slice and
 extract, not insert_slice nor insert, and its asserts carry no values;
 gmx-check-shapes drops them. Only ops outside linalg bodies are checked:
 a tensor.extract in a linalg.generic is per element (gmx's gathers,
-raised from those, check their own indices).
+raised from those, check their own indices; gmx-check-linalg-extracts
+the others); a memref.load in one is not checked.
 
 Before (a KV-cache update at a position read from the data):
 
@@ -41,12 +48,35 @@ After (names shortened):
     }
     return %r2 : tensor<1x16x4xf32>
 
+A program written at the memref level (a store at a position read from
+the data), before:
+
+    scf.for %k = %c0 to %c4 step %c1 {
+      %i = arith.index_cast %q : i64 to index
+      memref.store %v, %m[%i] : memref<16xf32>
+    }
+
+After:
+
+    scf.for %k = %c0 to %c4 step %c1 {
+      %i = arith.index_cast %q : i64 to index
+      %i64 = arith.index_cast %i : index to i64
+      %ok = arith.cmpi ult, %i64, %c16 : i64
+      scf.if %ok {
+        memref.store %v, %m[%i] : memref<16xf32>    // and the rest of the block
+      } else {
+        func.call @gmx_index_error(%site, %c0, %i64, %c16)
+      }
+    }
+
 The reported value is the offset when it is outside the dim, else the
 last index the slice reaches. A loop around a checked op that carries a
 donated argument starts from a copy of it (`loop_on_a_copy`): a failure
 in a later iteration finds the argument unchanged. Run it on tensors, before gmx ops are
 lowered (their own slices are in bounds by construction) and before
-bufferization (so that a donated buffer is never written on failure).
+bufferization (so that a donated buffer is never written on failure, and
+the only memref accesses are the input program's own: gmx's lowering's
+are never checked).
 """
 
 from __future__ import annotations
@@ -233,7 +263,7 @@ def _in_linalg_body(op) -> bool:
 
 def accesses(module) -> list[ir.Operation]:
     """The SLICES and ELEMENTS ops of `module` outside linalg bodies that
-    may access outside their tensor, in program order."""
+    may access outside their tensor or memref, in program order."""
     found = []
 
     def collect(op):
@@ -284,6 +314,7 @@ def check_slices(module) -> None:
 PASS = PassInfo(
     argument="gmx-check-slices",
     description="Run each tensor slice or element access placed by data (insert_slice, extract_slice, insert, "
-    "extract) only inside its tensor; report each offending dim to the runtime (IndexError) otherwise",
+    "extract, and the program's own memref.load, memref.store) only inside its tensor or memref; report each "
+    "offending dim to the runtime (IndexError) otherwise",
     build=lambda pm, options: add_python_pass(pm, check_slices, PASS),
 )
