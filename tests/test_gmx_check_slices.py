@@ -315,3 +315,20 @@ def test_memref_load_at_data_positions(tmp_path):
     np.testing.assert_array_equal(results[0][1], x[good])
     for bad, result in zip(MEMREF_BAD, results[1:]):
         assert result == ("IndexError", f"-:10:10: index {bad} is out of bounds for axis 0 with size 16")
+
+
+CONSTANT_OUTSIDE = """func.func @main(%x: tensor<3xf32>) -> tensor<f32> {
+  %c5 = arith.constant 5 : index
+  %m = bufferization.to_buffer %x read_only : tensor<3xf32> to memref<3xf32>
+  %v = memref.load %m[%c5] : memref<3xf32>
+  %r = tensor.from_elements %v : tensor<f32>
+  return %r : tensor<f32>
+}
+"""
+
+
+def test_constant_position_outside():
+    """A constant position outside a static dim: reported at each run
+    (before, read outside)."""
+    with pytest.raises(IndexError, match=r"^-:4:8: index 5 is out of bounds for axis 0 with size 3$"):
+        program(CONSTANT_OUTSIDE)(np.arange(3, dtype=np.float32))

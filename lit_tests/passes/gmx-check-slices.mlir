@@ -227,3 +227,19 @@ func.func @test_memref_proven(%x: tensor<16xf32>) -> (f32, f32) {
   %last = memref.load %m[%c15] : memref<16xf32>
   return %s, %last : f32, f32
 }
+
+// -----
+
+// A constant position outside a static dim (no verifier rejects it): the
+// access never runs, each run reports it.
+// CHECK-LABEL: func.func @test_constant_outside
+// CHECK: %[[FALSE:.*]] = arith.constant false
+// CHECK: scf.if %[[FALSE]] -> (f32) {
+// CHECK-NEXT: memref.load %arg0[%{{.*}}] : memref<3xf32>
+// CHECK: } else {
+// CHECK-NEXT: func.call @gmx_index_error(%{{.*}}, %{{.*}}, %[[C5:.*]], %[[C3:.*]]) : (i64, i64, i64, i64) -> ()
+func.func @test_constant_outside(%m: memref<3xf32>) -> f32 {
+  %c5 = arith.constant 5 : index
+  %v = memref.load %m[%c5] : memref<3xf32>
+  return %v : f32
+}

@@ -17,7 +17,8 @@ Checked, per dim d whose bounds are not static:
 
 An element's dim whose index `ranges` proves inside (a constant in
 range, an scf.for induction variable within the dim, a clamp) is not
-checked.
+checked; a constant outside a static dim (no verifier rejects it) is
+reported at each run.
 
 Upstream's `generate-runtime-verification` checks extract_slice and
 extract, not insert_slice nor insert, and its asserts carry no values;
@@ -249,7 +250,7 @@ def guard_access(op, site: int, fold: Folder) -> None:
     if not all(can_carry(v.type) for o in rest for v in o.results):
         ops = [op.operation]  # what follows cannot be skipped: the access alone
     kept = {op.results[0]: op.operands[1]} if op.name in INSERTS else {}  # nothing written: the dest as it was
-    run_only_if(ok, ops, report, fold.constants, kept)
+    run_only_if(fold.value(ok), ops, report, fold.constants, kept)  # False: a constant outside, reported
 
 
 def _in_linalg_body(op) -> bool:
