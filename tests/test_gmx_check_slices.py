@@ -2,15 +2,19 @@
 is accessed only inside its tensor; else gmx's located IndexError (the
 op, the dim, the offending index, the dim's size) and nothing written,
 donated or not. In range, nothing changes: a donated cache is updated in
-place."""
+place. memref.load / memref.store a program itself contains are checked
+the same way (their bad cases in a worker process: before, a signal)."""
 
 from __future__ import annotations
+
+import signal
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fuzz_worker import run_in_worker
 from gmx.runtime import compile
 
 KV_UPDATE = """func.func @main(%cache: tensor<8x32x16x128xf32>, %tok: tensor<8x32x1x128xf32>, %p: tensor<i64>) -> tensor<8x32x16x128xf32> {
@@ -237,3 +241,94 @@ def test_updates_in_a_loop(donate):
                                          r"\(2 indices out of bounds\)$"):
         run(cache, token, np.array(14, np.int64))
     assert not cache.any()
+
+
+# Programs written at the memref level inside functions of tensors: a
+# store into a fresh buffer, and a load from an argument's buffer, each at
+# positions read from the data (unchecked before: written or read outside).
+MEMREF_STORE = """func.func @main(%x: tensor<4xf32>, %p: tensor<4xi64>) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0.0 : f32
+  %m = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%z : f32) outs(%m : memref<16xf32>)
+  scf.for %k = %c0 to %c4 step %c1 {
+    %v = tensor.extract %x[%k] : tensor<4xf32>
+    %q = tensor.extract %p[%k] : tensor<4xi64>
+    %i = arith.index_cast %q : i64 to index
+    memref.store %v, %m[%i] : memref<16xf32>
+  }
+  %r = bufferization.to_tensor %m restrict : memref<16xf32> to tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+"""
+MEMREF_LOAD = """func.func @main(%x: tensor<16xf32>, %p: tensor<4xi64>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %m = bufferization.to_buffer %x read_only : tensor<16xf32> to memref<16xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %r = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %e) -> tensor<4xf32> {
+    %q = tensor.extract %p[%k] : tensor<4xi64>
+    %i = arith.index_cast %q : i64 to index
+    %v = memref.load %m[%i] : memref<16xf32>
+    %u = tensor.insert %v into %acc[%k] : tensor<4xf32>
+    scf.yield %u : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+"""
+MEMREF_BAD = [16, -1, 1 << 40]
+
+
+def _worker(cases, tmp_path):
+    """Run the cases in a worker process: a read or write far outside
+    shows as a signal, not a dead test run."""
+    results, done = run_in_worker(cases, tmp_path)
+    name = signal.Signals(-done.returncode).name if done.returncode < 0 else done.returncode
+    assert done.returncode == 0, f"the worker died ({name}):\n{done.stderr[-2000:]}"
+    return results
+
+
+def test_memref_store_at_data_positions(tmp_path):
+    x = np.arange(4, dtype=np.float32) + 1
+    good = np.array([0, 3, 5, 15], np.int64)
+    cases = [{"text": MEMREF_STORE, "arrays": (x, good)}]
+    cases += [{"text": MEMREF_STORE, "arrays": (x, np.array([0, 3, bad, 15], np.int64))} for bad in MEMREF_BAD]
+    results = _worker(cases, tmp_path)
+    expected = np.zeros(16, np.float32)
+    expected[good] = x
+    assert results[0][0] == "ok"
+    np.testing.assert_array_equal(results[0][1], expected)
+    for bad, result in zip(MEMREF_BAD, results[1:]):
+        assert result == ("IndexError", f"-:12:5: index {bad} is out of bounds for axis 0 with size 16")
+
+
+def test_memref_load_at_data_positions(tmp_path):
+    x = np.arange(16, dtype=np.float32) + 1
+    good = np.array([0, 3, 5, 15], np.int64)
+    cases = [{"text": MEMREF_LOAD, "arrays": (x, good)}]
+    cases += [{"text": MEMREF_LOAD, "arrays": (x, np.array([0, bad, 5, 15], np.int64))} for bad in MEMREF_BAD]
+    results = _worker(cases, tmp_path)
+    assert results[0][0] == "ok"
+    np.testing.assert_array_equal(results[0][1], x[good])
+    for bad, result in zip(MEMREF_BAD, results[1:]):
+        assert result == ("IndexError", f"-:10:10: index {bad} is out of bounds for axis 0 with size 16")
+
+
+CONSTANT_OUTSIDE = """func.func @main(%x: tensor<3xf32>) -> tensor<f32> {
+  %c5 = arith.constant 5 : index
+  %m = bufferization.to_buffer %x read_only : tensor<3xf32> to memref<3xf32>
+  %v = memref.load %m[%c5] : memref<3xf32>
+  %r = tensor.from_elements %v : tensor<f32>
+  return %r : tensor<f32>
+}
+"""
+
+
+def test_constant_position_outside():
+    """A constant position outside a static dim: reported at each run
+    (before, read outside)."""
+    with pytest.raises(IndexError, match=r"^-:4:8: index 5 is out of bounds for axis 0 with size 3$"):
+        program(CONSTANT_OUTSIDE)(np.arange(3, dtype=np.float32))

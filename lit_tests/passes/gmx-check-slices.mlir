@@ -138,3 +138,108 @@ func.func @test_loop(%cache: tensor<16x4xf32>, %tok: tensor<1x4xf32>, %start: in
   }
   return %r : tensor<16x4xf32>
 }
+
+// -----
+
+// A program written at the memref level: a store at a position read from
+// the data is checked as a tensor.insert is (it and the rest of its block
+// run only inside the memref, nothing written outside); the loads of the
+// loop's induction variable, proven inside dim 0 (4), are not.
+// CHECK-LABEL: module attributes {gmx.error_sites = ["{{.*}}gmx-check-slices.mlir:[[# @LINE + 21]]:5"]}
+// CHECK-LABEL: func.func @test_memref_store
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %arg0[%[[K]]] : tensor<4xf32>
+// CHECK-NEXT: %[[Q:.*]] = tensor.extract %arg1[%[[K]]] : tensor<4xi64>
+// CHECK-NEXT: %[[I:.*]] = arith.index_cast %[[Q]] : i64 to index
+// CHECK-NEXT: %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK-NEXT: %[[OK:.*]] = arith.cmpi ult, %[[I64]], %[[C16:.*]] : i64
+// CHECK-NEXT: scf.if %[[OK]] {
+// CHECK-NEXT: memref.store %[[V]], %{{.*}}[%[[I]]] : memref<16xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: func.call @gmx_index_error(%{{.*}}, %{{.*}}, %[[I64]], %[[C16]])
+func.func @test_memref_store(%x: tensor<4xf32>, %p: tensor<4xi64>) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %m = memref.alloc() : memref<16xf32>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %v = tensor.extract %x[%k] : tensor<4xf32>
+    %q = tensor.extract %p[%k] : tensor<4xi64>
+    %i = arith.index_cast %q : i64 to index
+    memref.store %v, %m[%i] : memref<16xf32>
+  }
+  %r = bufferization.to_tensor %m restrict : memref<16xf32> to tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+// A load from an argument's buffer at the data's indices: each dim
+// checked, a dynamic one against its memref.dim; the load and the rest of
+// its block run only when both hold, each failing dim reported.
+// CHECK-LABEL: func.func @test_memref_load
+// CHECK: %[[M:.*]] = bufferization.to_buffer %arg0
+// CHECK: %[[DIM:.*]] = memref.dim %[[M]], %{{.*}} : memref<?x8xf32>
+// CHECK: %[[N:.*]] = arith.index_cast %[[DIM]] : index to i64
+// CHECK: %[[I:.*]] = arith.index_cast %arg1 : index to i64
+// CHECK: arith.cmpi ult, %[[I]], %[[N]] : i64
+// CHECK: %[[J:.*]] = arith.index_cast %arg2 : index to i64
+// CHECK: arith.cmpi ult, %[[J]], %[[C8:.*]] : i64
+// CHECK: %[[R:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[M]][%arg1, %arg2] : memref<?x8xf32>
+// CHECK-NEXT: %[[W:.*]] = arith.addf %[[V]], %[[V]] : f32
+// CHECK-NEXT: scf.yield %[[W]] : f32
+// CHECK-NEXT: } else {
+// CHECK: func.call @gmx_index_error(%{{.*}}, %{{.*}}, %[[I]], %[[N]])
+// CHECK: func.call @gmx_index_error(%{{.*}}, %{{.*}}, %[[J]], %[[C8]])
+// CHECK: return %[[R]] : f32
+func.func @test_memref_load(%x: tensor<?x8xf32>, %i: index, %j: index) -> f32 {
+  %m = bufferization.to_buffer %x read_only : tensor<?x8xf32> to memref<?x8xf32>
+  %v = memref.load %m[%i, %j] : memref<?x8xf32>
+  %w = arith.addf %v, %v : f32
+  return %w : f32
+}
+
+// -----
+
+// Negative: loads proven inside (ranges): an scf.for induction variable
+// within the dim, a constant in range.
+// CHECK-LABEL: func.func @test_memref_proven
+// CHECK-NOT: scf.if
+// CHECK-NOT: gmx_index_error
+// CHECK: memref.load %{{.*}}[%arg1] : memref<16xf32>
+// CHECK-NOT: scf.if
+// CHECK: memref.load %{{.*}}[%c15] : memref<16xf32>
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @test_memref_proven(%x: tensor<16xf32>) -> (f32, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c15 = arith.constant 15 : index
+  %c16 = arith.constant 16 : index
+  %z = arith.constant 0.0 : f32
+  %m = bufferization.to_buffer %x read_only : tensor<16xf32> to memref<16xf32>
+  %s = scf.for %k = %c0 to %c16 step %c1 iter_args(%acc = %z) -> f32 {
+    %v = memref.load %m[%k] : memref<16xf32>
+    %a = arith.addf %acc, %v : f32
+    scf.yield %a : f32
+  }
+  %last = memref.load %m[%c15] : memref<16xf32>
+  return %s, %last : f32, f32
+}
+
+// -----
+
+// A constant position outside a static dim (no verifier rejects it): the
+// access never runs, each run reports it.
+// CHECK-LABEL: func.func @test_constant_outside
+// CHECK: %[[FALSE:.*]] = arith.constant false
+// CHECK: scf.if %[[FALSE]] -> (f32) {
+// CHECK-NEXT: memref.load %arg0[%{{.*}}] : memref<3xf32>
+// CHECK: } else {
+// CHECK-NEXT: func.call @gmx_index_error(%{{.*}}, %{{.*}}, %[[C5:.*]], %[[C3:.*]]) : (i64, i64, i64, i64) -> ()
+func.func @test_constant_outside(%m: memref<3xf32>) -> f32 {
+  %c5 = arith.constant 5 : index
+  %v = memref.load %m[%c5] : memref<3xf32>
+  return %v : f32
+}

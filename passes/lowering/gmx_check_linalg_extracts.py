@@ -81,7 +81,7 @@ from .folding import Constants, Folded, Folder
 from .gmx_check_slices import loop_on_a_copy
 from .gmx_report_asserts import can_carry, rest_of_block, run_only_if
 from .ir_helpers import and_reduction, empty_generic, true_flag
-from .ranges import value_range
+from . import ranges
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
 
 GENERIC = "linalg.generic"
@@ -124,12 +124,7 @@ def loop_size(generic, d: int) -> int | None:
 def unproven_dims(extract) -> list[int]:
     """The dims of `extract`'s position whose range is not proven inside its tensor."""
     shape = ir.RankedTensorType(extract.operands[0].type).shape
-    dims = []
-    for d, (i, n) in enumerate(zip(list(extract.operands)[1:], shape)):
-        r = value_range(i, loop_size)
-        if ir.ShapedType.is_dynamic_size(n) or not r.within(n):
-            dims.append(d)
-    return dims
+    return ranges.unproven_dims(list(extract.operands)[1:], shape, loop_size)
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """`--gmx-check-slices`: in checked mode, a slice or element of a tensor
-that the program's data (or a dynamic size) places is accessed only when
-it lies inside the tensor; else each offending dim is reported to the
-runtime as a checked gather's bad index is (IndexError), and nothing
-after the check in its block runs (nothing is written).
+(or an element of a memref the program itself accesses) that the
+program's data (or a dynamic size) places is accessed only when it lies
+inside; else each offending dim is reported to the runtime as a checked
+gather's bad index is (IndexError), and nothing after the check in its
+block runs (nothing is read or written outside).
 
 Checked, per dim d whose bounds are not static:
 
@@ -11,13 +12,20 @@ Checked, per dim d whose bounds are not static:
         s == 0:  0 <= o <= n
         s > 0:   0 <= o < n  and  0 <= o + (s-1)*t < n  (no overflow)
         s < 0:   never
-    tensor.extract / tensor.insert (index i):  0 <= i < n
+    tensor.extract / tensor.insert / memref.load / memref.store
+    (index i, n from memref.dim when dynamic):  0 <= i < n
+
+An element's dim whose index `ranges` proves inside (a constant in
+range, an scf.for induction variable within the dim, a clamp) is not
+checked; a constant outside a static dim (no verifier rejects it) is
+reported at each run.
 
 Upstream's `generate-runtime-verification` checks extract_slice and
 extract, not insert_slice nor insert, and its asserts carry no values;
 gmx-check-shapes drops them. Only ops outside linalg bodies are checked:
 a tensor.extract in a linalg.generic is per element (gmx's gathers,
-raised from those, check their own indices).
+raised from those, check their own indices; gmx-check-linalg-extracts
+the others); a memref.load in one is not checked.
 
 Before (a KV-cache update at a position read from the data):
 
@@ -41,20 +49,44 @@ After (names shortened):
     }
     return %r2 : tensor<1x16x4xf32>
 
+A program written at the memref level (a store at a position read from
+the data), before:
+
+    scf.for %k = %c0 to %c4 step %c1 {
+      %i = arith.index_cast %q : i64 to index
+      memref.store %v, %m[%i] : memref<16xf32>
+    }
+
+After:
+
+    scf.for %k = %c0 to %c4 step %c1 {
+      %i = arith.index_cast %q : i64 to index
+      %i64 = arith.index_cast %i : index to i64
+      %ok = arith.cmpi ult, %i64, %c16 : i64
+      scf.if %ok {
+        memref.store %v, %m[%i] : memref<16xf32>    // and the rest of the block
+      } else {
+        func.call @gmx_index_error(%site, %c0, %i64, %c16)
+      }
+    }
+
 The reported value is the offset when it is outside the dim, else the
 last index the slice reaches. A loop around a checked op that carries a
 donated argument starts from a copy of it (`loop_on_a_copy`): a failure
 in a later iteration finds the argument unchanged. Run it on tensors, before gmx ops are
 lowered (their own slices are in bounds by construction) and before
-bufferization (so that a donated buffer is never written on failure).
+bufferization (so that a donated buffer is never written on failure, and
+the only memref accesses are the input program's own: gmx's lowering's
+are never checked).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.mlir import bufferization, func, ir, scf, tensor
+from gmx.dialect.mlir import bufferization, func, ir, memref, scf, tensor
 
+from . import ranges
 from .folding import Folded, Folder
 from .gmx_check_scatter_indices import guard_each
 from .gmx_report_asserts import rest_of_block, can_carry, run_only_if
@@ -63,7 +95,8 @@ from ..registry import PassInfo, add_python_pass
 
 SLICES = {"tensor.insert_slice": 1, "tensor.extract_slice": 0}  # op: operand number of the tensor sliced
 LOOPS = ("scf.for", "scf.while", "stablehlo.while")
-ELEMENTS = {"tensor.insert": 1, "tensor.extract": 0}  # op: operand number of the tensor indexed
+# op: operand number of the tensor or memref indexed (its indices follow it)
+ELEMENTS = {"tensor.insert": 1, "tensor.extract": 0, "memref.store": 1, "memref.load": 0}
 INSERTS = ("tensor.insert_slice", "tensor.insert")  # operand 1: the tensor written into
 
 
@@ -86,9 +119,10 @@ def _mixed(op, name: str, operands: list[ir.Value]) -> list[Folded]:
 
 
 def _sizes(fold: Folder, value: ir.Value) -> list[Folded]:
-    shape = ir.RankedTensorType(value.type).shape
-    return [fold.to_i64(tensor.dim(value, fold.index(d))) if ir.ShapedType.is_dynamic_size(n) else n
-            for d, n in enumerate(shape)]
+    """The dim sizes of a ranked tensor or memref (tensor.dim / memref.dim when dynamic)."""
+    dim = memref.dim if isinstance(value.type, ir.MemRefType) else tensor.dim
+    return [fold.to_i64(dim(value, fold.index(d))) if ir.ShapedType.is_dynamic_size(n) else n
+            for d, n in enumerate(ir.ShapedType(value.type).shape)]
 
 
 def _folded(value: Folded) -> Folded:
@@ -129,11 +163,13 @@ def slice_checks(fold: Folder, offsets, sizes, strides, dims) -> list[DimCheck]:
     return checks
 
 
-def element_checks(fold: Folder, indices, dims) -> list[DimCheck]:
+def element_checks(fold: Folder, indices, dims, proven=frozenset()) -> list[DimCheck]:
     """Each dim's check of an element's indices, as i64; those that fold to
-    True left out."""
+    True and the `proven` dims (`ranges`) left out."""
     checks = []
     for d, (i, n) in enumerate(zip(indices, dims)):
+        if d in proven:
+            continue
         i = fold.to_i64(_folded(i))
         ok = fold.cmp("ult", i, n)
         if ok is not True:
@@ -157,17 +193,22 @@ def _is_constant(value: ir.Value) -> bool:
     return not isinstance(owner, ir.Block) and owner.name == "arith.constant"
 
 
+def _unproven(op) -> list[int]:
+    """The dims of an ELEMENTS op's position not proven inside (`ranges`:
+    constants, scf.for induction variables within the dim, ...)."""
+    indexed = op.operands[ELEMENTS[op.name]]
+    return ranges.unproven_dims(list(op.operands)[ELEMENTS[op.name] + 1:], ir.ShapedType(indexed.type).shape)
+
+
 def may_be_outside(op) -> bool:
-    """Whether the verifier leaves `op`'s access unchecked: a dynamic dim of
-    the tensor accessed, a dynamic offset, size or stride, or an index
-    that is no constant."""
-    kind = SLICES if op.name in SLICES else ELEMENTS
-    accessed = op.operands[kind[op.name]]
-    if any(ir.ShapedType.is_dynamic_size(n) for n in ir.RankedTensorType(accessed.type).shape):
-        return True
-    if kind is SLICES:
-        return any(_groups(op))
-    return not all(_is_constant(i) for i in list(op.operands)[ELEMENTS[op.name] + 1:])
+    """Whether `op`'s access is not proven inside: a slice's with a dynamic
+    dim of the tensor sliced or a dynamic offset, size or stride (static
+    ones are the verifier's); an element's with a dim of its position not
+    proven inside (`_unproven`)."""
+    if op.name in ELEMENTS:
+        return bool(_unproven(op))
+    sliced = op.operands[SLICES[op.name]]
+    return any(ir.ShapedType.is_dynamic_size(n) for n in ir.RankedTensorType(sliced.type).shape) or any(_groups(op))
 
 
 def checks_of(op, fold: Folder) -> list[DimCheck]:
@@ -177,7 +218,9 @@ def checks_of(op, fold: Folder) -> list[DimCheck]:
         return slice_checks(fold, _mixed(op, "offsets", offsets), _mixed(op, "sizes", sizes),
                             _mixed(op, "strides", strides), _sizes(fold, op.operands[SLICES[op.name]]))
     indexed = op.operands[ELEMENTS[op.name]]
-    return element_checks(fold, list(op.operands)[ELEMENTS[op.name] + 1:], _sizes(fold, indexed))
+    indices, unproven = list(op.operands)[ELEMENTS[op.name] + 1:], _unproven(op)
+    proven = frozenset(d for d in range(len(indices)) if d not in unproven)
+    return element_checks(fold, indices, _sizes(fold, indexed), proven)
 
 
 def guard_access(op, site: int, fold: Folder) -> None:
@@ -207,7 +250,7 @@ def guard_access(op, site: int, fold: Folder) -> None:
     if not all(can_carry(v.type) for o in rest for v in o.results):
         ops = [op.operation]  # what follows cannot be skipped: the access alone
     kept = {op.results[0]: op.operands[1]} if op.name in INSERTS else {}  # nothing written: the dest as it was
-    run_only_if(ok, ops, report, fold.constants, kept)
+    run_only_if(fold.value(ok), ops, report, fold.constants, kept)  # False: a constant outside, reported
 
 
 def _in_linalg_body(op) -> bool:
@@ -221,7 +264,7 @@ def _in_linalg_body(op) -> bool:
 
 def accesses(module) -> list[ir.Operation]:
     """The SLICES and ELEMENTS ops of `module` outside linalg bodies that
-    may access outside their tensor, in program order."""
+    may access outside their tensor or memref, in program order."""
     found = []
 
     def collect(op):
@@ -272,6 +315,7 @@ def check_slices(module) -> None:
 PASS = PassInfo(
     argument="gmx-check-slices",
     description="Run each tensor slice or element access placed by data (insert_slice, extract_slice, insert, "
-    "extract) only inside its tensor; report each offending dim to the runtime (IndexError) otherwise",
+    "extract, and the program's own memref.load, memref.store) only inside its tensor or memref; report each "
+    "offending dim to the runtime (IndexError) otherwise",
     build=lambda pm, options: add_python_pass(pm, check_slices, PASS),
 )

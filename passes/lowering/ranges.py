@@ -1,5 +1,6 @@
 """Integer ranges of index values, as far as a few ops prove them: what
---gmx-check-linalg-extracts needs to leave a position unchecked.
+--gmx-check-linalg-extracts and --gmx-check-slices need to leave a
+position unchecked (`unproven_dims`).
 
 `Range` is a closed interval of Python ints (no overflow); the rules
 (`Range.add`, `.mul`, ...) are pure and tested without IR. `value_range`
@@ -112,6 +113,19 @@ def value_range(value: ir.Value, loop_size: Callable[[ir.Operation, int], int | 
     bits = _width(value.type)
     found = None if depth == 0 else _proven(value, loop_size, depth)
     return found if found is not None and found.fits(bits) else full(bits)
+
+
+def no_loops(op: ir.Operation, d: int) -> int | None:
+    """`loop_size` outside linalg bodies: no loop of known size."""
+    return None
+
+
+def unproven_dims(indices: list[ir.Value], shape: list[int], loop_size=no_loops) -> list[int]:
+    """The dims of an element's position (`indices` into a tensor or memref
+    of `shape`) whose range is not proven inside the dim: a dynamic dim's
+    never is."""
+    return [d for d, (i, n) in enumerate(zip(indices, shape))
+            if ir.ShapedType.is_dynamic_size(n) or not value_range(i, loop_size).within(n)]
 
 
 def _proven(value: ir.Value, loop_size, depth: int) -> Range | None:
