@@ -33,6 +33,7 @@ from gmx.dialect.mlir import ir
 from .gather_spec import GatherSpec, Indexed, Iota, Zero, constant_coordinate, refine_output
 from ..patterns import NoMatch, require
 from .index_values import (
+    absorption_width,
     constant_value,
     elementwise_inputs,
     elementwise_operands,
@@ -129,7 +130,7 @@ def _absorb_value_map(coord: Indexed, size: int) -> Indexed | None:
     for leaf in reversed(elementwise_inputs(value)):
         if static_shape_of(leaf) != shape:
             continue
-        width = integer_width(ir.ShapedType(leaf.type).element_type)
+        width = absorption_width(value, leaf)
         function = index_function(value, leaf)
         if width is not None and function is not None and wraps_like_gmx(function, width, size):
             return replace(coord, value=leaf)

@@ -13,7 +13,7 @@ from gmx.dialect.modes import Mode
 import numpy as np
 
 from .gather_spec import current_form, spec_of_gmx
-from .index_values import constant_value, elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
+from .index_values import absorption_width, constant_value, elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
 from .raised_gather import RaisedGather, Viewed, emit_gather
 from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec
 from ..patterns import pattern, require
@@ -55,12 +55,11 @@ def _floor_modulo_leaf(indices: ir.Value, size: int) -> ir.Value | None:
         return None
     shape = static_shape_of(value)
     for leaf in reversed(elementwise_inputs(value)):  # the farthest first: all the arithmetic
-        element_type = ir.ShapedType(leaf.type).element_type
-        width = integer_width(element_type)
+        width = integer_width(ir.ShapedType(leaf.type).element_type)
         if static_shape_of(leaf) != shape or width is None or not 8 <= width <= 64:
             continue
         function = index_function(value, leaf)
-        if function is not None and is_floor_modulo(function, width, size):
+        if function is not None and is_floor_modulo(function, absorption_width(value, leaf), size):
             return leaf
     return None
 
