@@ -77,8 +77,8 @@ def absorb_floor_modulo(op, rewriter):
         %g = "gmx.gather_multiaxis"(%x, %c) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi32>) -> tensor<4x3x6xf32>
     becomes
         %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>, mode = "wrap"} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
-    The wide indices are gathered (a cast after the modulo is exact, one
-    before it would not be). Absorbed: exactly `t mod size` for every value
+    The wide indices are gathered (a cast after the modulo is exact; one
+    before it is read as exact when it is only an index, `absorption_width`). Absorbed: exactly `t mod size` for every value
     of `t`'s type (`is_floor_modulo`: exhaustive near the axis, probes far
     from it), the size being that of every gathered axis. Left alone: a
     truncating remainder (`torch.fmod`), a modulo by another size, a gather
