@@ -108,3 +108,25 @@ def test_is_floor_modulo():
     assert not is_floor_modulo(lambda t: np.mod(wrap_to_width(t, 32), 5), 64, 5)  # a cast first
     assert not is_floor_modulo(lambda t: np.where(t < 0, t + 5, t), 64, 5)  # negatives wrapped once
     assert not is_floor_modulo(lambda t: np.mod(t, 5), 64, 0)
+
+
+def test_a_narrowing_cast_of_an_index_is_judged_on_the_values_it_holds():
+    """torch-mlir's i64 -> i32 cast of an index assumes in-range values: the
+    map is checked at the narrow width, where the cast is exact, and gmx then
+    reads the wide index (2**32 + 1 an IndexError, not row 1)."""
+    from gmx.passes.raising.index_values import checked_width, is_floor_modulo, wrap_to_width, wraps_like_gmx
+
+    assert checked_width(64, []) == 64
+    assert checked_width(64, [32]) == 32
+    assert checked_width(64, [32, 16]) == 16
+    assert checked_width(32, [64]) == 32  # never wider than the leaf
+    cast = lambda t: wrap_to_width(t, 32)  # noqa: E731
+    normalised = lambda t: wrap_to_width(np.where(cast(t) < 0, cast(t) + 10, cast(t)), 32)  # noqa: E731
+    for function in (cast, normalised):
+        assert not wraps_like_gmx(function, 64, 10)  # probes past i32 truncate into range
+        assert wraps_like_gmx(function, checked_width(64, [32]), 10)
+    # a floor modulo after the cast: gmx's wrap on the values i32 holds
+    assert is_floor_modulo(lambda t: np.mod(cast(t), 5), checked_width(64, [32]), 5)
+    # what is not gmx's on the narrow values stays so: a mask, another dim's wrap
+    assert not wraps_like_gmx(lambda t: np.bitwise_and(cast(t), 7), checked_width(64, [32]), 10)
+    assert not wraps_like_gmx(lambda t: np.where(cast(t) < 0, cast(t) + 9, cast(t)), checked_width(64, [32]), 10)

@@ -206,6 +206,44 @@ def test_scatter_reduce_is_one_scatter_per_reduction(reduce, include_self):
     assert np.array_equal(got, forward(x, i, u).numpy())
 
 
+def _scatter_columns(x, columns, values):
+    return x.scatter(1, columns, values)
+
+
+# (forward, the arrays: the index is argument 1) exported to TOSA, where
+# torch-mlir casts the i64 index to i32 before tosa.scatter.
+NARROWED_SCATTERS = {
+    "index_put": (_put_rows, lambda: [np.arange(15, dtype=np.float32).reshape(3, 5), np.array([2, 0]),
+                                      -np.ones((2, 5), np.float32)]),
+    "scatter": (_scatter_columns, lambda: [np.arange(15, dtype=np.float32).reshape(3, 5),
+                                           np.array([[4, 1], [0, 2], [3, 3]]), -np.ones((3, 2), np.float32)]),
+}
+
+
+@pytest.mark.parametrize("wide", [2**32 + 1, -(2**32) + 1])
+@pytest.mark.parametrize("name", NARROWED_SCATTERS)
+def test_an_index_past_i32_is_an_index_error(name, wide):
+    """The export's i64 -> i32 cast of a scatter index assumes in-range
+    values: the raised scatter checks the wide index (an IndexError, as in
+    eager) instead of writing at its truncation (1). In range: as eager."""
+    import torch
+
+    forward, make = NARROWED_SCATTERS[name]
+    arrays = make()
+    text = run_pipeline(torch_export(forward, arrays, output_type="tosa"), ["gmx-canonicalize"]).text
+    assert SCATTER_OP_NAME in text and "tosa.cast" not in text, text
+    skip_unless_scatters_lower(text)
+    expected = forward(*(torch.from_numpy(a) for a in arrays)).numpy()
+    got = gmx.runtime.run(text, *arrays)
+    assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+    arrays[1] = arrays[1].copy()
+    arrays[1].flat[0] = wide
+    with pytest.raises((IndexError, RuntimeError)):
+        forward(*(torch.from_numpy(a) for a in arrays))
+    with pytest.raises(IndexError):
+        gmx.runtime.run(text, *arrays)
+
+
 def _slice_scatter(x, src):
     return x.slice_scatter(src, dim=1, start=1, end=3)
 

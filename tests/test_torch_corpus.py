@@ -86,3 +86,29 @@ def test_corpus_covers_the_brief():
     program = CORPUS[0]
     first, second = numpy_inputs(program), numpy_inputs(program)
     assert all(a.tobytes() == b.tobytes() for a, b in zip(first, second))
+
+
+# torch-mlir casts i64 indices to i32 for tosa.gather; that cast assumes
+# in-range values, so the raised gmx op reads the wide index and checks it,
+# as PyTorch eager does (before, 2**32 + 1 and -(2**32) + 1 truncated to row 1).
+NARROWED_BY_THE_EXPORT = ["gather_r2_d1", "isel_r3_d1", "embed_idx2d_i64", "embed_idx1d_negative", "nn_embedding_idx2d"]
+
+
+@pytest.mark.parametrize("wide", [2**32 + 1, -(2**32) + 1])
+@pytest.mark.parametrize("name", NARROWED_BY_THE_EXPORT)
+def test_an_index_past_i32_is_an_index_error(name, wide):
+    import torch
+    from torch_corpus import BY_NAME, Index
+
+    program = BY_NAME[name]
+    fused = run_pipeline(exported(name), PIPELINES["tosa"])
+    assert "tosa.cast" not in fused.text, f"{name}: the raised gather reads the narrowed index"
+    inputs = list(numpy_inputs(program))
+    assert_bitwise_equal(gmx.runtime.run(fused.text, *inputs), eager(program), name)  # in range: unchanged
+    (position,) = [n for n, spec in enumerate(program.specs) if isinstance(spec, Index)]
+    inputs[position] = inputs[position].copy()
+    inputs[position].flat[0] = wide
+    with pytest.raises((IndexError, RuntimeError)):  # eager's own error
+        eager(program, tuple(torch.from_numpy(a) for a in inputs))
+    with pytest.raises(IndexError):
+        gmx.runtime.run(fused.text, *inputs)

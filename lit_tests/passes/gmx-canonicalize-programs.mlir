@@ -208,7 +208,7 @@ func.func @big_bird_block_view(%arg0: tensor<2x8x2xf32>) -> tensor<2x2x3x2xf32> 
 // the program's tensor, gathered as it is from the view.
 // CHECK-LABEL: func.func @block_view_index_tensor
 // CHECK: %[[V:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 4, 2]
-// CHECK: "gmx.gather_multiaxis"(%[[V]], %{{.*}}) {axes = array<i64: 2>} : (tensor<2x2x4x2xf32>, tensor<2x2x3x1xi32>) -> tensor<2x2x3x2xf32>
+// CHECK: "gmx.gather_multiaxis"(%[[V]], %{{.*}}) {axes = array<i64: 2>} : (tensor<2x2x4x2xf32>, tensor<2x2x3x1xi64>) -> tensor<2x2x3x2xf32>
 func.func @block_view_index_tensor(%arg0: tensor<2x8x2xf32>, %arg1: tensor<2x2x3xi64>) -> tensor<2x2x3x2xf32> {
     %0 = tosa.const_shape  {values = dense<[2, 2, 3, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
     %1 = tosa.const_shape  {values = dense<[1, 1, 1, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
@@ -346,10 +346,9 @@ func.func @mask_at_aranges_linalg(%arg0: tensor<2x3xi64>) -> tensor<2x3xi1> {
 // x.gather(1, b) (CRF Viterbi's back-pointers): one gmx op for b, each user a
 // view of it (fold-result-reshape would raise b once per user).
 // CHECK-LABEL: func.func @gather_with_two_users
-// CHECK: %[[B:.*]] = "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 1>} : (tensor<3x4xi64>, tensor<3x1xi32>) -> tensor<3x1xi64>
+// CHECK: %[[B:.*]] = "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 1>} : (tensor<3x4xi64>, tensor<3x1xi64>) -> tensor<3x1xi64>
 // CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[B]] {{\[}}[0, 1]] : tensor<3x1xi64> into tensor<3xi64>
-// CHECK-NEXT: %[[I:.*]] = tosa.cast %[[B]]
-// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[I]]) {axes = array<i64: 1>}
+// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[B]]) {axes = array<i64: 1>}
 // CHECK-NEXT: return %[[C]], %[[G]]
 func.func @gather_with_two_users(%arg0: tensor<3x4xi64>, %arg1: tensor<3xi64>) -> (tensor<3xi64>, tensor<3x1xi64>) {
     %0 = "tosa.const"() <{values = dense<[[4, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
@@ -389,9 +388,8 @@ func.func @gather_with_two_users(%arg0: tensor<3x4xi64>, %arg1: tensor<3xi64>) -
 // view-shared-result, negative: a gather read by one op only is
 // fold-result-reshape's; two gmx ops, no view between them.
 // CHECK-LABEL: func.func @gather_with_one_user
-// CHECK: %[[B:.*]] = "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 1>} : (tensor<3x4xi64>, tensor<3x1xi32>) -> tensor<3x1xi64>
-// CHECK-NEXT: %[[I:.*]] = tosa.cast %[[B]]
-// CHECK-NEXT: "gmx.gather_multiaxis"(%arg0, %[[I]])
+// CHECK: %[[B:.*]] = "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 1>} : (tensor<3x4xi64>, tensor<3x1xi64>) -> tensor<3x1xi64>
+// CHECK-NEXT: "gmx.gather_multiaxis"(%arg0, %[[B]])
 func.func @gather_with_one_user(%arg0: tensor<3x4xi64>, %arg1: tensor<3xi64>) -> tensor<3x1xi64> {
     %0 = "tosa.const"() <{values = dense<[[4, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
     %1 = tosa.const_shape  {values = dense<[3, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>

@@ -141,7 +141,7 @@ func.func @masked_fill_scatter(%arg0: tensor<3x5xf32>, %arg1: tensor<3x2xi32>) -
 // CHECK-LABEL: func.func @one_hot
 // CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<1x1xf32>
 // CHECK-DAG: %[[Z:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<6x7xf32>}>
-// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%[[Z]], %{{.*}}, %[[ONE]]) {axes = array<i64: 1>} : (tensor<6x7xf32>, tensor<6x1xi32>, tensor<1x1xf32>) -> tensor<6x7xf32>
+// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%[[Z]], %{{.*}}, %[[ONE]]) {axes = array<i64: 1>} : (tensor<6x7xf32>, tensor<6x1xi64>, tensor<1x1xf32>) -> tensor<6x7xf32>
 // CHECK-NOT: tosa.reduce_sum
 // CHECK: return %[[S]]
 func.func @one_hot(%arg0: tensor<6xi64>) -> tensor<6x7xf32> {

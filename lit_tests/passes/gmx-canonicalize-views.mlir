@@ -15,15 +15,14 @@
 // flattening; the strides [8, 1] say the coordinates address a 3x8 split of
 // dim 0. The gmx op reads that view; arange(3) is a non-axis dim.
 // CHECK-LABEL: func.func @reshaped_before_indexing
-// CHECK: %[[C:.*]] = tosa.cast %arg1 : (tensor<3xi64>) -> tensor<3xi32>
-// CHECK-NEXT: %[[X:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2]] output_shape [3, 8, 4] : tensor<24x4xf32> into tensor<3x8x4xf32>
-// CHECK-NEXT: %[[J:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0, 1, 2]] output_shape [3, 1, 1]
-// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%[[X]], %[[J]]) {axes = array<i64: 1>} : (tensor<3x8x4xf32>, tensor<3x1x1xi32>) -> tensor<3x1x4xf32>
+// CHECK: %[[X:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2]] output_shape [3, 8, 4] : tensor<24x4xf32> into tensor<3x8x4xf32>
+// CHECK-NEXT: %[[J:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1, 2]] output_shape [3, 1, 1]
+// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%[[X]], %[[J]]) {axes = array<i64: 1>} : (tensor<3x8x4xf32>, tensor<3x1x1xi64>) -> tensor<3x1x4xf32>
 // CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0], [1, 2]] : tensor<3x1x4xf32> into tensor<3x4xf32>
 // CHECK-NEXT: return %[[R]]
 // TENSOR-LABEL: func.func @reshaped_before_indexing
 // TENSOR-NOT: tosa.reduce_sum
-// TENSOR: "gmx.gather_multiaxis"({{.*}}) {axes = array<i64: 1>} : (tensor<3x8x4xf32>, tensor<3x1x1xi32>) -> tensor<3x1x4xf32>
+// TENSOR: "gmx.gather_multiaxis"({{.*}}) {axes = array<i64: 1>} : (tensor<3x8x4xf32>, tensor<3x1x1xi64>) -> tensor<3x1x4xf32>
 func.func @reshaped_before_indexing(%x: tensor<24x4xf32>, %j: tensor<3xi64>) -> tensor<3x4xf32> {
   %s31 = tosa.const_shape {values = dense<[3, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
   %s1 = tosa.const_shape {values = dense<[1, 24, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
@@ -55,12 +54,11 @@ func.func @reshaped_before_indexing(%x: tensor<24x4xf32>, %j: tensor<3xi64>) -> 
 // with T = 1): strides [6, 1, 1], two of them equal, address 4x6x1; the unit
 // dim's coordinate is a constant 0.
 // CHECK-LABEL: func.func @unit_dim
-// CHECK: %[[C:.*]] = tosa.cast %arg1 : (tensor<4x1x1xi64>) -> tensor<4x1x1xi32>
-// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[C]]) {axes = array<i64: 1>} : (tensor<4x6x1xf32>, tensor<4x1x1xi32>) -> tensor<4x1x1xf32>
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 1>} : (tensor<4x6x1xf32>, tensor<4x1x1xi64>) -> tensor<4x1x1xf32>
 // CHECK-NEXT: return %[[G]]
 // TENSOR-LABEL: func.func @unit_dim
 // TENSOR-NOT: tosa.reduce_sum
-// TENSOR: "gmx.gather_multiaxis"(%arg0, {{.*}}) {axes = array<i64: 1>} : (tensor<4x6x1xf32>, tensor<4x1x1xi32>) -> tensor<4x1x1xf32>
+// TENSOR: "gmx.gather_multiaxis"(%arg0, {{.*}}) {axes = array<i64: 1>} : (tensor<4x6x1xf32>, tensor<4x1x1xi64>) -> tensor<4x1x1xf32>
 func.func @unit_dim(%x: tensor<4x6x1xf32>, %idx: tensor<4x1x1xi64>) -> tensor<4x1x1xf32> {
   %s4111 = tosa.const_shape {values = dense<[4, 1, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %iota = "tosa.const"() <{values = dense<[[[[0]]], [[[1]]], [[[2]]], [[[3]]]]> : tensor<4x1x1x1xi32>}> : () -> tensor<4x1x1x1xi32>
@@ -90,10 +88,10 @@ func.func @unit_dim(%x: tensor<4x6x1xf32>, %idx: tensor<4x1x1xi64>) -> tensor<4x
 // (The 7 output rows are laid out along x's unit dim, hence the views.)
 // CHECK-LABEL: func.func @unit_strides
 // CHECK-NOT: tosa.reduce_sum
-// CHECK: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<10x1xf32>, tensor<1x7xi32>) -> tensor<1x7xf32>
+// CHECK: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<10x1xf32>, tensor<1x7xi64>) -> tensor<1x7xf32>
 // TENSOR-LABEL: func.func @unit_strides
 // TENSOR-NOT: tosa.reduce_sum
-// TENSOR: "gmx.gather_multiaxis"(%arg0, {{.*}}) {axes = array<i64: 0>} : (tensor<10x1xf32>, tensor<1x7xi32>) -> tensor<1x7xf32>
+// TENSOR: "gmx.gather_multiaxis"(%arg0, {{.*}}) {axes = array<i64: 0>} : (tensor<10x1xf32>, tensor<1x7xi64>) -> tensor<1x7xf32>
 func.func @unit_strides(%x: tensor<10x1xf32>, %idx: tensor<7x1xi64>) -> tensor<7x1xf32> {
   %s711 = tosa.const_shape {values = dense<[7, 1, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
   %zeros = "tosa.const"() <{values = dense<0> : tensor<7x1x1xi32>}> : () -> tensor<7x1x1xi32>
@@ -219,12 +217,12 @@ func.func @constant_shared(%i: tensor<3xi32>) -> (tensor<3xf32>, tensor<1x6x1xf3
 // CHECK-LABEL: func.func @batch_split_by_merge
 // CHECK-NOT: tensor.concat
 // CHECK: %[[X:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2], [3]] output_shape [2, 2, 5, 8] : tensor<4x5x8xf32> into tensor<2x2x5x8xf32>
-// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%[[X]], %{{.*}}) {axes = array<i64: 2>} : (tensor<2x2x5x8xf32>, tensor<1x1x6x1xi32>) -> tensor<2x2x6x8xf32>
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%[[X]], %{{.*}}) {axes = array<i64: 2>} : (tensor<2x2x5x8xf32>, tensor<1x1x6x1xi64>) -> tensor<2x2x6x8xf32>
 // CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0], [1, 2, 3]] : tensor<2x2x6x8xf32> into tensor<2x96xf32>
 // CHECK-NEXT: return %[[R]]
 // TENSOR-LABEL: func.func @batch_split_by_merge
 // TENSOR-NOT: tensor.concat
-// TENSOR: "gmx.gather_multiaxis"({{.*}}) {axes = array<i64: 2>} : (tensor<2x2x5x8xf32>, tensor<1x1x6x1xi32>) -> tensor<2x2x6x8xf32>
+// TENSOR: "gmx.gather_multiaxis"({{.*}}) {axes = array<i64: 2>} : (tensor<2x2x5x8xf32>, tensor<1x1x6x1xi64>) -> tensor<2x2x6x8xf32>
 func.func @batch_split_by_merge(%arg0: tensor<4x5x8xf32>, %arg1: tensor<6xi64>) -> tensor<2x96xf32> {
   %0 = tosa.const_shape  {values = dense<[6, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
   %1 = tosa.const_shape  {values = dense<[4, 1, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>

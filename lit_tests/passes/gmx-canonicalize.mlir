@@ -270,14 +270,17 @@ func.func @result_reshape_shared(%w: tensor<1x10x8xf32>, %i: tensor<1x12x1xi64>)
 
 // -----
 // simplify-indices: cast and negative-index normalisation are gmx's own wrap.
-// The narrowing cast stays: it changes values a program may legally hold.
+// The narrowing cast (torch-mlir's i64 -> i32 for tosa.gather) is only an
+// index: it assumes in-range values, so the map is judged on the values i32
+// holds and gmx reads the wide index (2**32 + 1 is an IndexError, as in
+// PyTorch eager, not row 1).
 // CHECK-LABEL: func.func @normalised(
-// CHECK: %[[C:.*]] = tosa.cast %arg1 : (tensor<12x1xi64>) -> tensor<12x1xi32>
-// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[C]]) {axes = array<i64: 0>} : (tensor<10x8xf32>, tensor<12x1xi32>) -> tensor<12x8xf32>
+// CHECK-NOT: tosa.cast
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %arg1) {axes = array<i64: 0>} : (tensor<10x8xf32>, tensor<12x1xi64>) -> tensor<12x8xf32>
 // CHECK-NEXT: return %[[G]]
 // TENSOR-LABEL: func.func @normalised(
-// TENSOR: %[[C:.*]] = tosa.cast %arg1
-// TENSOR-NEXT: "gmx.gather_multiaxis"(%arg0, %[[C]])
+// TENSOR-NOT: tosa.cast
+// TENSOR: "gmx.gather_multiaxis"(%arg0, %arg1)
 func.func @normalised(%w: tensor<10x8xf32>, %i: tensor<12x1xi64>) -> tensor<12x8xf32> {
   %zero = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
   %ten = "tosa.const"() <{values = dense<10> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
@@ -287,6 +290,28 @@ func.func @normalised(%w: tensor<10x8xf32>, %i: tensor<12x1xi64>) -> tensor<12x8
   %s = tosa.select %n, %a, %c : (tensor<12x1xi1>, tensor<12x1xi32>, tensor<12x1xi32>) -> tensor<12x1xi32>
   %0 = "gmx.gather_multiaxis"(%w, %s) {axes = array<i64: 0>} : (tensor<10x8xf32>, tensor<12x1xi32>) -> tensor<12x8xf32>
   return %0 : tensor<12x8xf32>
+}
+
+// -----
+// simplify-indices, negative: a narrowing cast used by something else than
+// gmx's indices (here returned) is the program's own arithmetic: it stays,
+// and the probes outside i32 see its truncation.
+// CHECK-LABEL: func.func @narrowed_and_returned(
+// CHECK: %[[C:.*]] = tosa.cast %arg1 : (tensor<12x1xi64>) -> tensor<12x1xi32>
+// CHECK-NEXT: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[C]]) {axes = array<i64: 0>} : (tensor<10x8xf32>, tensor<12x1xi32>) -> tensor<12x8xf32>
+// CHECK-NEXT: return %[[G]], %[[C]]
+// TENSOR-LABEL: func.func @narrowed_and_returned(
+// TENSOR: %[[C:.*]] = tosa.cast %arg1
+// TENSOR-NEXT: "gmx.gather_multiaxis"(%arg0, %[[C]])
+func.func @narrowed_and_returned(%w: tensor<10x8xf32>, %i: tensor<12x1xi64>) -> (tensor<12x8xf32>, tensor<12x1xi32>) {
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %ten = "tosa.const"() <{values = dense<10> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %c = tosa.cast %i : (tensor<12x1xi64>) -> tensor<12x1xi32>
+  %a = tosa.add %c, %ten : (tensor<12x1xi32>, tensor<1x1xi32>) -> tensor<12x1xi32>
+  %n = tosa.greater %zero, %c : (tensor<1x1xi32>, tensor<12x1xi32>) -> tensor<12x1xi1>
+  %s = tosa.select %n, %a, %c : (tensor<12x1xi1>, tensor<12x1xi32>, tensor<12x1xi32>) -> tensor<12x1xi32>
+  %0 = "gmx.gather_multiaxis"(%w, %s) {axes = array<i64: 0>} : (tensor<10x8xf32>, tensor<12x1xi32>) -> tensor<12x8xf32>
+  return %0, %c : tensor<12x8xf32>, tensor<12x1xi32>
 }
 
 // -----
@@ -395,10 +420,8 @@ func.func @constant_indices(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
 // raise-linearised-indices: a rank-0 index (index_select with a 0-d tensor,
 // as torch-mlir exports it) is read through its reshape to [1].
 // CHECK-LABEL: func.func @rank0_index
-// CHECK: %[[R:.*]] = tosa.reshape %arg1, %{{.*}} : (tensor<i64>, !tosa.shape<1>) -> tensor<1xi64>
-// CHECK: %[[C:.*]] = tosa.cast %[[R]] : (tensor<1xi64>) -> tensor<1xi32>
-// CHECK: %[[E:.*]] = tensor.expand_shape %[[C]] {{\[}}[0, 1]] output_shape [1, 1]
-// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[E]]) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<1x1xi32>) -> tensor<1x3xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %arg1 [] output_shape [1, 1] : tensor<i64> into tensor<1x1xi64>
+// CHECK: %[[G:.*]] = "gmx.gather_multiaxis"(%arg0, %[[E]]) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<1x1xi64>) -> tensor<1x3xf32>
 // CHECK-NOT: tosa.reduce_sum
 // CHECK: return %[[G]]
 // TENSOR-LABEL: func.func @rank0_index
@@ -409,8 +432,8 @@ func.func @constant_indices(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
 // RAISE: "gmx.gather_multiaxis"(%{{.*}}, %{{.*}}) {axes = array<i64: 1>} : (tensor<1x12x1xf32>, tensor<1x1x3xi32>) -> tensor<1x1x3xf32>
 // RAISE-NOT: tosa.gather
 // RAISE: tosa.reshape
-// TENSOR: %[[R:.*]] = tensor.expand_shape %arg1 [] output_shape [1] : tensor<i64> into tensor<1xi64>
-// TENSOR: "gmx.gather_multiaxis"(%arg0, %{{.*}}) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<1x1xi32>) -> tensor<1x3xf32>
+// TENSOR: %[[E:.*]] = tensor.expand_shape %arg1 [] output_shape [1, 1] : tensor<i64> into tensor<1x1xi64>
+// TENSOR: "gmx.gather_multiaxis"(%arg0, %[[E]]) {axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<1x1xi64>) -> tensor<1x3xf32>
 func.func @rank0_index(%arg0: tensor<4x3xf32>, %arg1: tensor<i64>) -> tensor<1x3xf32> {
   %0 = tosa.const_shape  {values = dense<1> : tensor<1xindex>} : () -> !tosa.shape<1>
   %1 = tosa.const_shape  {values = dense<1> : tensor<2xindex>} : () -> !tosa.shape<2>

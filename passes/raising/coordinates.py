@@ -33,6 +33,7 @@ from gmx.dialect.mlir import ir
 from .gather_spec import GatherSpec, Indexed, Iota, Zero, constant_coordinate, refine_output
 from ..patterns import NoMatch, require
 from .index_values import (
+    absorption_width,
     constant_value,
     elementwise_inputs,
     elementwise_operands,
@@ -180,7 +181,7 @@ def _absorb_value_map(coord: Indexed, size: int) -> Indexed | None:
     inputs = [v for v in reversed(elementwise_inputs(value))  # a gmx op takes no `index` elements
               if static_shape_of(v) == shape and isinstance(ir.ShapedType(v.type).element_type, ir.IntegerType)]
     for leaf in inputs:
-        width = integer_width(ir.ShapedType(leaf.type).element_type)
+        width = absorption_width(value, leaf)
         function = index_function(value, leaf)
         if width is None or function is None:
             continue

@@ -13,7 +13,7 @@ from gmx.dialect.modes import Mode
 import numpy as np
 
 from .gather_spec import current_form, spec_of_gmx
-from .index_values import constant_value, elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
+from .index_values import absorption_width, constant_value, elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
 from .raised_gather import RaisedGather, Viewed, emit_gather
 from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec
 from ..patterns import pattern, require
@@ -70,12 +70,11 @@ def _floor_modulo_leaf(indices: ir.Value, size: int) -> ir.Value | None:
         return None
     shape = static_shape_of(value)
     for leaf in reversed(elementwise_inputs(value)):  # the farthest first: all the arithmetic
-        element_type = ir.ShapedType(leaf.type).element_type
-        width = integer_width(element_type)
+        width = integer_width(ir.ShapedType(leaf.type).element_type)
         if static_shape_of(leaf) != shape or width is None or not 8 <= width <= 64:
             continue
         function = index_function(value, leaf)
-        if function is not None and is_floor_modulo(function, width, size):
+        if function is not None and is_floor_modulo(function, absorption_width(value, leaf), size):
             return leaf
     return None
 
@@ -93,8 +92,8 @@ def absorb_floor_modulo(op, rewriter):
         %g = "gmx.gather_multiaxis"(%x, %c) {axes = array<i64: 1>} : (tensor<4x5x6xf32>, tensor<4x3x6xi32>) -> tensor<4x3x6xf32>
     becomes
         %g = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 1>, mode = "wrap"} : (tensor<4x5x6xf32>, tensor<4x3x6xi64>) -> tensor<4x3x6xf32>
-    The wide indices are gathered (a cast after the modulo is exact, one
-    before it would not be). Absorbed: exactly `t mod size` for every value
+    The wide indices are gathered (a cast after the modulo is exact; one
+    before it is read as exact when it is only an index, `absorption_width`). Absorbed: exactly `t mod size` for every value
     of `t`'s type (`is_floor_modulo`: exhaustive near the axis, probes far
     from it), the size being that of every gathered axis. Left alone: a
     truncating remainder (`torch.fmod`), a modulo by another size, a gather

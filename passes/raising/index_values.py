@@ -27,8 +27,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from gmx.dialect.gmx import OP_NAME
 from gmx.dialect.mlir import ir
 from gmx.dialect.modes import Mode
+from gmx.dialect.scatter import SCATTER_OP_NAME
 
 from ..views import defining_op, static_shape_of, view_source
 from ..resources import resource_integers
@@ -529,6 +531,81 @@ def elementwise_inputs(root: ir.Value) -> list[ir.Value]:
         operands = elementwise_operands(op)
         frontier.extend(operands or [])
     return found
+
+
+_NARROWING_CASTS = ("tosa.cast", "arith.trunci")
+
+
+def checked_width(leaf_width: int, index_cast_widths: list[int]) -> int:
+    """The width whose values an absorption check (`wraps_like_gmx`,
+    `is_floor_modulo`, `clamps_like_gmx`) probes for a map from a leaf of
+    `leaf_width` bits through narrowing casts of an index to
+    `index_cast_widths` bits.
+
+    A narrowing cast of an index assumes in-range values (torch-mlir's i64
+    -> i32 in front of tosa.gather / tosa.scatter): the map is judged on the
+    values the narrowest cast represents, where it is exact, and the raised
+    op reads the wide leaf, so a wide value out of range reaches gmx's check
+    (an IndexError, as in PyTorch eager) instead of being truncated into range.
+    """
+    return min([leaf_width, *index_cast_widths])
+
+
+def _used_only_as_index(value: ir.Value) -> bool:
+    """Whether every use of `value`, through views and elementwise integer
+    ops, ends as the indices operand of a gmx gather or scatter."""
+    uses = list(value.uses)
+    for use in uses:
+        owner = use.owner.operation
+        if owner.name in (OP_NAME, SCATTER_OP_NAME):
+            if use.operand_number != 1:
+                return False
+            continue
+        if len(owner.results) != 1:
+            return False
+        result = owner.results[0]
+        source = view_source(result)
+        if (source is None or source != value) and elementwise_operands(owner) is None:
+            return False
+        if not _used_only_as_index(result):
+            return False
+    return bool(uses)
+
+
+def _narrowing_width(op) -> int | None:
+    """The result width of `op` when it is an integer cast to fewer bits."""
+    if op.name not in _NARROWING_CASTS:
+        return None
+    wide, narrow = _element_width(op.operands[0]), _element_width(op.results[0])
+    return narrow if wide is not None and narrow is not None and narrow < wide else None
+
+
+def absorption_width(root: ir.Value, leaf: ir.Value) -> int | None:
+    """The width (`checked_width`) at which the map from `leaf` to `root` is
+    checked: the leaf's, narrowed by each narrowing cast between them whose
+    result is only an index of gmx ops. A narrowing cast used otherwise
+    too (its truncation may be the program's arithmetic) keeps the leaf's
+    width, where the probes see the truncation. None for a non-integer leaf."""
+    leaf_width = _element_width(leaf)
+    if leaf_width is None:
+        return None
+    widths, seen, frontier = [], set(), [root]
+    while frontier:
+        value = frontier.pop()
+        if value == leaf or value in seen or constant_value(value) is not None:
+            continue
+        seen.add(value)
+        op = defining_op(value)
+        operands = elementwise_operands(op)
+        if operands is None:
+            continue
+        narrow = _narrowing_width(op)
+        if narrow is not None:
+            if not _used_only_as_index(value):
+                return leaf_width
+            widths.append(narrow)
+        frontier.extend(operands)
+    return checked_width(leaf_width, widths)
 
 
 def _probes(size: int, width: int) -> np.ndarray:
