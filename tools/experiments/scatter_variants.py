@@ -70,14 +70,14 @@ def small_values(rng, shape, dtype: str) -> np.ndarray:
     return rng.integers(-VALUE_RANGE, VALUE_RANGE, shape).astype(DATA_DTYPES[dtype])
 
 
-# JAX's `x.at[where]` method of each reduction (`ScatterVariant.jax_fn`).
-JAX_METHODS = {Reduction.NONE: "set", Reduction.ADD: "add", Reduction.MUL: "multiply", Reduction.MAX: "max",
-               Reduction.MIN: "min"}
+# JAX's `x.at[where]` method of each reduction (`ScatterVariant.jax_fn`)
+# where its name is not the reduction's own spelling (add, max, min are).
+JAX_METHODS = {Reduction.NONE: "set", Reduction.MUL: "multiply"}
 
 
 def jax_update(reduction: Reduction, x, where, updates):
     """`x.at[where].<set | add | multiply | max | min>(updates)`."""
-    return getattr(x.at[where], JAX_METHODS[reduction])(updates)
+    return getattr(x.at[where], JAX_METHODS.get(reduction, reduction.value))(updates)
 
 
 def jax_along(idx, axis: int) -> tuple:
