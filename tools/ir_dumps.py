@@ -61,9 +61,10 @@ def filter_dumps(text: str, keep: Callable[[str, set[str]], bool]) -> str:
 
 
 @contextmanager
-def filtered_stderr(keep: Callable[[str, set[str]], bool]) -> Iterator[None]:
-    """Within the block, descriptor 2 is held back; on leaving it goes to
-    stderr through `filter_dumps(..., keep)`."""
+def held_stderr(on_leave: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, descriptor 2 (where MLIR itself writes) goes to a
+    temporary file; on leaving, descriptor 2 is restored and `on_leave` gets
+    the text written there."""
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as held:
@@ -75,9 +76,17 @@ def filtered_stderr(keep: Callable[[str, set[str]], bool]) -> Iterator[None]:
             os.dup2(saved, 2)
             os.close(saved)
             held.seek(0)
-            text = held.read().decode("utf-8", errors="replace")
-            sys.stderr.write(filter_dumps(text, keep))
-            sys.stderr.flush()
+            on_leave(held.read().decode("utf-8", errors="replace"))
+
+
+def filtered_stderr(keep: Callable[[str, set[str]], bool]):
+    """Within the block, descriptor 2 is held back; on leaving it goes to
+    stderr through `filter_dumps(..., keep)`."""
+    def write(text: str) -> None:
+        sys.stderr.write(filter_dumps(text, keep))
+        sys.stderr.flush()
+
+    return held_stderr(write)
 
 
 @contextmanager

@@ -31,7 +31,6 @@ import contextlib
 import logging
 import os
 import sys
-import tempfile
 import types
 import warnings
 from collections.abc import Callable, Sequence
@@ -39,6 +38,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from gmx.dialect.errors import GmxError
+from gmx.tools.ir_dumps import held_stderr
 
 from .choices import Choice
 from .dtypes import onnx_type, to_torch
@@ -162,27 +162,16 @@ def torch_export(
     return exported.operation.get_asm(enable_debug_info=locations)
 
 
-@contextlib.contextmanager
 def _held_stderr(diagnostics: list[str]):
     """torch-mlir's lowering diagnostics are written to descriptor 2 by MLIR
-    itself, not into its exception: within the block descriptor 2 goes to a
-    temporary file; on leaving, its text is appended to `diagnostics` and
-    written to stderr but for the `error:` lines (the exception carries
-    the first)."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as held:
-        os.dup2(held.fileno(), 2)
-        try:
-            yield
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-            held.seek(0)
-            text = held.read().decode("utf-8", errors="replace")
-            diagnostics.append(text)
-            sys.stderr.write("".join(line for line in text.splitlines(True) if " error: " not in line))
+    itself, not into its exception: within the block they are held; on
+    leaving, their text is appended to `diagnostics` and written to stderr
+    but for the `error:` lines (the exception carries the first)."""
+    def keep(text: str) -> None:
+        diagnostics.append(text)
+        sys.stderr.write("".join(line for line in text.splitlines(True) if " error: " not in line))
+
+    return held_stderr(keep)
 
 
 def _diagnostic(diagnostics: list[str]) -> str:
