@@ -43,7 +43,7 @@ def test_module_as_operation():
         np.testing.assert_array_equal(compile(function)(X), X)  # an op view, wrapped in a module
 
 
-@pytest.mark.parametrize("module", [None, 123, 1.5, ["func.func"], object()], ids=repr)
+@pytest.mark.parametrize("module", [None, 123, 1.5, ["func.func"], object()], ids=lambda m: type(m).__name__)
 def test_module_of_another_type(module):
     with pytest.raises(TypeError, match=r"the module must be str, bytes \(UTF-8 or MLIR bytecode\), ir.Module or ir.Operation, got "):
         compile(module)
