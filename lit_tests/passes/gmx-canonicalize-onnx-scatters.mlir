@@ -129,12 +129,12 @@
 
 // -----
 // simplify-indices: ScatterElements(axis=1) in TOSA: the `where` adds in i32 (a
-// narrowing cast of the i64 index first) and the scatter reads i32. gmx reads
-// the narrowed index: wherever the program's position is valid, so is the
-// narrowed index, and it wraps to that position (the narrowing cast stays).
+// narrowing cast of the i64 index first) and the scatter reads i32. The cast
+// only feeds the index, so it assumes in-range values: gmx reads the wide i64
+// index, checked as it is (an index past i32 is an IndexError, not its
+// truncation).
 // CHECK-LABEL: func.func @where_tosa(
-// CHECK-NEXT: %[[C:.*]] = tosa.cast %arg1 : (tensor<3x2xi64>) -> tensor<3x2xi32>
-// CHECK-NEXT: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[C]], %arg2) {axes = array<i64: 1>} : (tensor<3x5xf32>, tensor<3x2xi32>, tensor<3x2xf32>) -> tensor<3x5xf32>
+// CHECK-NEXT: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %arg1, %arg2) {axes = array<i64: 1>} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
 // CHECK-NEXT: return %[[S]]
   func.func @where_tosa(%arg0: tensor<3x5xf32>, %arg1: tensor<3x2xi64>, %arg2: tensor<3x2xf32>) -> tensor<3x5xf32> {
     %0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
@@ -170,9 +170,9 @@
 // -----
 // simplify-indices, negative: `i + 4` on an axis of 5: the select stays.
 // CHECK-LABEL: func.func @where_tosa_wrong(
+// (The final i64 -> i32 cast only feeds the index: the wide select is read.)
 // CHECK: %[[W:.*]] = tosa.select
-// CHECK: %[[C:.*]] = tosa.cast %[[W]]
-// CHECK: "gmx.scatter_multiaxis"(%arg0, %[[C]], %arg2) {axes = array<i64: 1>}
+// CHECK: "gmx.scatter_multiaxis"(%arg0, %[[W]], %arg2) {axes = array<i64: 1>}
   func.func @where_tosa_wrong(%arg0: tensor<3x5xf32>, %arg1: tensor<3x2xi64>, %arg2: tensor<3x2xf32>) -> tensor<3x5xf32> {
     %0 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
     %1 = tosa.const_shape  {values = dense<[3, 2, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
