@@ -121,17 +121,23 @@ def test_export(name, form):
         f"the corpus says {expected.scatters}")
 
 
+def check_raised(label: str, text: str, gmx_ops: int, source_scatter: str, arithmetic_ops: frozenset) -> None:
+    """`text` after --gmx-canonicalize has `gmx_ops` gmx scatters, no
+    `source_scatter` left, and none of `arithmetic_ops` in front of a scatter."""
+    with make_context():
+        module = ir.Module.parse(text)
+        scatters = ops_named(module.operation, SCATTER_OP_NAME)
+        left = ops_named(module.operation, source_scatter)
+        arithmetic = {n for op in scatters for n in index_producers(op) & arithmetic_ops}
+    assert len(scatters) == gmx_ops, f"{label}: {len(scatters)} gmx scatters, expected {gmx_ops}"
+    assert not left, f"{label}: {len(left)} {source_scatter} left"
+    assert not arithmetic, f"{label}: index arithmetic in front of a scatter: {sorted(arithmetic)}"
+
+
 @pytest.mark.parametrize("name, form", cases("raised"))
 def test_raised(name, form):
-    expected = BY_NAME[name].forms[form]
-    with make_context():
-        module = ir.Module.parse(raised(name, form))
-        scatters = ops_named(module.operation, SCATTER_OP_NAME)
-        left = ops_named(module.operation, SOURCE_SCATTERS[form])
-        arithmetic = {n for op in scatters for n in index_producers(op) & INDEX_ARITHMETIC}
-    assert len(scatters) == expected.gmx_ops, f"{name}@{form}: {len(scatters)} gmx scatters, expected {expected.gmx_ops}"
-    assert not left, f"{name}@{form}: {len(left)} {SOURCE_SCATTERS[form]} left"
-    assert not arithmetic, f"{name}@{form}: index arithmetic in front of a scatter: {sorted(arithmetic)}"
+    check_raised(f"{name}@{form}", raised(name, form), BY_NAME[name].forms[form].gmx_ops, SOURCE_SCATTERS[form],
+                 INDEX_ARITHMETIC)
 
 
 @pytest.mark.parametrize("name, form", cases("runs"))
@@ -311,15 +317,8 @@ def test_onnx_export(name, form):
 
 @pytest.mark.parametrize("name, form", onnx_cases("raised"))
 def test_onnx_raised(name, form):
-    expected = ONNX_BY_NAME[name].forms[form]
-    with make_context():
-        module = ir.Module.parse(onnx_raised(name, form))
-        scatters = ops_named(module.operation, SCATTER_OP_NAME)
-        left = ops_named(module.operation, ONNX_SOURCE_SCATTERS[form])
-        arithmetic = {n for op in scatters for n in index_producers(op) & ONNX_INDEX_ARITHMETIC}
-    assert len(scatters) == expected.gmx_ops, f"{name}@{form}: {len(scatters)} gmx scatters, expected {expected.gmx_ops}"
-    assert not left, f"{name}@{form}: {len(left)} {ONNX_SOURCE_SCATTERS[form]} left"
-    assert not arithmetic, f"{name}@{form}: index arithmetic in front of a scatter: {sorted(arithmetic)}"
+    check_raised(f"{name}@{form}", onnx_raised(name, form), ONNX_BY_NAME[name].forms[form].gmx_ops,
+                 ONNX_SOURCE_SCATTERS[form], ONNX_INDEX_ARITHMETIC)
 
 
 @pytest.mark.parametrize("name, form", onnx_cases("runs"))
