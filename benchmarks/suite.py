@@ -96,7 +96,8 @@ def default_contenders(threads: int | None = None, backend: str = "engine", devi
     """The contenders of the table, in column order; gmx's calls run on
     `threads` threads (None: the usable cores), or, with `backend` "iree",
     gmx and gmx unchecked on IREE's `device` (None: its default), and no
-    other IREE contender (they would repeat them)."""
+    other IREE contender (they would repeat them) nor gmx donated (the
+    engine's in-place scatter)."""
     import torch
 
     default_threads = torch.get_num_threads()  # before any contender changes it
@@ -104,13 +105,16 @@ def default_contenders(threads: int | None = None, backend: str = "engine", devi
         device = device or Iree.device  # IREE's default device
         gmx = [Iree("gmx", device, checked=True), Iree("gmx unchecked", device, checked=False)]
     else:
-        gmx = [Fused("gmx", checked=True, threads=threads), Fused("gmx unchecked", checked=False, threads=threads)]
+        gmx = [Fused("gmx", checked=True, threads=threads), Fused("gmx unchecked", checked=False, threads=threads),
+               # a scatter's in-place form (its data donated), against torch in-place; absent for the gathers
+               Fused("gmx donated", checked=True, threads=threads, in_place=True)]
     return [
         *gmx,
         Unfused("unfused", checked=True, threads=threads),
         Numpy("numpy"),
         Torch("torch 1t", threads=1),
         Torch("torch", threads=default_threads),
+        Torch("torch in-place", threads=default_threads, in_place=True),  # x.scatter_, x.index_add_, ...
         OnnxRuntime("ort 1t", threads=1),
         OnnxRuntime("ort", threads=usable_cores()),  # its own default counts physical cores
         Jax("jax"),  # the scatters' x.at[...] under jax.jit, XLA's default threads

@@ -7,11 +7,15 @@ reference's result (`make_case`; the reference is the variant's
 it cost and facts for a report. The contenders:
 
     Fused     the frontend program after --gmx-canonicalize, compiled by
-              gmx.runtime (its compile time includes the pass)
+              gmx.runtime (its compile time includes the pass); `in_place`:
+              its data donated, written by every call (a scatter's
+              in-place form, against Torch's `in_place`)
     Unfused   the frontend program as emitted, compiled the same way
               (absent when the frontend program is gmx already)
     Numpy     the variant's numpy expression (a gather's: the reference itself)
-    Torch     the variant's torch expression, eager, on `threads` threads
+    Torch     the variant's torch expression, eager, on `threads` threads;
+              `in_place`: its in-place spelling (`x.scatter_`, ...;
+              `Variant.torch_inplace_fn`), writing a copy of its own
     Jax       the variant's JAX form under jax.jit on the CPU (scatters;
               absent for the gathers)
     OnnxRuntime  the variant's ONNX graph (`Variant.onnx_graph`) in an ONNX
@@ -24,8 +28,13 @@ it cost and facts for a report. The contenders:
               it is not checked
 
 A contender whose call writes its inputs (gmx with `donate`, the result
-written into an input's buffer) gets them as they were before every call:
-its `Prepared.reset` copies them back, untimed (`timing.measure`).
+written into an input's buffer; torch's in-place form) writes copies of
+its own (`own_copies`, made once when it is prepared), never the inputs
+the others read. Either it gets them as they were before every call (its
+`Prepared.reset` copies them back, untimed: `timing.measure`), or, an
+in-place contender, only its first call, the check, sees them as they
+were, and each timed call writes the previous one's result, as in-place
+code does (an add keeps accumulating: right for timing, not checked).
 
 `check(contenders, case)` prepares each one and calls it once: a result
 must equal the reference exactly (dtype, shape, every element), and a
@@ -56,6 +65,7 @@ from .dtypes import from_torch, to_torch
 from .frontends import frontend_program, onnx_graph_model
 from .pipelines import run_pipeline
 from .timing import measure, median_ms
+from .variant_base import IN_PLACE_ARGUMENT
 from .variants import Study
 
 # The ops frontends spell each gmx op with (what --gmx-canonicalize raises).
@@ -162,27 +172,49 @@ class Fused:
     # inputs the result is written into (gmx.runtime's `donate`); None: those
     # the variant donates (a scatter entry's `donated`, e.g. the KV cache)
     donate: tuple[int, ...] | None = None
+    # the variant's in-place form: IN_PLACE_ARGUMENT donated and not restored
+    # between calls; absent where the variant has none (the gathers)
+    in_place: bool = False
 
     def prepare(self, case: Case) -> Prepared:
+        if self.in_place and case.study.variant.torch_inplace_fn(case.study) is None:
+            return Prepared(None, note=NO_IN_PLACE)
         start = time.perf_counter()
         text, info = self.fused_text, {}
         if text is None:
             fused = run_pipeline(case.text, ["gmx-canonicalize"])
             text = fused.text
             info = {**op_counts(case.study.variant, fused.counts), "canonicalize_s": fused.seconds}
-        donate = self.donate if self.donate is not None else getattr(case.study.variant, "donated", ())
+        donate = self._donated(case)
         program = CompiledProgram(text, "main", self.checked, self.threads, donate=donate)
         info.update(_thread_info(program))
         if not donate:
             return Prepared(functools.partial(program, *case.inputs), time.perf_counter() - start, info)
         info["donated"] = list(donate)
-        inputs = [a.copy() if k in donate else a for k, a in enumerate(case.inputs)]
+        inputs = own_copies(case.inputs, donate)
+        call = functools.partial(program, *inputs)
+        if self.in_place:  # each call writes the previous one's result
+            return Prepared(call, time.perf_counter() - start, info)
 
         def reset():
             for k in donate:
                 np.copyto(inputs[k], case.inputs[k])
 
-        return Prepared(functools.partial(program, *inputs), time.perf_counter() - start, info, reset=reset)
+        return Prepared(call, time.perf_counter() - start, info, reset=reset)
+
+    def _donated(self, case: Case) -> tuple[int, ...]:
+        if self.in_place:
+            return (IN_PLACE_ARGUMENT,)
+        return self.donate if self.donate is not None else getattr(case.study.variant, "donated", ())
+
+
+NO_IN_PLACE = "the variant has no in-place form (the scatters have)"
+
+
+def own_copies(inputs, written) -> list[np.ndarray]:
+    """`inputs` with those at the positions `written` copied: what a
+    contender whose calls write them passes (the others' stay unwritten)."""
+    return [a.copy() if k in written else a for k, a in enumerate(inputs)]
 
 
 @dataclass(frozen=True)
@@ -231,16 +263,28 @@ class Numpy:
 @dataclass(frozen=True)
 class Torch:
     """The variant's torch expression, eager, on `threads` threads; tensors
-    are made from the inputs once, outside the timing."""
+    are made from the inputs once, outside the timing. `in_place`: its
+    in-place spelling (`Variant.torch_inplace_fn`; absent where there is
+    none), writing a copy of the data of its own, made here: the first
+    call (the check) writes it as it was, each later call the previous
+    call's result."""
 
     name: str = "torch"
     threads: int = 1
+    in_place: bool = False
 
     def prepare(self, case: Case) -> Prepared:
         import torch
 
-        forward = case.study.variant.torch_fn(case.study)
-        tensors = [to_torch(a) for a in case.inputs]
+        variant, arrays = case.study.variant, case.inputs
+        if self.in_place:
+            forward = variant.torch_inplace_fn(case.study)
+            if forward is None:
+                return Prepared(None, note=NO_IN_PLACE)
+            arrays = own_copies(arrays, (IN_PLACE_ARGUMENT,))
+        else:
+            forward = variant.torch_fn(case.study)
+        tensors = [to_torch(a) for a in arrays]
         threads = self.threads
 
         def call():

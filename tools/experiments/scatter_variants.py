@@ -1,8 +1,9 @@
 """The scatter entries of the one variant registry (`variants`): one
 `ScatterVariant` per scatter users write, and `SCATTER_VARIANTS`.
 
-Each entry gives its contenders' calls (`numpy_fn`, `torch_fn`,
-`onnx_graph` where ONNX has the scatter), the reference's result through
+Each entry gives its contenders' calls (`numpy_fn`, `torch_fn` and its
+in-place spelling `torch_inplace_fn`, `onnx_graph` where ONNX has the
+scatter), the reference's result through
 `gmx.reference`'s mapping of its frontend onto `scatter_multiaxis`
 (`reference_fn`), and its gmx program (`gmx_program`: the op between the
 mapping's reshapes, in MLIR text). The gmx program runs once
@@ -216,6 +217,9 @@ class TorchScatter(ElementScatter):
 
         return lambda x, idx, upd: torch.scatter(x, s.axis, idx, upd)
 
+    def torch_inplace_fn(self, s):
+        return lambda x, idx, upd: x.scatter_(s.axis, idx, upd)
+
     def onnx_graph(self, s):
         return [("ScatterElements", ["x", "idx", "upd"], ["out"], {"axis": s.axis})]
 
@@ -251,6 +255,10 @@ class ScatterReduce(ElementScatter):
 
         reduce = self.TORCH_NAMES[self.reduction]
         return lambda x, idx, upd: torch.scatter_reduce(x, s.axis, idx, upd, reduce)
+
+    def torch_inplace_fn(self, s):
+        reduce = self.TORCH_NAMES[self.reduction]
+        return lambda x, idx, upd: x.scatter_reduce_(s.axis, idx, upd, reduce)
 
     def onnx_graph(self, s):
         return None  # ScatterElements' max and min need opset 18; the frontends' models are opset 17
@@ -327,6 +335,9 @@ class IndexAdd(RowScatter):
 
         return lambda x, idx, upd: torch.index_add(x, 0, idx, upd)
 
+    def torch_inplace_fn(self, s):
+        return lambda x, idx, upd: x.index_add_(0, idx, upd)
+
 
 class GnnScatterAdd(RowScatter):
     """A graph network's aggregation: edge messages summed into their
@@ -340,6 +351,12 @@ class GnnScatterAdd(RowScatter):
             return x.scatter_add(0, dst[:, None].expand(-1, x.shape[1]), msg)
 
         return aggregate
+
+    def torch_inplace_fn(self, s):
+        def aggregate_(x, dst, msg):
+            return x.scatter_add_(0, dst[:, None].expand(-1, x.shape[1]), msg)
+
+        return aggregate_
 
     def arguments(self, s):
         return ("x", "dst", "msg")
@@ -395,6 +412,10 @@ class KvCacheUpdate(ScatterVariant):
 
     def torch_fn(self, s):
         return lambda cache, pos, new: cache.index_copy_(2, pos, new)
+
+    def torch_inplace_fn(self, s):
+        """`torch_fn` itself: the cache's own spelling is in place."""
+        return self.torch_fn(s)
 
     def jax_fn(self, s):
         """JAX's KV-cache idiom: a dynamic_update_slice at the position
@@ -471,6 +492,13 @@ class AdvancedIndexPut(ScatterVariant):
 
         return put
 
+    def torch_inplace_fn(self, s):
+        def put_(x, i, j, v):
+            x[i, :, j] = v
+            return x
+
+        return put_
+
     def reference_fn(self, s):
         return lambda x, i, j, v: advanced_assign(x, (0, 2), (i, j), v)
 
@@ -523,6 +551,9 @@ class OnnxScatterND(ScatterVariant):
 
     def torch_fn(self, s):
         return lambda x, idx, upd: x.index_put(tuple(idx.unbind(-1)), upd)
+
+    def torch_inplace_fn(self, s):
+        return lambda x, idx, upd: x.index_put_(tuple(idx.unbind(-1)), upd)
 
     def reference_fn(self, s):
         return lambda x, idx, upd: scatter_nd(x, idx, upd)

@@ -8,9 +8,9 @@ A `Variant` says which options apply (`axis`, `axes`, `batch_dims`,
 shapes (`check`, raising `StudyError` before anything is built), makes
 inputs whose index values lie in the range the frontend accepts, and gives
 the numpy and torch callables that compute the same result (`numpy_fn`,
-`torch_fn`, on the inputs in argument order) and the reference's
-(`reference_fn`: the numpy form for gathers, `gmx.reference` for
-scatters). Its `op` says which gmx op it is (`op_name`, what contenders
+`torch_fn`, on the inputs in argument order; a scatter's in-place torch
+spelling, `torch_inplace_fn`) and the reference's (`reference_fn`: the
+numpy form for gathers, `gmx.reference` for scatters). Its `op` says which gmx op it is (`op_name`, what contenders
 count). Its `frontend` says where the program comes from: "torch" exports
 `torch_fn` itself with torch-mlir, "onnx" imports one ONNX node
 (`onnx_node`), "gmx" is the op itself (`gmx_program`). `sweep_options(n)`
@@ -41,6 +41,10 @@ OP_NAMES = {OpKind.GATHER: OP_NAME, OpKind.SCATTER: SCATTER_OP_NAME}
 
 
 SWEEP_UNIT = 64  # sweep sizes are multiples of this
+
+# The argument an in-place form writes (`Variant.torch_inplace_fn`) and
+# gmx's in-place contender donates: the data.
+IN_PLACE_ARGUMENT = 0
 
 
 def sweep_dims(n: int) -> tuple[int, int]:
@@ -217,6 +221,13 @@ class Variant:
 
     def torch_fn(self, s: Study) -> Callable:
         raise NotImplementedError
+
+    def torch_inplace_fn(self, s: Study) -> Callable | None:
+        """`torch_fn`'s expression in torch's in-place spelling (`x.scatter_`,
+        `x.index_add_`, `x.index_put_`, ...): it writes its result into its
+        argument `IN_PLACE_ARGUMENT` (the data) and returns it; None where
+        the variant has no in-place form (the gathers)."""
+        return None
 
     def jax_fn(self, s: Study) -> Callable | None:
         """The same computation on jax arrays (for `jax.jit`); None where
