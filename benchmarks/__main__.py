@@ -11,7 +11,9 @@ Five sections, each a Markdown table:
 - timing: each benchmark (`benchmarks.suite`: a variant of the one registry
   at fixed shapes) is exported from PyTorch to TOSA, prepared by every
   contender (`gmx.tools.experiments.contenders`), checked against the
-  variant's reference (exactly), then timed side by side; gmx's calls run
+  variant's reference (exactly), then timed side by side (a scatter also
+  in place: torch's in-place form against gmx with the data donated, each
+  writing a copy of its own); gmx's calls run
   on `--threads` threads (default: the usable cores), or with
   `--backend iree [--device NAME]` on IREE;
 - scaling: gmx (checked) on 1, 2, 4, ... `--threads` threads, each
@@ -26,7 +28,7 @@ Five sections, each a Markdown table:
 A contender that fails to compile or returns a wrong output is reported
 (its cells read FAILED/WRONG, its line on stderr) and not timed; exit
 status 1 when that contender is one gmx compiles (gmx, gmx unchecked,
-unfused, memcpy, gmx iree: `report.compiled_by_gmx`), not numpy's, torch's,
+gmx donated, unfused, memcpy, gmx iree: `report.compiled_by_gmx`), not numpy's, torch's,
 ONNX Runtime's or JAX's.
 """
 

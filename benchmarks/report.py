@@ -48,10 +48,10 @@ class VariantResult:
         return all(c.ok for name, c in self.contenders.items() if compiled_by_gmx(name))
 
 
-# The contenders gmx does not compile: numpy, torch (eager, 1t, cuda),
+# The contenders gmx does not compile: numpy, torch (eager, 1t, in-place, cuda),
 # ONNX Runtime (ort, ort 1t) and JAX. One rule for gathers and scatters: their
 # WRONG or FAILED cells and log lines report them; gmx-bench's exit status
-# is gmx's own (gmx, gmx unchecked, gmx Nt, unfused, memcpy, gmx iree).
+# is gmx's own (gmx, gmx unchecked, gmx donated, gmx Nt, unfused, memcpy, gmx iree).
 OTHERS = ("numpy", "torch", "ort", "jax")
 
 

@@ -15,12 +15,15 @@ import numpy as np
 import pytest
 
 from gmx.benchmarks.__main__ import RATIOS, main, parse_arguments
-from gmx.benchmarks.suite import benchmark_names as variant_names
+from gmx.benchmarks.suite import BENCHMARKS, benchmark_names as variant_names
+from gmx.dialect.modes import OpKind
+from gmx.tools.experiments.variants import REGISTRY
 from gmx.runtime import CompiledProgram
 
 from gmx.tools.experiments.iree_contenders import iree_contenders  # noqa: E402
 
-CONTENDERS = ["gmx", "gmx unchecked", "unfused", "numpy", "torch 1t", "torch", "ort 1t", "ort", "jax", "memcpy",
+CONTENDERS = ["gmx", "gmx unchecked", "gmx donated", "unfused", "numpy", "torch 1t", "torch", "torch in-place", "ort 1t",
+              "ort", "jax", "memcpy",
               *(c.name for c in iree_contenders())]
 FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
 # The quick timing check's variants: a gather and a scatter of each kind, a
@@ -29,6 +32,7 @@ FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
 TIMED = [n for n in variant_names() if FULL or n in (
     "take_along_dim_bcast", "gather_elements", "index_select", "scatter_elements", "gnn_aggregate", "advanced_put",
     "kv_cache_update")]
+SCATTERS = {b.name for b in BENCHMARKS if REGISTRY[b.variant].op is OpKind.SCATTER}
 
 
 def test_quick_timing_checks_every_contender(tmp_path, capsys):
@@ -52,6 +56,9 @@ def test_quick_timing_checks_every_contender(tmp_path, capsys):
             assert len(result["samples"]) == (0 if result["status"] == "absent" else 1)
         assert all(variant["contenders"][name]["status"] == "equal" for name in ("gmx", "gmx unchecked", "torch"))
         assert variant["contenders"]["gmx"]["info"]["gmx_ops"] == 1
+        # a scatter also in place (torch's in-place form, gmx's data donated), checked; a gather has no such form
+        in_place = {variant["contenders"][name]["status"] for name in ("gmx donated", "torch in-place")}
+        assert in_place == {"equal" if variant["name"] in SCATTERS else "absent"}, variant["name"]
     # the KV-cache update is donated: gmx writes the cache in place, reset before each call
     (kv,) = [v for v in report["variants"] if v["name"] == "kv_cache_update"]
     assert kv["contenders"]["gmx"]["info"]["donated"] == [0]
@@ -182,11 +189,12 @@ def test_exit_status_is_gmx_s_own():
     theirs = variant(gmx="equal", ort="wrong")
     assert theirs.ok
     assert "WRONG" in table([theirs], timing_columns(["gmx", "ort"], [("ort", "gmx")]))
-    for name in ("gmx", "gmx unchecked", "gmx 2t", "unfused", "memcpy", "gmx iree cpu"):
+    for name in ("gmx", "gmx unchecked", "gmx donated", "gmx 2t", "unfused", "memcpy", "gmx iree cpu"):
         assert compiled_by_gmx(name)
         assert not variant(**{name: "wrong"}).ok
     assert not variant(gmx="does not compile").ok
-    assert not any(compiled_by_gmx(n) for n in ("numpy", "torch", "torch 1t", "torch cuda", "ort", "ort 1t", "jax"))
+    assert not any(compiled_by_gmx(n) for n in ("numpy", "torch", "torch 1t", "torch in-place", "torch cuda", "ort",
+                                                 "ort 1t", "jax"))
 
 
 def test_gpu_table_from_device_times():

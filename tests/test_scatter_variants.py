@@ -1,5 +1,6 @@
 """The scatter entries of the one variant registry: each one's contenders
-(numpy, torch eager, ONNX Runtime where ONNX has it, jax.jit) equal the reference
+(numpy, torch eager and its in-place form, ONNX Runtime where ONNX has it,
+jax.jit) equal the reference
 (`gmx.reference`'s mapping onto scatter_multiaxis), its gmx program
 verifies, and, where the scatter lowers, runs to the same result. No
 frontend program is exported here (that is gmx-study's, and slow)."""
@@ -15,7 +16,18 @@ from numpy.testing import assert_array_equal
 from gmx.dialect import OP_NAME, SCATTER_OP_NAME, make_context
 from gmx.dialect.mlir import ir
 from gmx.dialect.modes import OpKind
-from gmx.tools.experiments.contenders import Case, Jax, Numpy, OnnxRuntime, Torch, check, op_counts
+from gmx.tools.experiments.contenders import (
+    Case,
+    Fused,
+    Jax,
+    Numpy,
+    OnnxRuntime,
+    Torch,
+    check,
+    make_case,
+    op_counts,
+    time_run,
+)
 from gmx.tools.experiments.variants import (
     REGISTRY,
     SCATTER_VARIANTS,
@@ -38,10 +50,10 @@ def case_of(name: str, **options) -> Case:
 @pytest.mark.parametrize("name", NAMES)
 def test_contenders_equal_the_reference(name):
     case = case_of(name)
-    run = check([Numpy(), Torch(), OnnxRuntime(), Jax()], case)
+    run = check([Numpy(), Torch(), Torch("torch in-place", in_place=True), OnnxRuntime(), Jax()], case)
     assert {n: r.status for n, r in run.results.items() if r.status != "absent"} == {
         n: "equal" for n, r in run.results.items() if r.status != "absent"}, {n: r.line() for n, r in run.results.items()}
-    assert run.results["numpy"].status == run.results["torch"].status == run.results["jax"].status == "equal"
+    assert {run.results[n].status for n in ("numpy", "torch", "torch in-place", "jax")} == {"equal"}
     has_onnx = case.study.variant.onnx_graph(case.study) is not None
     assert (run.results["onnxruntime"].status == "equal") == has_onnx
 
@@ -82,6 +94,50 @@ def test_sweep_shapes_have_n_updates(name):
     inputs = study.inputs()
     case = Case(study, inputs, study.variant.reference_fn(study)(*inputs), text="", export_s=0.0)
     assert all(r.ok for r in check([Numpy(), Torch()], case).results.values())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_in_place_form_writes_its_data(name):
+    """`torch_inplace_fn` writes the reference's result into the data (its
+    first argument) and returns that tensor; a gather has no such form."""
+    import torch
+
+    case = case_of(name)
+    tensors = [torch.from_numpy(a.copy()) for a in case.inputs]
+    out = case.study.variant.torch_inplace_fn(case.study)(*tensors)
+    assert out.data_ptr() == tensors[0].data_ptr()
+    assert_array_equal(tensors[0].numpy(), case.expected)
+    gather = make_study("torch-gather")
+    assert gather.variant.torch_inplace_fn(gather) is None
+
+
+def test_in_place_contenders_write_their_own_copy():
+    """torch in-place and gmx donated write a copy of the data of their own:
+    checked on their first call, then timed writing it again (an add keeps
+    accumulating), while the inputs the other contenders read stay as they
+    were; a gather has neither (absent)."""
+    case = make_case(make_study("index-add", frontend="gmx"))
+    before = [a.copy() for a in case.inputs]
+    contenders = [Torch("torch in-place", in_place=True), Fused("gmx donated", in_place=True), Torch()]
+    run = check(contenders, case)
+    assert {n: r.status for n, r in run.results.items()} == dict.fromkeys(("torch in-place", "gmx donated", "torch"), "equal")
+    assert run.results["gmx donated"].info["donated"] == [0] and not run.resets
+    time_run(run, repeat=2, warmup=0)
+    for a, b in zip(case.inputs, before):
+        assert_array_equal(a, b)
+    accumulated = run.calls["torch in-place"]().numpy()
+    assert not np.array_equal(accumulated, case.expected)  # timed calls kept adding: not what is checked
+    assert {r.status for r in check(contenders[:2], case_of("torch-gather")).results.values()} == {"absent"}
+
+
+def test_a_wrong_in_place_result_is_caught(monkeypatch):
+    """An in-place form that leaves the data as it was (or writes elsewhere)
+    is WRONG, not timed."""
+    from gmx.tools.experiments.scatter_variants import IndexAdd
+
+    monkeypatch.setattr(IndexAdd, "torch_inplace_fn", lambda self, s: lambda x, idx, upd: x)
+    run = check([Torch("torch in-place", in_place=True)], case_of("index-add"))
+    assert run.results["torch in-place"].status == "wrong" and not run.calls
 
 
 def test_the_registry():
