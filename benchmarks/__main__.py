@@ -66,7 +66,8 @@ from .suite import Benchmark, benchmark_names, default_contenders, scaling_conte
 # aim at >= 0.70x); torch and ort run on one thread (1t) and on their
 # default count (PyTorch's, and the usable cores for ONNX Runtime). A
 # scatter is also timed in place: torch's in-place spelling (torch
-# in-place, on torch's default threads) against gmx with the data donated.
+# in-place, on 1 thread and on torch's default count) against gmx with the
+# data donated.
 SECTIONS = ("timing", "scaling", "overhead", "memory", "compile-time")
 MEMORY_VARIANT = "take_along_dim_bcast"
 COMPILE_SIZES = {"full": (0, 250, 500, 1000), "quick": (0, 5, 10)}
@@ -77,7 +78,8 @@ RATIOS = [
     ("numpy", "gmx"),
     ("torch 1t", "gmx"),
     ("torch", "gmx"),
-    ("torch in-place", "gmx donated"),  # a scatter's in-place forms (x.index_add_, ...; gmx's data donated)
+    ("torch in-place 1t", "gmx donated"),  # a scatter's in-place forms (x.index_add_, ...; gmx's data donated)
+    ("torch in-place", "gmx donated"),
     ("ort 1t", "gmx"),
     ("ort", "gmx"),
     ("jax", "gmx"),  # jax.jit, scatters only

@@ -114,7 +114,8 @@ def default_contenders(threads: int | None = None, backend: str = "engine", devi
         Numpy("numpy"),
         Torch("torch 1t", threads=1),
         Torch("torch", threads=default_threads),
-        Torch("torch in-place", threads=default_threads, in_place=True),  # x.scatter_, x.index_add_, ...
+        Torch("torch in-place 1t", threads=1, in_place=True),  # x.scatter_, x.index_add_, ... (scatters)
+        Torch("torch in-place", threads=default_threads, in_place=True),
         OnnxRuntime("ort 1t", threads=1),
         OnnxRuntime("ort", threads=usable_cores()),  # its own default counts physical cores
         Jax("jax"),  # the scatters' x.at[...] under jax.jit, XLA's default threads

@@ -22,8 +22,8 @@ from gmx.runtime import CompiledProgram
 
 from gmx.tools.experiments.iree_contenders import iree_contenders  # noqa: E402
 
-CONTENDERS = ["gmx", "gmx unchecked", "gmx donated", "unfused", "numpy", "torch 1t", "torch", "torch in-place", "ort 1t",
-              "ort", "jax", "memcpy",
+CONTENDERS = ["gmx", "gmx unchecked", "gmx donated", "unfused", "numpy", "torch 1t", "torch", "torch in-place 1t",
+              "torch in-place", "ort 1t", "ort", "jax", "memcpy",
               *(c.name for c in iree_contenders())]
 FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
 # The quick timing check's variants: a gather and a scatter of each kind, a
@@ -57,7 +57,7 @@ def test_quick_timing_checks_every_contender(tmp_path, capsys):
         assert all(variant["contenders"][name]["status"] == "equal" for name in ("gmx", "gmx unchecked", "torch"))
         assert variant["contenders"]["gmx"]["info"]["gmx_ops"] == 1
         # a scatter also in place (torch's in-place form, gmx's data donated), checked; a gather has no such form
-        in_place = {variant["contenders"][name]["status"] for name in ("gmx donated", "torch in-place")}
+        in_place = {variant["contenders"][name]["status"] for name in ("gmx donated", "torch in-place 1t", "torch in-place")}
         assert in_place == {"equal" if variant["name"] in SCATTERS else "absent"}, variant["name"]
     # the KV-cache update is donated: gmx writes the cache in place, reset before each call
     (kv,) = [v for v in report["variants"] if v["name"] == "kv_cache_update"]
@@ -193,8 +193,8 @@ def test_exit_status_is_gmx_s_own():
         assert compiled_by_gmx(name)
         assert not variant(**{name: "wrong"}).ok
     assert not variant(gmx="does not compile").ok
-    assert not any(compiled_by_gmx(n) for n in ("numpy", "torch", "torch 1t", "torch in-place", "torch cuda", "ort",
-                                                 "ort 1t", "jax"))
+    assert not any(compiled_by_gmx(n) for n in ("numpy", "torch", "torch 1t", "torch in-place", "torch in-place 1t",
+                                                 "torch cuda", "ort", "ort 1t", "jax"))
 
 
 def test_gpu_table_from_device_times():
