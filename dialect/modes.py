@@ -15,10 +15,13 @@ it in an optional string attribute `mode` (docs/semantics.md#out-of-range-modes)
                        FILL_OR_DROP); gathers only;
     "drop"             a negative value wraps once; an update whose position
                        is still outside is skipped (JAX's FILL_OR_DROP for
-                       scatters, StableHLO's rule); scatters only.
+                       scatters); scatters only;
+    "skip"             an update whose value is outside [0, size) is
+                       skipped, a negative one too (StableHLO's rule for
+                       scatters); scatters only.
 
 An axis of size 0 with index values present is an error in every mode but
-fill and drop. `RULES` holds, per mode, everything the layers ask of it (does it
+fill, drop and skip. `RULES` holds, per mode, everything the layers ask of it (does it
 report index errors? is an empty axis an error? does every output row read
 its slab of the input? the numpy normaliser); the reference, the raising,
 the study's variants and the lowering consult it instead of testing mode
@@ -48,6 +51,7 @@ class Mode(str, enum.Enum):
     CLIP = "clip"
     FILL = "fill"
     DROP = "drop"
+    SKIP = "skip"
 
     def __str__(self) -> str:
         return self.value
@@ -100,6 +104,12 @@ def _wrap_negative_once(values: np.ndarray, size: int) -> tuple[np.ndarray, np.n
     return wrapped, (wrapped < 0) | (wrapped >= size)
 
 
+def _as_they_are(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """skip: each value its own position; outside where not in [0, size)."""
+    outside = values >= size if values.dtype.kind == "u" else (values < 0) | (values >= size)
+    return values, outside
+
+
 def _floor_modulo(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """wrap: floor modulo of the size (never outside)."""
     divisor = np.uint64(size) if values.dtype.kind == "u" else size
@@ -134,6 +144,10 @@ class ModeRule:
     normalise: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]
     # The ops that take this mode.
     ops: frozenset = frozenset(OpKind)
+    # A negative value is wrapped once (v + size) before it is tested
+    # (raise, fill, drop); skip tests it as it is. wrap and clip map every
+    # value themselves.
+    wraps_negative_once: bool = True
 
     @property
     def maps_into_range(self) -> bool:
@@ -152,6 +166,9 @@ RULES: dict[Mode, ModeRule] = {
                         takes_fill_value=True, normalise=_wrap_negative_once, ops=frozenset({OpKind.GATHER})),
     Mode.DROP: ModeRule(Mode.DROP, reports_index_errors=False, empty_axis_is_error=False, reads_every_row=False,
                         takes_fill_value=False, normalise=_wrap_negative_once, ops=frozenset({OpKind.SCATTER})),
+    Mode.SKIP: ModeRule(Mode.SKIP, reports_index_errors=False, empty_axis_is_error=False, reads_every_row=False,
+                        takes_fill_value=False, normalise=_as_they_are, ops=frozenset({OpKind.SCATTER}),
+                        wraps_negative_once=False),
 }
 
 
@@ -163,7 +180,7 @@ def mode_rule(mode: Mode | str | None) -> ModeRule:
 def normalize_index(value: int, size: int, mode: Mode | str = DEFAULT_MODE) -> int | None:
     """The position index `value` reads (or writes) on an axis of `size`
     under `mode`: an int in [0, size), or None where fill mode yields the
-    fill value (drop mode skips the update).
+    fill value (drop and skip modes skip the update).
 
     Raises IndexError where the mode makes the value an error (raise mode
     out of range, or an axis of size 0 in any mode but fill).

@@ -8,7 +8,7 @@ The result starts as `input`; each update is combined (`reduction`:
 "none", "add", "mul", "max", "min"; absent is "none") into the position the
 gather of the same `input`, `indices` and `axes` would read, in row-major
 order of the updates. `updates` has the gather's result shape, a unit dim
-broadcasting. `mode` ("raise", "wrap", "clip", "drop"; absent is "raise")
+broadcasting. `mode` ("raise", "wrap", "clip", "drop", "skip"; absent is "raise")
 says what an index outside its axis means; `unique_indices` (a unit
 attribute) promises that no two updates share a position.
 

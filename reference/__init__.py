@@ -46,7 +46,8 @@ reduction="none")` (docs/semantics.md#scatters), on the same rules:
   float sums equal `np.add.at` bit for bit; max and min propagate NaN).
   "add" and "mul" on bool, and "max"/"min" on complex, raise ValueError.
 - `mode` "raise", "wrap", "clip" as for the gather; "drop" wraps a negative
-  value once and skips an update whose position is still outside. In
+  value once and skips an update whose position is still outside; "skip"
+  skips an update whose value is outside [0, size), negative ones too. In
   "raise" an index out of range raises IndexError and nothing is returned;
   `input` is never modified. "fill" is no scatter mode (ValueError).
 

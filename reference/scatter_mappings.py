@@ -281,8 +281,8 @@ def stablehlo_scatter(operand, scatter_indices, updates, scatter_dims_to_operand
     `index_vector_dim` the indices' last dim, every indexed dim inserted
     (`inserted_window_dims`, window size 1), the others whole windows
     (`update_window_dims` the updates' trailing dims); its region's body is
-    the reduction. Out of range, StableHLO skips the update: mode drop
-    (JAX wraps a negative index once before, as drop does)."""
+    the reduction. Out of range, StableHLO skips the update, a negative
+    one too: mode skip (on JAX's index before its wrap, mode drop)."""
     return batch_first_scatter(operand, scatter_indices, updates, scatter_dims_to_operand_dims, reduction, mode)
 
 

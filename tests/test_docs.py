@@ -109,6 +109,7 @@ def table_kind(header: list[str]) -> str | None:
         "class": "equivalence class",
         "symbol": "notation",
         "mode": "mode example",
+        "scatter mode": "scatter mode example",
         "reduction": "reduction",
         "scatter_multiaxis": "scatter example",
         "scatter frontend": "scatter mapping",
@@ -198,6 +199,19 @@ def test_mode_example(row):
         jnp = pytest.importorskip("jax.numpy")
         namespace.update(jnp=jnp, x=jnp.asarray(x), i=jnp.asarray(i))
     assert_array_equal(np.asarray(eval(row["same as"], namespace)), expected)
+
+
+@pytest.mark.parametrize("row", tables_of("scatter mode example"), ids=lambda row: row["scatter mode"])
+def test_scatter_mode_example(row):
+    """The scatter reference in that mode, and JAX's or StableHLO's interpreter beside it."""
+    x, i, u = (np.array(literal(row[k])) for k in ("input", "indices", "updates"))
+    expected = np.array(literal(row["output"]))
+    assert_array_equal(scatter_multiaxis(x, i, u, [0], mode=row["scatter mode"].strip("`")), expected)
+    namespace = {"np": np, "x": x, "i": i, "u": u, "stablehlo": _StableHlo()}
+    if "jnp." in row["same as"]:
+        jnp = pytest.importorskip("jax.numpy")
+        namespace.update(jnp=jnp)
+    assert_array_equal(np.asarray(eval(row["same as"].strip("`"), namespace)), expected)
 
 
 @pytest.mark.parametrize("row", tables_of("reduction"), ids=lambda row: row["reduction"])
@@ -449,6 +463,40 @@ class _TmTensor:
         return _run_program(body, x, idx.astype(np.int64), u)
 
 
+class _StableHlo:
+    """`stablehlo.scatter` of rows into dim 0 (torch-mlir's `index_put` /
+    `index_add` form: one index per row, whole windows of the other dims),
+    run by StableHLO's reference interpreter: `set` returns the update,
+    `add` sums."""
+
+    PROGRAM = """
+func.func @main(%x: {x}, %i: tensor<{k}x1xi64>, %u: {u}) -> {x} {{
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{{scatter_dimension_numbers = #stablehlo.scatter<
+      update_window_dims = {windows}, inserted_window_dims = [0], scatter_dims_to_operand_dims = [0],
+      index_vector_dim = 1>}}> ({{
+  ^bb0(%a: tensor<{t}>, %b: tensor<{t}>):
+    {body}
+  }}) : ({x}, tensor<{k}x1xi64>, {u}) -> {x}
+  return %0 : {x}
+}}
+"""
+
+    def _run(self, x, i, u, body: str) -> np.ndarray:
+        from stablehlo_oracle import interpret
+
+        element = {"float32": "f32", "int64": "i64"}[str(x.dtype)]
+        tensor = lambda a: f"tensor<{'x'.join(map(str, (*a.shape, element)))}>"  # noqa: E731
+        text = self.PROGRAM.format(x=tensor(x), u=tensor(u), k=len(i), t=element, body=body.format(t=element),
+                                   windows=list(range(1, u.ndim)))
+        return interpret(text, x, np.asarray(i, np.int64)[:, None], u.astype(x.dtype))[0]
+
+    def set(self, x, i, u):
+        return self._run(x, i, u, "stablehlo.return %b : tensor<{t}>")
+
+    def add(self, x, i, u):
+        return self._run(x, i, u, "%s = stablehlo.add %a, %b : tensor<{t}>\n    stablehlo.return %s : tensor<{t}>")
+
+
 def run_scatter_frontend(expression: str, inputs: dict[str, np.ndarray]) -> np.ndarray:
     """The frontend expression on copies of the inputs: its value, or `x`
     after it where it is a statement or an in-place call."""
@@ -461,7 +509,8 @@ def run_scatter_frontend(expression: str, inputs: dict[str, np.ndarray]) -> np.n
         jax = pytest.importorskip("jax")
         namespace = {"jax": jax, **{n: jax.numpy.asarray(v) for n, v in arrays.items()}}
     else:
-        namespace = {"np": np, "onnx": _Onnx(), "tosa": _TosaScatter(), "tm_tensor": _TmTensor(), **arrays}
+        namespace = {"np": np, "onnx": _Onnx(), "tosa": _TosaScatter(), "tm_tensor": _TmTensor(), "stablehlo": _StableHlo(),
+                     **arrays}
     try:
         value = eval(expression, namespace)
     except SyntaxError:

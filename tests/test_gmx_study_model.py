@@ -114,7 +114,7 @@ def test_training_step_reports_gathers_and_scatters(capsys):
     assert "=== scatters: 2 in the source, 2 gmx ops fused ===" in out
     rows = site_rows(out, "scatter")
     assert [row.split()[1:4] for row in rows] == [
-        ["64x10xf32", "axes=[1]", "mode=drop:"], ["1000x1x32xf32", "axes=[0]", "mode=drop"]], rows
+        ["64x10xf32", "axes=[1]", "mode=skip:"], ["1000x1x32xf32", "axes=[0]", "mode=skip"]], rows
     assert "reduction=add" in rows[1] and "reduction" not in rows[0]
     assert re.search(r"^fused .* within tolerance$", out, re.M), out
     assert re.search(r"^unfused .* within tolerance$", out, re.M), out

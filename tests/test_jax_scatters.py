@@ -5,8 +5,9 @@ Each program is lowered by `jax.jit(f).lower(...).as_text()`
 `gmx.scatter_multiaxis` per `stablehlo.scatter`, in the mode and with the
 reduction JAX's scatter has (`.at[]`'s default, "fill", "drop" and
 "promise_in_bounds" modes are a scatter of JAX's wrapped index, so "drop"
-on the index before its wrap; "clip" clamps the index, so "clip"), and no
-`stablehlo.scatter` left. Meaning, on indices out of range both ways,
+on the index before its wrap; "clip" clamps the index, so "clip"; an index
+JAX does not wrap, or wraps and then narrows, is StableHLO's to skip where
+negative: "skip"), and no `stablehlo.scatter` left. Meaning, on indices out of range both ways,
 negative in range, duplicated:
 
   - the raised module, evaluated by StableHLO's interpreter around its
@@ -90,14 +91,14 @@ PROGRAMS = {
                       [("drop", "add")]),
     "at_two_axes": (lambda x, i, j, u: jnp.asarray(x).at[i, :, j].add(u), (X3, I3, J3, U3), [("drop", "add")]),
     "at_broadcast_arange": (lambda x, i, j, u: jnp.asarray(x).at[i[:, None], jnp.arange(4), j[:, None]].set(u),
-                            (X3, I3, J3, U3), [("drop", "none")]),
+                            (X3, I3, J3, U3), [("skip", "none")]),
     "at_scalar_update": (lambda x, i: jnp.asarray(x).at[i].set(2.5), (X, I), [("drop", "none")]),
-    "segment_sum": (lambda u, s: jax.ops.segment_sum(u, s, num_segments=5), (U, SEGMENTS), [("drop", "add")]),
-    "segment_max": (lambda u, s: jax.ops.segment_max(u, s, num_segments=5), (U, SEGMENTS), [("drop", "max")]),
+    "segment_sum": (lambda u, s: jax.ops.segment_sum(u, s, num_segments=5), (U, SEGMENTS), [("skip", "add")]),
+    "segment_max": (lambda u, s: jax.ops.segment_max(u, s, num_segments=5), (U, SEGMENTS), [("skip", "max")]),
     # JAX drops the unused x from the jitted function: its gradient does not read it
     "grad_of_gather": (lambda i, w: jax.grad(_gather_loss)(X, i, w), (I % 6, U), [("drop", "add")]),
     "lax_scatter_batching_dims": (_batched_scatter, (X, np.array([[0, 3], [-1, 2], [9, 3], [1, 1], [2, 0], [3, 3]]),
-                                                     U[:, :2]), [("drop", "add")]),
+                                                     U[:, :2]), [("skip", "add")]),
     "vmap_at_set": (jax.vmap(lambda r, k, v: r.at[k].set(v)), (X, np.array([1, -2, 9, 3, 0, 2]), U[:, 0]),
                     [("drop", "none")]),
 }

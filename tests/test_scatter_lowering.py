@@ -15,12 +15,13 @@ import pytest
 
 import gmx.runtime
 from gather_programs import assert_identical, gather_module
+from gmx.dialect.modes import OpKind, modes_of
 from gmx.passes.lowering.scatter_plan import Serial, Split, Targets, copies_input, plan_scatter, scans_tile_by_tile
 from gmx.reference import scatter_multiaxis
 from gmx.runtime.compiler import CompileError
 from scatter_programs import Case, case_arguments, random_case, scatter_module, takes
 
-MODES = ("raise", "wrap", "clip", "drop")
+MODES = modes_of(OpKind.SCATTER)  # every mode the mode table gives scatters
 REDUCTIONS = ("none", "add", "mul", "max", "min")
 DTYPES = (np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.int8, np.int16, np.int32, np.int64,
           np.bool_, np.complex64)

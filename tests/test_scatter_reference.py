@@ -217,6 +217,8 @@ def test_modes():
     i = np.array([-1, 5, 7, -6, 2])
     u = np.array([1, 2, 3, 4, 5], np.int64)
     assert_array_equal(scatter_multiaxis(x, i, u, [0], Mode.DROP), [0, 0, 5, 0, 1])
+    assert_array_equal(scatter_multiaxis(x, i, u, [0], Mode.SKIP), [0, 0, 5, 0, 0])  # -1 skipped, not wrapped
+    assert_array_equal(scatter_multiaxis(x, i.astype(np.uint8), u, [0], Mode.SKIP), [0, 0, 5, 0, 0])
     assert_array_equal(scatter_multiaxis(x, i, u, [0], "clip"), [4, 0, 5, 0, 3])
     assert_array_equal(scatter_multiaxis(x, i, u, [0], "wrap", "add"), [2, 0, 8, 0, 5])
     with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 5"):

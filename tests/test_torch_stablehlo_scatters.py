@@ -5,8 +5,9 @@ torch-mlir exports `scatter`/`scatter_add` as element-wise scatters (iota
 coordinates concatenated with the index, every dim inserted), `index_put`,
 `index_add` and the embedding's backward with window dims and an add
 region. Each must leave one `gmx.scatter_multiaxis` per
-`stablehlo.scatter`, in mode "drop" (StableHLO's out-of-bounds rule; a
-negative index is skipped, as the export skips it: not eager's wrap), and
+`stablehlo.scatter`, in mode "skip" (StableHLO's out-of-bounds rule; a
+negative index is skipped, as the export skips it: not eager's wrap) with
+nothing computed on its indices in front, and
 mean what the export means: the raised module (StableHLO's interpreter
 around `gmx.reference.scatter_multiaxis`, `interpret_raised`) equals the
 interpreter on the export, on indices in range, out of range and negative;
@@ -94,8 +95,10 @@ def test_torch_stablehlo_scatter_raises(name):
     assert exported(name).count('"stablehlo.scatter"') == len(reductions)
     lines = [line for line in text.splitlines() if f'"{SCATTER_OP_NAME}"' in line]
     assert len(lines) == len(reductions) and "stablehlo.scatter" not in text, text
+    largest = f"dense<{np.iinfo(np.int64).max}>"  # skip_negative's select of a negative index out of range
+    assert largest not in text, "StableHLO's skip of a negative index is the mode's, not a select's"
     for line, reduction in zip(lines, reductions):
-        assert 'mode = "drop"' in line, line
+        assert 'mode = "skip"' in line, line
         assert (f'reduction = "{reduction}"' in line) if reduction != "none" else "reduction" not in line, line
 
 

@@ -53,7 +53,7 @@ func.func @result_type(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) 
 // -----
 
 func.func @fill_is_a_gather_mode(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{mode "fill" is not a scatter mode; scatters take "raise", "wrap", "clip", "drop"}}
+  // expected-error@+1 {{mode "fill" is not a scatter mode; scatters take "raise", "wrap", "clip", "drop", "skip"}}
   %0 = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, mode = "fill", fill_value = 0.0 : f32} : (tensor<4xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -61,15 +61,15 @@ func.func @fill_is_a_gather_mode(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tenso
 // -----
 
 func.func @unknown_mode(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{unknown mode "skip"; expected one of "raise", "wrap", "clip", "drop"}}
-  %0 = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, mode = "skip"} : (tensor<4xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{unknown mode "ignore"; expected one of "raise", "wrap", "clip", "drop", "skip"}}
+  %0 = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, mode = "ignore"} : (tensor<4xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
 // -----
 
 func.func @mode_not_a_string(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{attribute 'mode' must be a string, one of "raise", "wrap", "clip", "drop", got 1 : i64}}
+  // expected-error@+1 {{attribute 'mode' must be a string, one of "raise", "wrap", "clip", "drop", "skip", got 1 : i64}}
   %0 = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, mode = 1} : (tensor<4xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -161,6 +161,15 @@ func.func @shared_axes_rule(%x: tensor<4x3xf32>, %i: tensor<2x6xi64>, %u: tensor
 func.func @drop_is_a_scatter_mode(%x: tensor<4xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
   // expected-error@+1 {{mode "drop" is not a gather mode; gathers take "raise", "wrap", "clip", "fill"}}
   %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "drop"} : (tensor<4xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// "skip" is no gather mode either.
+func.func @skip_is_a_scatter_mode(%x: tensor<4xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
+  // expected-error@+1 {{mode "skip" is not a gather mode; gathers take "raise", "wrap", "clip", "fill"}}
+  %0 = "gmx.gather_multiaxis"(%x, %i) {axes = array<i64: 0>, mode = "skip"} : (tensor<4xf32>, tensor<2xi64>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
 

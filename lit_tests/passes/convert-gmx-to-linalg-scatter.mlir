@@ -140,6 +140,23 @@ func.func @drop_min(%x: tensor<8xf32>, %i: tensor<6xi64>, %u: tensor<6xf32>) -> 
 
 // -----
 
+// "skip": as "drop", no scan, but a negative index is not wrapped: the value
+// read is the position, and the unsigned test against the size skips a
+// negative one as one past the end (StableHLO's rule).
+// CHECK-LABEL: func.func @skip_add
+// CHECK-NOT: linalg.generic
+// CHECK: %[[V:.*]] = tensor.extract %arg1
+// CHECK-NEXT: %[[P:.*]] = arith.index_cast %[[V]] : i64 to index
+// CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[P]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[IN]] -> (tensor<8xf32>) {
+// CHECK: arith.addf
+func.func @skip_add(%x: tensor<8xf32>, %i: tensor<6xi64>, %u: tensor<6xf32>) -> tensor<8xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add", mode = "skip"} : (tensor<8xf32>, tensor<6xi64>, tensor<6xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
 // A read-only argument (an entry point's, not donated) is copied once into
 // a tensor.empty that the loops then write: destination passing makes that
 // empty the caller's result buffer. A writable one (donated) is the loops'

@@ -524,11 +524,11 @@
 
 // -----
 // raise-stablehlo-scatter, negative: `i + 4` on an axis of 5 is no wrap: the
-// index is sent out of range where negative (INT64_MAX), as for any index.
+// `where` stays, and its result is read as it is in mode "skip" (StableHLO
+// skips it where negative), as any index.
 // CHECK-LABEL: func.func @where_stablehlo_wrong(
-// CHECK: %[[M:.*]] = stablehlo.constant dense<9223372036854775807>
-// CHECK: %[[K:[0-9]+]] = stablehlo.select %{{[0-9]+}}, %[[M]],
-// CHECK: "gmx.scatter_multiaxis"(%arg0, %[[K]], %{{.*}}) {axes = array<i64: 1>, mode = "drop"}
+// CHECK: %[[K:[0-9]+]] = stablehlo.select %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}
+// CHECK: "gmx.scatter_multiaxis"(%arg0, %[[K]], %{{.*}}) {axes = array<i64: 1>, mode = "skip"}
   func.func @where_stablehlo_wrong(%arg0: tensor<3x5xf32>, %arg1: tensor<3x2xi64>, %arg2: tensor<3x2xf32>) -> tensor<3x5xf32> {
     %c = stablehlo.constant dense<0> : tensor<3x2xi64>
     %c_0 = stablehlo.constant dense<4> : tensor<3x2xi64>
@@ -578,11 +578,10 @@
   }
 
 // -----
-// raise-stablehlo-scatter, negative: `i + 3` on an axis of 4: sent out of range where negative.
+// raise-stablehlo-scatter, negative: `i + 3` on an axis of 4 is no wrap: the `where` stays, read in mode "skip".
 // CHECK-LABEL: func.func @rows_stablehlo_wrong(
-// CHECK: %[[M:.*]] = stablehlo.constant dense<9223372036854775807>
-// CHECK: %[[K:[0-9]+]] = stablehlo.select %{{[0-9]+}}, %[[M]],
-// CHECK: "gmx.scatter_multiaxis"(%arg0, %[[K]], %{{.*}}) {axes = array<i64: 0>, mode = "drop"}
+// CHECK: %[[K:[0-9]+]] = stablehlo.select %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}
+// CHECK: "gmx.scatter_multiaxis"(%arg0, %[[K]], %{{.*}}) {axes = array<i64: 0>, mode = "skip"}
   func.func @rows_stablehlo_wrong(%arg0: tensor<4x5xf32>, %arg1: tensor<3x1xi64>, %arg2: tensor<3x5xf32>) -> tensor<4x5xf32> {
     %c = stablehlo.constant dense<3> : tensor<3x1xi64>
     %c_0 = stablehlo.constant dense<0> : tensor<3x1xi64>

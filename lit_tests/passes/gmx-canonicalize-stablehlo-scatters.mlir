@@ -7,14 +7,11 @@
 // RUN: gmx-opt %s --split-input-file --gmx-canonicalize --debug-only=gmx-canonicalize 2>&1 >/dev/null | FileCheck %s --check-prefix=WHY
 
 // raise-stablehlo-scatter: torch-mlir's index_put(accumulate=True) / index_add, a window of whole rows and an
-// add region; a negative index (which StableHLO skips and gmx's drop would wrap) is sent out of range.
+// add region; a negative index, which StableHLO skips, is skipped by gmx's mode "skip" (read as it is).
 // CHECK-LABEL: func.func @index_put_accumulate
-// CHECK-DAG: %[[ZERO:.*]] = stablehlo.constant dense<0> : tensor<3xi64>
-// CHECK-DAG: %[[MAX:.*]] = stablehlo.constant dense<9223372036854775807> : tensor<3xi64>
-// CHECK: %[[NEG:.*]] = stablehlo.compare LT, %arg1, %[[ZERO]], SIGNED
-// CHECK: %[[K:.*]] = stablehlo.select %[[NEG]], %[[MAX]], %arg1
-// CHECK: %[[E:.*]] = tensor.expand_shape %[[K]] {{\[}}[0, 1]] output_shape [3, 1] : tensor<3xi64> into tensor<3x1xi64>
-// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[E]], %arg2) {axes = array<i64: 0>, mode = "drop", reduction = "add"} : (tensor<5x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<5x4xf32>
+// CHECK-NOT: stablehlo.select
+// CHECK: %[[E:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1]] output_shape [3, 1] : tensor<3xi64> into tensor<3x1xi64>
+// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[E]], %arg2) {axes = array<i64: 0>, mode = "skip", reduction = "add"} : (tensor<5x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<5x4xf32>
 // CHECK-NOT: stablehlo.scatter
 // CHECK: return %[[S]]
 func.func @index_put_accumulate(%x: tensor<5x4xf32>, %i: tensor<3xi64>, %u: tensor<3x4xf32>) -> tensor<5x4xf32> {
@@ -32,8 +29,7 @@ func.func @index_put_accumulate(%x: tensor<5x4xf32>, %i: tensor<3xi64>, %u: tens
 // raise-stablehlo-scatter: torch-mlir's scatter_add(0, i, u) on an index as large as x: the iota coordinate
 // is a batching dim (no coordinate, never negative), the user's index the one axis.
 // CHECK-LABEL: func.func @scatter_add_elementwise
-// CHECK: %[[K:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %arg1 : tensor<3x4xi1>, tensor<3x4xi64>
-// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[K]], %arg2) {axes = array<i64: 1>, mode = "drop", reduction = "add"} : (tensor<3x4xf32>, tensor<3x4xi64>, tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %arg1, %arg2) {axes = array<i64: 1>, mode = "skip", reduction = "add"} : (tensor<3x4xf32>, tensor<3x4xi64>, tensor<3x4xf32>) -> tensor<3x4xf32>
 // CHECK-NOT: stablehlo.iota
 // CHECK: return %[[S]]
 func.func @scatter_add_elementwise(%x: tensor<3x4xf32>, %i: tensor<3x4xi64>, %u: tensor<3x4xf32>) -> tensor<3x4xf32> {
@@ -75,11 +71,35 @@ func.func @jax_at_set(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %u: tensor<3x4xf32
 
 // -----
 
+// raise-stablehlo-scatter: one component JAX wrapped (read before its wrap, in mode "drop", which wraps it as
+// JAX did) beside one that may be negative (StableHLO skips it; "drop" would wrap it: it is sent out of range).
+// CHECK-LABEL: func.func @jax_beside_plain
+// CHECK: %[[NEG:.*]] = stablehlo.compare LT, %{{.*}}, %{{.*}}, SIGNED
+// CHECK: stablehlo.select %[[NEG]]
+// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %{{.*}}, %{{.*}}) {axes = array<i64: 0, 1>, mode = "drop"}
+// CHECK: return %[[S]]
+func.func @jax_beside_plain(%x: tensor<6x5xf32>, %i: tensor<3xi64>, %j: tensor<3xi64>, %u: tensor<3xf32>) -> tensor<6x5xf32> {
+  %c = stablehlo.constant dense<0> : tensor<3xi64>
+  %1 = stablehlo.compare LT, %i, %c, SIGNED : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
+  %c_0 = stablehlo.constant dense<6> : tensor<3xi64>
+  %3 = stablehlo.add %i, %c_0 : tensor<3xi64>
+  %4 = stablehlo.select %1, %3, %i : tensor<3xi1>, tensor<3xi64>
+  %5 = stablehlo.reshape %4 : (tensor<3xi64>) -> tensor<3x1xi64>
+  %6 = stablehlo.reshape %j : (tensor<3xi64>) -> tensor<3x1xi64>
+  %7 = stablehlo.concatenate %5, %6, dim = 1 : (tensor<3x1xi64>, tensor<3x1xi64>) -> tensor<3x2xi64>
+  %8 = "stablehlo.scatter"(%x, %7, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) : (tensor<6x5xf32>, tensor<3x2xi64>, tensor<3xf32>) -> tensor<6x5xf32>
+  return %8 : tensor<6x5xf32>
+}
+
+// -----
+
 // raise-stablehlo-scatter: batching dims (vmap), a maximum region with its arguments swapped.
 // CHECK-LABEL: func.func @batching_max
-// CHECK: %[[K:.*]] = stablehlo.select
-// CHECK: %[[C:.*]] = tensor.collapse_shape %[[K]] {{\[}}[0], [1, 2]] : tensor<6x2x1xi32> into tensor<6x2xi32>
-// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[C]], %arg2) {axes = array<i64: 1>, mode = "drop", reduction = "max"} : (tensor<6x4xf32>, tensor<6x2xi32>, tensor<6x2xf32>) -> tensor<6x4xf32>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2]] : tensor<6x2x1xi32> into tensor<6x2xi32>
+// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[C]], %arg2) {axes = array<i64: 1>, mode = "skip", reduction = "max"} : (tensor<6x4xf32>, tensor<6x2xi32>, tensor<6x2xf32>) -> tensor<6x4xf32>
 // CHECK: return %[[S]]
 func.func @batching_max(%x: tensor<6x4xf32>, %i: tensor<6x2x1xi32>, %u: tensor<6x2xf32>) -> tensor<6x4xf32> {
   %2 = "stablehlo.scatter"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2>, unique_indices = false}> ({
@@ -92,7 +112,7 @@ func.func @batching_max(%x: tensor<6x4xf32>, %i: tensor<6x2x1xi32>, %u: tensor<6
 
 // -----
 
-// raise-stablehlo-scatter: `or` on i1 is max; an iota index is never negative (no select).
+// raise-stablehlo-scatter: `or` on i1 is max; an iota index is never negative (mode "drop" reads it as "skip" would).
 // CHECK-LABEL: func.func @bool_or
 // CHECK-NOT: stablehlo.select
 // CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %{{.*}}, %arg2) {axes = array<i64: 0>, mode = "drop", reduction = "max"} : (tensor<8xi1>, tensor<3xi32>, tensor<3xi1>) -> tensor<8xi1>
@@ -191,11 +211,11 @@ func.func @jax_clip(%x: tensor<6x4xf32>, %i: tensor<3x1xi32>, %u: tensor<3x4xf32
 // -----
 
 // raise-jax-clip-scatter, negative: torch-mlir's embedding backward clamps into [-6, 5], not into the dim:
-// the clamp stays, and raise-stablehlo-scatter drops what is still negative.
+// the clamp stays, and raise-stablehlo-scatter skips what is still negative (mode "skip").
 // CHECK-LABEL: func.func @torch_clamp
 // CHECK: %[[K:.*]] = stablehlo.clamp
-// CHECK: stablehlo.select %{{.*}}, %{{.*}}, %[[K]]
-// CHECK: "gmx.scatter_multiaxis"(%arg0, %{{.*}}, %arg2) {axes = array<i64: 0>, mode = "drop", reduction = "add"}
+// CHECK-NOT: stablehlo.select
+// CHECK: "gmx.scatter_multiaxis"(%arg0, %{{.*}}, %arg2) {axes = array<i64: 0>, mode = "skip", reduction = "add"}
 func.func @torch_clamp(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %u: tensor<3x4xf32>) -> tensor<6x4xf32> {
   %lo = stablehlo.constant dense<-6> : tensor<i64>
   %hi = stablehlo.constant dense<5> : tensor<i64>
@@ -215,11 +235,12 @@ func.func @torch_clamp(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %u: tensor<3x4xf3
 // (a batching dim, axes = [0, 2]) and the indices are read before their broadcast along it.
 // CHECK-LABEL: func.func @broadcast_spelling
 // CHECK-NOT: stablehlo.broadcast_in_dim
+// CHECK-NOT: stablehlo.select
 // CHECK-DAG: %[[I:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2]] output_shape [4, 1, 1] : tensor<4xi64> into tensor<4x1x1xi64>
 // CHECK-DAG: %[[J:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2]] output_shape [4, 1, 1] : tensor<4xi64> into tensor<4x1x1xi64>
 // CHECK: %[[IJ:.*]] = tensor.concat dim(2) %[[I]], %[[J]] : (tensor<4x1x1xi64>, tensor<4x1x1xi64>) -> tensor<4x1x2xi64>
 // CHECK: %[[V:.*]] = tensor.expand_shape %arg3 {{\[}}[0], [1, 2]] output_shape [4, 4, 1] : tensor<4x4xf32> into tensor<4x4x1xf32>
-// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[IJ]], %[[V]]) {axes = array<i64: 0, 2>, mode = "drop"} : (tensor<3x4x5xf32>, tensor<4x1x2xi64>, tensor<4x4x1xf32>) -> tensor<3x4x5xf32>
+// CHECK: %[[S:.*]] = "gmx.scatter_multiaxis"(%arg0, %[[IJ]], %[[V]]) {axes = array<i64: 0, 2>, mode = "skip"} : (tensor<3x4x5xf32>, tensor<4x1x2xi64>, tensor<4x4x1xf32>) -> tensor<3x4x5xf32>
 // CHECK: return %[[S]]
 func.func @broadcast_spelling(%x: tensor<3x4x5xf32>, %i: tensor<4xi64>, %j: tensor<4xi64>, %v: tensor<4x4xf32>) -> tensor<3x4x5xf32> {
   %0 = stablehlo.reshape %i : (tensor<4xi64>) -> tensor<4x1xi64>

@@ -11,11 +11,11 @@
 // CHECK: stablehlo.add
 
 // Fused: one gmx op, the sum its reduction; torch's indices are in range,
-// StableHLO's out-of-range ones are skipped ("drop").
+// StableHLO's out-of-range ones, negative ones too, are skipped ("skip").
 // CHECK: === 2. fused: after --gmx-canonicalize
-// CHECK-NEXT: derived: gmx.scatter_multiaxis axes=[0] mode=drop reduction=add: input 10x4xf32 = x;
+// CHECK-NEXT: derived: gmx.scatter_multiaxis axes=[0] mode=skip reduction=add: input 10x4xf32 = x;
 // CHECK-NOT: stablehlo.scatter
-// CHECK: "gmx.scatter_multiaxis"(%arg0, %{{.*}}, %arg2) {axes = array<i64: 0>, mode = "drop", reduction = "add"}
+// CHECK: "gmx.scatter_multiaxis"(%arg0, %{{.*}}, %arg2) {axes = array<i64: 0>, mode = "skip", reduction = "add"}
 
 // Linalg: the input copied once into the result, then the loops on it.
 // CHECK: === 3. linalg: --gmx-lower-to-llvm={{.*}} up to its linalg level

@@ -194,7 +194,9 @@ class IndexReading:
           fill   as raise with `clamp`: one outside is read as 0 (the size
                  is not 0 there: `_gather`), and `in range` chooses between
                  the element and the fill value;
-          drop   likewise, `in range` saying whether the update is written.
+          drop   likewise, `in range` saying whether the update is written;
+          skip   as drop, a negative value not wrapped (outside as it is:
+                 the unsigned test against the size skips it).
 
         `guarded`: the caller uses the position only where `in range` holds
         (a scatter's skip), so a bad one is left as it is, not made 0.
@@ -210,8 +212,10 @@ class IndexReading:
             return fold.select(fold.cmp("slt", rem, 0), fold.add(rem, size), rem), None
         if self.plan.mode is Mode.CLIP:
             return fold.minsi(fold.maxsi(value, 0), fold.add(size, -1)), None
-        wrapped = fold.select(fold.cmp("slt", value, 0), fold.add(value, size), value)
-        if not clamp and mode_rule(self.plan.mode).reads_every_row:
+        rule = mode_rule(self.plan.mode)
+        wrapped = fold.select(fold.cmp("slt", value, 0), fold.add(value, size), value) \
+            if rule.wraps_negative_once else value
+        if not clamp and rule.reads_every_row:
             return wrapped, None
         in_range = fold.cmp("ult", wrapped, size)
         if guarded:  # the caller uses the position only where it is in range

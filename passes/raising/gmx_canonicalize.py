@@ -51,7 +51,7 @@ has a positive and a negative case for each, marked `positive: <name>` and
     fold-stablehlo-constant-arithmetic  integer stablehlo ops on constants -> stablehlo.constant
   stablehlo_scatters
     raise-jax-clip-scatter    stablehlo.scatter(clamp(0, i, dim - 1)) -> gmx scatter(i), mode = "clip"
-    raise-stablehlo-scatter   stablehlo.scatter -> gmx scatter, mode = "drop"
+    raise-stablehlo-scatter   stablehlo.scatter -> gmx scatter, mode = "skip" or "drop"
   tensor_scatters
     raise-tensor-scatter      tensor.scatter -> gmx scatter
   scatter_folds

@@ -1,6 +1,6 @@
 """StableHLO's scatters raised into gmx.scatter_multiaxis (patterns of `--gmx-canonicalize`).
 
-    raise-stablehlo-scatter      stablehlo.scatter -> gmx scatter, mode = "drop"
+    raise-stablehlo-scatter      stablehlo.scatter -> gmx scatter, mode = "skip" (or "drop" on JAX's indices)
     raise-jax-clip-scatter       stablehlo.scatter(clamp(0, i, dim - 1)) -> gmx scatter(i), mode = "clip"
 
 `stablehlo.scatter` writes, for each update, at the operand position its
@@ -12,7 +12,7 @@ or a window dim of size 1 that is indexed), a batching pair
 (`input_batching_dims` / `scatter_indices_batching_dims`), or whole dims
 (a window dim of full extent, not indexed): then every element of a window
 shares its in-bounds test, the one of its indexed coordinates, and the
-skip is gmx's mode "drop" (exactly: per element and per window agree).
+skip is gmx's mode "skip" (exactly: per element and per window agree).
 A window between 1 and its full dim, an index over a full-extent window
 (its only in-bounds start is 0), layouts needing a transpose, a variadic
 scatter and an update computation other than the five below stay as they
@@ -27,21 +27,25 @@ position unspecified; gmx's row-major order is one of them.
 `unique_indices` is kept as the op's promise; `indices_are_sorted` is a
 hint gmx does not need.
 
-Negative indices: StableHLO skips them, gmx's "drop" wraps a negative
-index once before its test. A component JAX has already wrapped
-(`select(i < 0, i + dim, i)`, `x.at[i]` in modes "drop", "fill" and
-"promise_in_bounds"; ONNX's `where` through torch-mlir's importer, each
-select operand under an identity `broadcast_in_dim`, broadcast over the
-update window where the component is a batching dim) is read before its
-wrap, which makes gmx's wrap JAX's (and ONNX's) (where JAX narrows the index after its wrap, the narrowing is
+Negative indices: StableHLO skips them, as gmx's mode "skip" does; gmx's
+"drop" wraps a negative index once before its test. A component JAX has
+already wrapped (`select(i < 0, i + dim, i)`, `x.at[i]` in modes "drop",
+"fill" and "promise_in_bounds"; ONNX's `where` through torch-mlir's
+importer, each select operand under an identity `broadcast_in_dim`,
+broadcast over the update window where the component is a batching dim) is
+read before its wrap, in mode "drop", which makes gmx's wrap JAX's (and
+ONNX's) (where JAX narrows the index after its wrap, the narrowing is
 applied to the index instead, as raise-jax-fill-gather does); an iota or a
-constant that is never negative is read as it is; any other component
-(torch-mlir's exports, `segment_sum`) is sent out of range where negative
-(`select(i < 0, INT_MAX, i)`), so that the raised scatter skips it as
+constant that is never negative is read as it is; where no component is
+JAX's, every other one (torch-mlir's exports, `segment_sum`) is read as it
+is too, in mode "skip"; beside a JAX component, it is sent out of range
+where negative (`select(i < 0, INT_MAX, i)`), so that "drop" skips it as
 StableHLO does.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -183,28 +187,36 @@ def unspread_dims(pieces: list, plan: GatherPlan) -> set:
     return common if all(spread == common for spread in spreads) else set()
 
 
-def _dropping_component(piece: ir.Value, size: int | None, unspread: set):
-    """How to build one start-index component (or the whole index vector,
-    `size` None), unbroadcast along `unspread`, so that gmx's drop skips
-    exactly what StableHLO skips."""
+def _dropping_component(piece: ir.Value, size: int | None, unspread: set) -> tuple[bool | None, Callable, bool]:
+    """`(wrapped, build, static)` for one start-index component (or the whole index
+    vector, `size` None), unbroadcast along `unspread`: `wrapped` True where
+    it is JAX's index before its wrap (gmx's drop wraps it as JAX did),
+    None where it is never negative (any mode reads it), False where it may
+    be negative and StableHLO skips it there; `build(skip)` builds it for
+    mode skip (as it is) or, `skip` false, for drop (sent out of range
+    where negative; only where `static`: its source has a static shape)."""
     shape = [1 if k in unspread else n for k, n in enumerate(ranked_shape_of(piece))]
     value = spread_dims(piece)[0] if unspread else piece
     require(can_view(ranked_shape_of(value), shape), f"no view from {ranked_shape_of(value)} to {shape}")
     raw = None if size is None else raw_component(value, size)
     if raw is not None:
-        return lambda: view(raw.build(), shape)
+        return True, lambda skip: view(raw.build(), shape), True
     source = view_source(value)
     if never_negative(value):
-        return lambda: view(source, shape)
-    require(ir.RankedTensorType(source.type).has_static_shape, "a possibly negative index with a `?` dim")
-    return lambda: view(skip_negative(source), shape)
+        return None, lambda skip: view(source, shape), True
+
+    def build(skip: bool) -> ir.Value:
+        return view(source if skip else skip_negative(source), shape)
+
+    return False, build, ir.RankedTensorType(source.type).has_static_shape
 
 
-def dropping_start(read: Indexing, operand_shape: list) -> Built:
-    """The start indices gmx's drop reads: per component, JAX's index before
-    its wrap, an index never negative as it is, any other sent out of range
-    where negative; read before a broadcast along dims the gmx op broadcasts
-    itself (`unspread_dims`)."""
+def dropping_start(read: Indexing, operand_shape: list) -> tuple[Built, Mode]:
+    """The start indices and the mode that skip what StableHLO skips: per
+    component, JAX's index before its wrap, an index never negative as it
+    is, any other as it is too (mode "skip"), or, beside a JAX index (mode
+    "drop", which wraps), sent out of range where negative; each read before
+    a broadcast along dims the gmx op broadcasts itself (`unspread_dims`)."""
     ivd, dims = read.dims.index_vector_dim, read.dims
     sizes = [operand_shape[d] for d in dims.start_index_map]
     pieces = read.components if read.components is not None else index_components(read.indices, ivd)
@@ -214,9 +226,13 @@ def dropping_start(read: Indexing, operand_shape: list) -> Built:
     if ivd < len(shape):
         shape[ivd] = len(dims.start_index_map)
     unspread = unspread_dims(pieces, plan_gather(dims, operand_shape, shape))
-    builders = [_dropping_component(p, size, unspread) for p, size in zip(pieces, sizes)]
-    return Built([1 if k in unspread else n for k, n in enumerate(shape)],
-                 lambda: concat([build() for build in builders], ivd))
+    components = [_dropping_component(p, size, unspread) for p, size in zip(pieces, sizes)]
+    kinds = {wrapped for wrapped, _, _ in components}
+    skip = False in kinds and True not in kinds
+    require(skip or all(static for _, _, static in components), "a possibly negative index with a `?` dim")
+    return (Built([1 if k in unspread else n for k, n in enumerate(shape)],
+                  lambda: concat([build(skip) for _, build, _ in components], ivd)),
+            Mode.SKIP if skip else Mode.DROP)
 
 
 def clamped_index(indices: ir.Value, dims: GatherDims, operand_shape: list) -> ir.Value | None:
@@ -281,7 +297,8 @@ def _replace(op, rewriter, read: Indexing, start: Built, mode: Mode, reduction: 
 def raise_stablehlo_scatter(op, rewriter):
     """A stablehlo.scatter whose update windows are single elements or whole
     dims, with an update computation gmx has a reduction for, is gmx in mode
-    "drop" (see the module docstring for negative indices).
+    "skip" ("drop" on JAX's wrapped indices: see the module docstring for
+    negative indices).
 
         %s = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<
                  update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0],
@@ -291,9 +308,7 @@ def raise_stablehlo_scatter(op, rewriter):
                stablehlo.return %s : tensor<f32>
              }) : (tensor<5x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<5x4xf32>
     becomes
-        %n = stablehlo.compare LT, %i, %c0, SIGNED : (tensor<3x1xi64>, tensor<3x1xi64>) -> tensor<3x1xi1>
-        %k = stablehlo.select %n, %cmax, %i : tensor<3x1xi1>, tensor<3x1xi64>
-        %s = "gmx.scatter_multiaxis"(%x, %k, %u) {axes = array<i64: 0>, mode = "drop", reduction = "add"}
+        %s = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, mode = "skip", reduction = "add"}
                  : (tensor<5x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<5x4xf32>
     Batching dims (`vmap`) are non-axis dims of gmx; iota components over a
     batch dim as large as the operand dim they index (torch-mlir's
@@ -307,7 +322,7 @@ def raise_stablehlo_scatter(op, rewriter):
         require(clamped_index(op.operands[1], dims, ranked_shape_of(operand)) is None,
                 "JAX's clamped indices (raise-jax-clip-scatter)")
         read = read_indexing(operand, op.operands[1], dims)
-        _replace(op, rewriter, read, dropping_start(read, ranked_shape_of(operand)), Mode.DROP, reduction)
+        _replace(op, rewriter, read, *dropping_start(read, ranked_shape_of(operand)), reduction)
     return False
 
 
