@@ -16,7 +16,16 @@ import pytest
 import gmx.runtime
 from gather_programs import assert_identical, gather_module
 from gmx.dialect.modes import OpKind, modes_of
-from gmx.passes.lowering.scatter_plan import Serial, Split, Targets, copies_input, plan_scatter, scans_tile_by_tile
+from gmx.passes.lowering.scatter_plan import (
+    SORTED_PARTS,
+    Serial,
+    Split,
+    Targets,
+    copies_input,
+    plan_scatter,
+    scans_tile_by_tile,
+    sorts_targets,
+)
 from gmx.reference import scatter_multiaxis
 from gmx.runtime.compiler import CompileError
 from scatter_programs import Case, case_arguments, random_case, scatter_module, takes
@@ -62,11 +71,13 @@ def test_random_sweep(dtype):
 
 
 # Shapes whose plans are each strategy (the random sweep's small shapes are
-# serial): ranges of targets on one axis and on the second of two, a split
-# payload into one row, rows split (indices varying along them).
+# serial): ranges of targets on one axis and on the second of two, ranges
+# of the index tuples sorted by range, a split payload into one row, rows
+# split (indices varying along them).
 STRATEGY_SHAPES = {
     Targets(0, 2): ((6, 64), (9, 1), (9, 64), (0,)),
     Targets(2, 2): ((5, 70, 4), (30, 1, 2), (30, 70, 1), (2, 0)),
+    Targets(0, 8, sorted=True): ((64, 256), (256, 1), (256, 256), (0,)),
     Split(1, 32): ((1, 96), (7, 1), (7, 96), (0,)),
     Split(0, 1): ((4, 9), (4, 5), (4, 5), (1,)),
 }
@@ -126,6 +137,13 @@ THREADED = [
     Case((1000, 64), (20000, 1), (20000, 64), (0,), reduction="add"),
     # index_add of rows into few rows, last wins: ranges of the rows
     Case((16, 128), (4096, 1), (4096, 128), (0,)),
+    # the same with 1024-entry rows (MoE combine), last wins and sums:
+    # ranges of the rows, the indices sorted by range first
+    Case((16, 1024), (256, 1), (256, 1024), (0,)),
+    Case((64, 512), (2048, 1), (2048, 512), (0,), reduction="add"),
+    # x[i, :, j] += v, the payload between the two index dims (i, j vary
+    # along G dims 0 and 2): sorted in row-major order of (dim 0, dim 2)
+    Case((300, 256, 3), (64, 1, 16), (64, 256, 8), (0, 2), reduction="add"),
     # rows of a short payload: serial
     Case((300, 8), (20000, 1), (20000, 8), (0,), reduction="mul", dtype=np.float64),
     # into one row: its columns split
@@ -138,7 +156,8 @@ THREADED = [
 def test_plans_of_the_threaded_cases():
     plans = [plan_scatter(c.input_shape, c.indices_shape, c.updates_shape, c.axes, element_bits=64 if
                           c.dtype == np.float64 else 32).strategy for c in THREADED]
-    assert plans == [Split(0, 1), Targets(0, 2), Targets(0, 4), Serial(), Split(1, 32), Serial()]
+    assert plans == [Split(0, 1), Targets(0, 2), Targets(0, 4), Targets(0, 16, sorted=True),
+                     Targets(0, 16, sorted=True), Targets(0, 8, sorted=True), Serial(), Split(1, 32), Serial()]
 
 
 def test_same_bits_on_any_number_of_threads():
@@ -307,10 +326,14 @@ def test_complex_sums_are_refused_at_the_op():
     # (a range per 32 entries of payload, at most 16)
     (((10000, 64), (200000, 1), (200000, 64), (0,)), False, Targets(0, 2)),
     (((50000, 128), (8192, 1), (8192, 128), (0,)), False, Targets(0, 4)),
-    (((50000, 1024), (8192, 1), (8192, 1024), (0,)), False, Targets(0, 16)),
-    (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Targets(0, 8)),
-    (((5, 256, 64), (2048, 1, 2), (2048, 256, 1), (2, 0)), False, Targets(2, 8)),
+    # (from SORTED_PARTS ranges, the index tuples sorted by range first)
+    (((50000, 1024), (8192, 1), (8192, 1024), (0,)), False, Targets(0, 16, sorted=True)),
+    (((64, 256, 64), (2048, 1, 2), (2048, 256, 1), (0, 2)), False, Targets(0, 8, sorted=True)),
+    (((5, 256, 64), (2048, 1, 2), (2048, 256, 1), (2, 0)), False, Targets(2, 8, sorted=True)),
     (((3, 1024), (100, 1), (100, 1024), (0,)), False, Targets(0, 3)),
+    # ... not where the updates are too few to wake threads for (the sort is
+    # serial, and the ranges would run in parallel whatever their work)
+    (((16, 1024), (32, 1), (32, 1024), (0,)), False, Targets(0, 16)),
     # a KV cache's token rows: no more ranges than index values (one token:
     # its payload's columns instead, too little work to wake threads for)
     (((8, 32, 4096, 128), (1, 1, 1, 1), (8, 32, 1, 128), (2,)), False, Split(0, 1)),
@@ -332,3 +355,14 @@ def test_complex_sums_are_refused_at_the_op():
 ])
 def test_plan_scatter(shapes, unique, strategy):
     assert plan_scatter(*shapes, unique_indices=unique).strategy == strategy
+
+
+@pytest.mark.parametrize("parts, updates, sorts", [
+    (SORTED_PARTS, 1 << 16, True),
+    (16, 8192 * 1024, True),  # MoE combine
+    (SORTED_PARTS - 1, 1 << 20, False),  # an embedding gradient's 4 ranges: read again
+    (2, 65536 * 64, False),  # a GNN's 2 ranges: read again
+    (16, (1 << 16) - 1, False),  # too little work for threads
+])
+def test_sorts_targets(parts, updates, sorts):
+    assert sorts_targets(parts, updates) is sorts

@@ -26,6 +26,7 @@ SCRIPT = textwrap.dedent(
     CASES = {  # strategy: case (reduction "none": every value says where it came from)
         "rows split (torch.scatter, axis 1)": Case((256, 512), (256, 256), (256, 256), (1,)),
         "ranges of targets (index_add of rows)": Case((512, 128), (4096, 1), (4096, 128), (0,)),
+        "ranges of sorted targets (MoE combine)": Case((512, 1024), (1024, 1), (1024, 1024), (0,)),
         "columns split (into one row)": Case((1, 256), (4096, 1), (4096, 256), (0,)),
         "serial (rank 1)": Case((1000,), (65536,), (65536,), (0,)),
     }

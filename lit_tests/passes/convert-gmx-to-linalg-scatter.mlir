@@ -80,6 +80,84 @@ func.func @index_add_rows(%x: tensor<64x64xf32>, %i: tensor<5x1xi32>, %u: tensor
 
 // -----
 
+// index_add of rows with a 256-entry payload (256 x 256 updates, worth the
+// threads): Targets, the input's rows cut into 8 ranges of 8 (one per 32
+// entries of payload), sorted. The range
+// of each index (position // 8, a bad one 0) into keys, in one parallel
+// generic; a stable counting sort of the updates by range (count, prefix,
+// place); then the ranges in parallel, each walking only its own updates,
+// in row-major order, each index read again and written only if in the
+// range, whole rows.
+// UNCHECKED-LABEL: func.func @index_add_wide_rows
+// UNCHECKED-SAME: (%[[X:.*]]: tensor<64x256xf32>, %[[I:.*]]: tensor<256x1xi32>, %[[U:.*]]: tensor<256x256xf32>)
+// UNCHECKED-DAG: %[[C8:.*]] = arith.constant 8 : index
+// UNCHECKED-DAG: %[[C256:.*]] = arith.constant 256 : index
+// UNCHECKED: %[[KEYS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[I]] : tensor<256x1xi32>) outs(%{{.*}} : tensor<256x1xindex>)
+// UNCHECKED: arith.divui %{{.*}}, %[[C8]] : index
+// UNCHECKED: %[[KEY:.*]] = tensor.collapse_shape %[[KEYS]] {{\[\[}}0, 1]] : tensor<256x1xindex> into tensor<256xindex>
+// UNCHECKED: %[[COUNTS:.*]] = scf.for %{{.*}} to %[[C256]] {{.*}} -> (tensor<8xindex>)
+// UNCHECKED: %[[STARTS:.*]]:2 = scf.for %{{.*}} to %[[C8]] {{.*}} iter_args(%{{.*}} = %[[COUNTS]], {{.*}}) -> (tensor<8xindex>, index)
+// UNCHECKED: %[[SORTED:.*]]:2 = scf.for %{{.*}} to %[[C256]] {{.*}} iter_args(%{{.*}} = %[[STARTS]]#0, {{.*}}) -> (tensor<8xindex>, tensor<256xindex>)
+// UNCHECKED: scf.for %[[RANGE:.*]] = %{{.*}} to %[[C8]] step %{{.*}} iter_args(%{{.*}} = %[[X]])
+// UNCHECKED: %[[START:.*]] = arith.muli %[[RANGE]], %[[C8]] : index
+// UNCHECKED: %[[END:.*]] = arith.addi %[[START]], %[[C8]] : index
+// UNCHECKED: %[[LAST:.*]] = tensor.extract %[[SORTED]]#0[%[[RANGE]]] : tensor<8xindex>
+// UNCHECKED: scf.for %[[Q:.*]] = %{{.*}} to %[[LAST]] {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// UNCHECKED: %[[N:.*]] = tensor.extract %[[SORTED]]#1[%[[Q]]] : tensor<256xindex>
+// UNCHECKED: %[[V:.*]] = tensor.extract %[[I]][%[[N]], %{{.*}}] : tensor<256x1xi32>
+// UNCHECKED: arith.index_cast %[[V]] : i32 to index
+// UNCHECKED: %[[FROM:.*]] = arith.cmpi uge, %[[P:.*]], %[[START]] : index
+// UNCHECKED: %[[TO:.*]] = arith.cmpi ult, %[[P]], %[[END]] : index
+// UNCHECKED: scf.if
+// UNCHECKED: scf.for %[[COL:.*]] = %{{.*}} to %[[C256]] step %{{.*}} iter_args(%[[A:.*]] = %[[ACC]])
+// UNCHECKED: %[[UPDATE:.*]] = tensor.extract %[[U]][%[[N]], %[[COL]]]
+// UNCHECKED: %[[OLD:.*]] = tensor.extract %[[A]][%[[P]], %[[COL]]]
+// UNCHECKED: %[[SUM:.*]] = arith.addf %[[OLD]], %[[UPDATE]] : f32
+// UNCHECKED: tensor.insert %[[SUM]] into %[[A]][%[[P]], %[[COL]]]
+// UNCHECKED: } {gmx.parallel}
+func.func @index_add_wide_rows(%x: tensor<64x256xf32>, %i: tensor<256x1xi32>, %u: tensor<256x256xf32>) -> tensor<64x256xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<64x256xf32>, tensor<256x1xi32>, tensor<256x256xf32>) -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+
+// -----
+
+// Checked, the same rows: every index scanned (and reported) before the
+// sort; where one is bad, no range walks an update (the ranges loop keeps
+// its static trip count: gmx-parallel-loops keeps it parallel).
+// CHECK-LABEL: func.func @index_add_wide_rows_checked
+// CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK: scf.if
+// CHECK: func.call @gmx_index_error
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<256x1xindex>)
+// CHECK: scf.for %[[RANGE:.*]] = %{{.*}} to %c8 step
+// CHECK: %[[FIRST:.*]] = arith.select %{{.*}}, %c0, %{{.*}} : index
+// CHECK: %[[LAST:.*]] = tensor.extract %{{.*}}[%[[RANGE]]] : tensor<8xindex>
+// CHECK: %[[END:.*]] = arith.select %[[OK]], %[[LAST]], %[[FIRST]] : index
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to %[[END]] step
+// CHECK: } {gmx.parallel}
+func.func @index_add_wide_rows_checked(%x: tensor<64x256xf32>, %i: tensor<256x1xi32>, %u: tensor<256x256xf32>) -> tensor<64x256xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<64x256xf32>, tensor<256x1xi32>, tensor<256x256xf32>) -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+
+// -----
+
+// The same wide rows with 16 updates (16 x 256 entries: too little work to
+// wake threads for, and the ranges of a sort would run in parallel whatever
+// their work): ranges that each read every index, no sort.
+// UNCHECKED-LABEL: func.func @index_add_few_wide_rows
+// UNCHECKED-NOT: xindex>
+// UNCHECKED: scf.for %{{.*}} = %{{.*}} to %c64 step %c8
+// UNCHECKED-NOT: xindex>
+// UNCHECKED: } {gmx.parallel}
+func.func @index_add_few_wide_rows(%x: tensor<64x256xf32>, %i: tensor<16x1xi32>, %u: tensor<16x256xf32>) -> tensor<64x256xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 0>, reduction = "add"} : (tensor<64x256xf32>, tensor<16x1xi32>, tensor<16x256xf32>) -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+
+// -----
+
 // Rows of a short payload (8 entries): reading the indices again would
 // cost more than the threads give; one nest, in row-major order. i32
 // products.

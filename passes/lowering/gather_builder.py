@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from gmx.dialect import GatherMultiaxisOp
 from gmx.dialect.gmx import static_shape
 from gmx.dialect.modes import FILL_VALUE_ATTR, Mode
-from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
+from gmx.dialect.mlir import ir, linalg, scf, tensor
 
+from .counting_sort import bucket_start, counting_sort
 from .folding import Constants, Folded, Folder
 from .gather_plan import Access, ColumnTiles, Flagged, GatherPlan, RowTiles, plan_gather
 from .index_checks import IndexChecks
@@ -31,39 +32,6 @@ from .ir_helpers import (
 
 # Marks the gather generics built for IREE (`iree_cpu_config` configures them).
 IREE_GATHER_MARK = "gmx.iree_gather"
-
-
-def _counting_sort(fold: Folder, keys: ir.Value, buckets: int) -> tuple[ir.Value, ir.Value]:
-    """(order, ends): positions 0..n-1 of the rank-1 index tensor `keys`
-    (each in [0, buckets)) sorted by key, stably, and the end in `order` of
-    each key's bucket (its start is the previous one's end). Three loops
-    of n, buckets and n steps over a tensor of `buckets` counters."""
-    index, n = fold.index, ir.RankedTensorType(keys.type).shape[0]
-    counters = linalg.fill(index(0), outs=[tensor.empty([buckets], ir.IndexType.get())])
-
-    def loop(upper: int, inits: list[ir.Value], body) -> list[ir.Value]:
-        for_op = scf.ForOp(index(0), index(upper), index(1), inits)
-        with ir.InsertionPoint(for_op.body):
-            scf.YieldOp(body(for_op.induction_variable, *for_op.inner_iter_args))
-        return list(for_op.results)
-
-    def count(i, counts):
-        key = tensor.extract(keys, [i])
-        return [tensor.insert(fold.index(fold.add(tensor.extract(counts, [key]), 1)), counts, [key])]
-
-    def starts(b, counts, total):  # exclusive prefix sum, in place
-        here = tensor.extract(counts, [b])
-        return [tensor.insert(total, counts, [b]), fold.index(fold.add(total, here))]
-
-    def place(i, next_slot, order):
-        key = tensor.extract(keys, [i])
-        slot = tensor.extract(next_slot, [key])
-        return [tensor.insert(fold.index(fold.add(slot, 1)), next_slot, [key]), tensor.insert(i, order, [slot])]
-
-    (counts,) = loop(n, [counters], count)
-    first, _ = loop(buckets, [counts, index(0)], starts)
-    ends, order = loop(n, [first, tensor.empty([n], ir.IndexType.get())], place)
-    return order, ends
 
 
 # LLVM's loop vectorizer turns copies of columns read far apart into
@@ -199,7 +167,7 @@ class GatherBuilder(IndexChecks, IndexReading):
         """
         fold, index, dim, width = self.fold, self.fold.index, tiles.dim, tiles.width
         slabs, columns = self._row_reads(dim)
-        order, ends = _counting_sort(fold, slabs, tiles.slabs)
+        order, ends = counting_sort(fold, slabs, tiles.slabs)
         rank = self.plan.rank
         source = collapse(self.input, collapse_groups(rank, dim))  # [slabs, C, T]
         rows = collapse(outs, collapse_groups(rank, dim, keep_tail=False))  # [R, C]
@@ -210,10 +178,7 @@ class GatherBuilder(IndexChecks, IndexReading):
         with ir.InsertionPoint(per_slab.body):
             slab, acc = per_slab.induction_variable, per_slab.inner_iter_args[0]
             end = tensor.extract(ends, [slab])
-            # The bucket starts where the previous slab's ends (ends[-1]
-            # is never read: slab 0 reads ends[0] and starts at 0).
-            previous = tensor.extract(ends, [fold.index(fold.add(fold.maxsi(slab, 1), -1))])
-            start = arith.select(fold.value(fold.cmp("eq", slab, 0)), index(0), previous)
+            start = bucket_start(fold, ends, slab)
             per_tile = scf.ForOp(index(0), index(size), index(width), [acc])
             with ir.InsertionPoint(per_tile.body):
                 column0, acc = per_tile.induction_variable, per_tile.inner_iter_args[0]

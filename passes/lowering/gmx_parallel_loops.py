@@ -45,24 +45,13 @@ from gmx.dialect.mlir import arith, ir, scf
 from ..registry import PassInfo, add_python_pass
 from ..views import defining_op, ops_named
 from .gmx_parallel_bodies import defined_inside
+from .parallel_work import PARALLEL_MIN_ITERATIONS, runs_in_parallel
 
 # Marks an scf.for whose iterations are independent (gather_builder).
 PARALLEL_ATTR = "gmx.parallel"
 # Marks the scf.if that runs a loop of run-time size in parallel or not.
 GUARDED_ATTR = "gmx.parallel_guard"
-# Innermost iterations a loop nest must run to be split across threads:
-# below, waking the threads costs more than the loop.
-PARALLEL_MIN_ITERATIONS = 1 << 16
 _LOOPS = ("scf.for", "scf.parallel")
-
-
-def runs_in_parallel(trip_count: int | None, iterations: int | None) -> bool:
-    """Whether a loop of `trip_count` iterations (None: known at run time
-    only) doing `iterations` innermost iterations in all (None: unknown)
-    is split across threads: at least two iterations, and enough work."""
-    if trip_count is not None and trip_count < 2:
-        return False
-    return iterations is None or iterations >= PARALLEL_MIN_ITERATIONS
 
 
 def _constant(value: ir.Value) -> int | None:

@@ -55,11 +55,20 @@ from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
 from gmx.dialect.reductions import reduction_rule
 from gmx.dialect.scatter import ScatterMultiaxisOp, has_unique_indices, read_reduction
 
+from .counting_sort import bucket_start, counting_sort
 from .folding import Constants, Folded, Folder
 from .gather_plan import Access, GatherPlan
 from .index_checks import IndexChecks
 from .index_reading import IndexReading, element_bits_of, emit_sizes, read_operands
-from .ir_helpers import argument_writable, mark_parallel, slice_along, true_flag
+from .ir_helpers import (
+    affine_maps,
+    argument_writable,
+    collapse,
+    iterator_types,
+    mark_parallel,
+    slice_along,
+    true_flag,
+)
 from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter, scans_tile_by_tile
 
 
@@ -145,13 +154,89 @@ class ScatterBuilder(IndexChecks, IndexReading):
             dim, tile = strategy.dim, strategy.tile
             return self._parallel(self.plan.output_shape[dim], tile, enabled,
                                   lambda start, acc: self._nest(order, {}, acc, None, {dim: (start, tile)}))
+        if isinstance(strategy, Targets) and strategy.sorted:
+            return self._sorted_targets(strategy, enabled)
         if isinstance(strategy, Targets):
-            size = self.plan.input_shape[strategy.axis]
-            chunk = -(-size // strategy.parts)
+            size, chunk = self.plan.input_shape[strategy.axis], strategy.chunk(self.plan.input_shape)
             owned = lambda start: (strategy.axis, start, self.fold.add(start, chunk))  # noqa: E731
             return self._parallel(size, chunk, enabled,
                                   lambda start, acc: self._nest(order, {}, acc, None, owned=owned(start)))
         return self._nest(order, {}, self.destination, None, enabled=enabled)
+
+    def _sorted_targets(self, strategy: Targets, enabled: Folded) -> ir.Value:
+        """The index tuples sorted by the range of targets they write (each
+        tuple's range read once, in parallel, into keys that a stable
+        counting sort orders, serially), then a loop over the ranges, in
+        parallel, each walking only its own tuples in row-major order and
+        applying each one's updates (the loops of G's other dims): every
+        update row read by one thread only. Each tuple is read again where
+        it is applied and written only if in range and in the walking range
+        (a bad index, sorted into range 0, or one rewritten since: skipped):
+
+            %keys = linalg.generic <position of each tuple // chunk, a bad one 0>
+            %order, %ends = <counting sort of 0..n-1 by %keys>
+            %r = scf.for %b = %c0 to %c2 step %c1 iter_args(%acc = %dest) {gmx.parallel}
+              %w = scf.for %q = <start of %b> to %ends[%b] step %c1 iter_args(%a = %acc) {
+                %t = tensor.extract %order[%q]
+                <the nest over the payload of tuple %t, on %a, if its position is in [%b * chunk, (%b + 1) * chunk)>
+              }
+              scf.yield %w
+            }
+        """
+        fold, index = self.fold, self.fold.index
+        shape, axis = self.plan.input_shape, strategy.axis
+        chunk, ranges = strategy.chunk(shape), strategy.ranges(shape)
+        tuple_dims = self._index_dims()
+        payload = [d for d in range(self.plan.rank) if d not in tuple_dims]
+
+        order, ends = counting_sort(fold, self._range_keys(axis, chunk, tuple_dims), ranges)
+
+        def walk(part: ir.Value, acc: ir.Value) -> ir.Value:
+            start = index(fold.mul(part, chunk))
+            owned = (axis, start, fold.add(start, chunk))
+            first = bucket_start(fold, ends, part)
+            end = index(fold.select(enabled, tensor.extract(ends, [part]), first))
+            loop = scf.ForOp(first, end, index(1), [acc])
+            with ir.InsertionPoint(loop.body):
+                at = self._tuple_at(tuple_dims, tensor.extract(order, [loop.induction_variable]))
+                scf.YieldOp([self._nest(payload, at, loop.inner_iter_args[0], None, owned=owned)])
+            return loop.results[0]
+
+        # Not `enabled`: no update walked (the ranges loop keeps its static
+        # trip count, which gmx-parallel-loops keeps parallel unguarded).
+        return self._parallel(ranges, 1, True, walk)
+
+    def _range_keys(self, axis: int, chunk: int, tuple_dims: list[int]) -> ir.Value:
+        """The range of targets each index tuple writes (position along
+        `axis` // `chunk`; a bad index reads as 0: range 0, which skips
+        it), as a rank-1 tensor of index over the tuples in row-major
+        order: one generic over G's `tuple_dims` (G's other dims 1), each
+        index read once into a tensor of the program's own (the sort reads
+        each key twice)."""
+        rank = self.plan.rank
+        shape = [n if d in tuple_dims else 1 for d, n in enumerate(self.plan.output_shape)]
+        inputs = [self.indices] * len(self.plan.axes) if self.plan.indices_by_map else []
+        maps = [self._indices_map(j) for j in range(len(inputs))] + [ir.AffineMap.get_identity(rank)]
+        keys = tensor.empty(shape, ir.IndexType.get())
+        generic = linalg.GenericOp_(inputs, [keys], affine_maps(maps), iterator_types("parallel", rank))
+        block = generic.regions[0].blocks[0]
+        with ir.InsertionPoint(block):
+            loop_index = functools.cache(lambda d: linalg.IndexOp(d).result)
+            raw = list(block.arguments)[: len(inputs)] or self._extract_indices(self.indices, loop_index)
+            value = raw[self.plan.axes.index(axis)]
+            position, _ = self._axis_position(axis, self._narrowed(value), clamp=True)
+            linalg.YieldOp([self.fold.index(self.fold.divui(position, chunk))])
+        return collapse(generic.results[0], [list(range(rank))])
+
+    def _tuple_at(self, dims: list[int], k: ir.Value) -> dict[int, Folded]:
+        """The position along `dims` of G (in order) of their `k`th entry
+        in row-major order."""
+        at = {}
+        for d in reversed(dims[1:]):
+            extent = self.plan.output_shape[d]
+            at[d], k = self.fold.index(self.fold.remui(k, extent)), self.fold.divui(k, extent)
+        at[dims[0]] = self.fold.index(k)
+        return at
 
     def _parallel(self, size: int, step: int, enabled: Folded,
                   body: Callable[[ir.Value, ir.Value], ir.Value]) -> ir.Value:
