@@ -39,13 +39,13 @@ convert-gmx-to-linalg: the scatter's location joins `gmx.error_sites`.
 
 from __future__ import annotations
 
-from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import func, ir, scf, tensor
 
 from .folding import Constants, Folded, Folder
+from .index_checks import in_range
 from .index_reading import read_through_narrowing
 from .ir_helpers import and_reduction, true_flag
-from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
+from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
 from ..registry import PassFailed, PassInfo, add_python_pass
 
 SCATTER = "tosa.scatter"
@@ -64,10 +64,14 @@ def _scatter_ops(module) -> list[ir.Operation]:
     return ops
 
 
-def _in_range(fold: Folder, value: ir.Value, size: Folded) -> Folded:
-    """An index `value` in [0, size), branch-free: value <u size as i64
-    (`size` is i64 already; a negative value is a huge unsigned one)."""
-    return fold.cmp("ult", fold.to_i64(value), size)
+def indexing(op: ir.Operation, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:
+    """The dims of `values` a tosa.scatter's index values index (K_AXIS
+    alone) and their sizes (i64): what its check and its IREE report
+    (`iree_scatter_reports`) check each value against."""
+    values = op.operands[0]
+    static = ir.RankedTensorType(values.type).shape[K_AXIS]
+    size = tensor.dim(values, fold.index(K_AXIS)) if ir.ShapedType.is_dynamic_size(static) else static
+    return (K_AXIS,), [fold.to_i64(size)]
 
 
 def _report(fold: Folder, site: int, value: ir.Value, size: Folded) -> Folded:
@@ -75,7 +79,7 @@ def _report(fold: Folder, site: int, value: ir.Value, size: Folded) -> Folded:
     when `value` is out of range (`size` as i64); returns whether it is in
     range."""
     value = fold.to_i64(value)  # once, for the check and the report
-    ok = _in_range(fold, value, size)
+    ok = in_range(fold, value, size)
     if ok is True:
         return ok
     i64 = ir.IntegerType.get_signless(64)
@@ -93,14 +97,11 @@ def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
     Builds at the current insertion point, which must be just before `op`."""
     values, indices, _ = op.operands
     scanned, _ = read_through_narrowing(indices)
-    shape = ir.RankedTensorType(values.type).shape
-    static = shape[K_AXIS]
-    size = tensor.dim(values, fold.index(K_AXIS)) if ir.ShapedType.is_dynamic_size(static) else static
-    size = fold.to_i64(size)  # once, outside the scans
+    _, (size,) = indexing(op, fold)  # once, outside the scans
     result_type = op.results[0].type
     guard_behind_scan(
         op, scanned,
-        in_range=lambda acc, v: fold.and_(acc, _in_range(fold, v, size)),
+        in_range=lambda acc, v: fold.and_(acc, in_range(fold, v, size)),
         report=lambda acc, v: fold.and_(acc, _report(fold, site, v, size)),
         unchanged=lambda: values if values.type == result_type else tensor.cast(result_type, values),
         fold=fold,
@@ -135,17 +136,15 @@ def guard_behind_scan(op: ir.Operation, scanned: ir.Value, *, in_range, report, 
 
 def guard_each(module, ops: list[ir.Operation], guard) -> None:
     """`guard(op, site, fold)` before each op of `ops`, each op's location a
-    new error site of `module` (runtime_abi), the error callbacks declared."""
-    sites = error_sites(module)
+    new error site of `module` (`runtime_abi.number_error_sites`), the
+    error callbacks declared."""
     constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
-    for op in ops:
+    for op, site in zip(ops, number_error_sites(module, ops)):
         entry = Constants.entry_block(op)
         fold = Folder(constants.setdefault(entry, Constants(entry)))
         with ir.InsertionPoint(op), op.location:
-            guard(op, len(sites), fold)
-        sites.append(location_text(op.location))
+            guard(op, site, fold)
     if ops:
-        set_error_sites(module, sites)
         declare_error_callbacks(module)
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 from gmx.dialect.mlir import func, ir, linalg, scf, tensor
 
 from .folding import Folded, Folder
+from .index_checks import by_coordinate, in_range
 from .index_reading import tensor_dims
 from .gmx_check_scatter_indices import guard_behind_scan, guard_each
 from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_FN, SHAPE_ERROR_SCATTER_ROWS
@@ -51,49 +52,53 @@ from ..walking import ops_named
 SCATTER = "tm_tensor.scatter"
 
 
-def _by_column(fold: Folder, column: ir.Value, values: list[Folded]) -> Folded:
-    """values[column] as i64, by a select chain (k is small)."""
-    i64 = ir.IntegerType.get_signless(64)
-    chosen = values[-1]
-    for j in range(len(values) - 2, -1, -1):
-        chosen = fold.select(fold.cmp("eq", column, j), values[j], chosen, i64)
-    return chosen
+def indexing(op, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:
+    """The dims of the original a tm_tensor.scatter's coordinates index
+    (`dimension_map`) and their sizes (i64): what its check and its IREE
+    report (`iree_scatter_reports`) check each value against."""
+    original = op.operands[2]
+    dims = tuple(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
+    shape = ir.RankedTensorType(original.type).shape
+    sizes = [
+        fold.to_i64(tensor.dim(original, fold.index(d)) if ir.ShapedType.is_dynamic_size(shape[d]) else shape[d])
+        for d in dims
+    ]
+    return dims, sizes
 
 
 class _Check:
-    """The scans of one scatter's indices (built inside linalg bodies)."""
+    """The scans of one scatter's indices (built inside linalg bodies): a
+    value's coordinate is its column (the indices are `N x k`)."""
 
     def __init__(self, op, site: int, fold: Folder):
         self.fold, self.site = fold, site
-        original = op.operands[2]
-        self.dims = list(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
-        shape = ir.RankedTensorType(original.type).shape
-        self.sizes = [
-            fold.to_i64(tensor.dim(original, fold.index(d)) if ir.ShapedType.is_dynamic_size(shape[d]) else shape[d])
-            for d in self.dims
-        ]
+        self.dims, self.sizes = indexing(op, fold)
 
     def _value_and_size(self, value: ir.Value) -> tuple[Folded, Folded, ir.Value]:
         column = linalg.IndexOp(1).result
-        return self.fold.to_i64(value), _by_column(self.fold, column, self.sizes), column
+        (size,) = by_coordinate(self.fold, column, self.sizes, result_type=_i64())
+        return self.fold.to_i64(value), size, column
 
     def in_range(self, acc: Folded, value: ir.Value) -> Folded:
         v, size, _ = self._value_and_size(value)
-        return self.fold.and_(acc, self.fold.cmp("ult", v, size))
+        return self.fold.and_(acc, in_range(self.fold, v, size))
 
     def report(self, acc: Folded, value: ir.Value) -> Folded:
         """`@gmx_index_error(site, dim, value, size)` when out of range."""
         fold = self.fold
         v, size, column = self._value_and_size(value)
-        ok = fold.cmp("ult", v, size)
+        ok = in_range(fold, v, size)
         if ok is not True:
-            i64 = ir.IntegerType.get_signless(64)
             branch = scf.IfOp(fold.not_(ok))
             with ir.InsertionPoint(branch.then_block):
-                dim = _by_column(fold, column, self.dims)
-                func.CallOp([], INDEX_ERROR_FN, [fold.value(a, i64) for a in (self.site, dim, v, size)])
+                (dim,) = by_coordinate(fold, column, self.dims, result_type=_i64())
+                func.CallOp([], INDEX_ERROR_FN, [fold.value(a, _i64()) for a in (self.site, dim, v, size)])
                 scf.YieldOp([])
         return fold.and_(acc, ok)
+
+
+def _i64() -> ir.Type:
+    return ir.IntegerType.get_signless(64)
 
 
 def rows_fit(op, fold: Folder) -> tuple[Folded, Folded, Folded]:

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import func, ir
 
 INDEX_ERROR_FN = "gmx_index_error"
@@ -111,6 +112,24 @@ def error_sites(module) -> list[str]:
 def set_error_sites(module, sites: Sequence[str]) -> None:
     """Record the sites (`file:line:col` by site number) on the module."""
     _set_strings(module, ERROR_SITES_ATTR, sites)
+
+
+def next_error_sites(module, count: int) -> range:
+    """The numbers the next `count` error sites of `module` take: after
+    those it records, in order."""
+    first = len(error_sites(module))
+    return range(first, first + count)
+
+
+def number_error_sites(module, ops: Sequence) -> list[int]:
+    """A new error site for each of `ops`, in order (`next_error_sites`),
+    its location recorded as the site's; their numbers. Every check numbers
+    its sites so, on either backend: convert-gmx-to-linalg's gathers and
+    scatters (in walk order), then the checks of the frontends' scatters."""
+    numbers = list(next_error_sites(module, len(ops)))
+    if ops:
+        set_error_sites(module, [*error_sites(module), *(location_text(op.location) for op in ops)])
+    return numbers
 
 
 def assert_messages(module) -> list[str]:
