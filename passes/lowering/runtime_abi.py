@@ -7,7 +7,8 @@ private (`declare_error_callbacks`) and the runtime provides, each taking
 four i64 and returning nothing:
 
     @gmx_index_error(site, axis, value, size)
-        an index `value` outside [-size, size) for input `axis`
+        an index `value` off input `axis` of `size` (`index_checks.in_range`:
+        outside [-size, size) for a gmx op, [0, size) for a frontend's scatter)
     @gmx_shape_error(site, dim, input_size, indices_size)
         non-axis `dim` is not broadcastable at run time; a `dim` < 0 is one
         of the SHAPE_ERROR_* kinds, with its own two operands:
@@ -27,7 +28,8 @@ and a third, taking nothing:
         (a copy into a donated buffer runs only while it is 0)
 
 `site` indexes the module attribute `gmx.error_sites` (`error_sites`
-reads it), which holds each lowered gather's `file:line:col`.
+reads it), which holds each checked op's `file:line:col`; every check
+numbers its sites through `number_error_sites`.
 
 Signature. Public functions keep their tensor signature in the function
 attribute `gmx.signature` through the LLVM lowering, so that a module in the
