@@ -73,16 +73,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
 
 from ..registry import PassInfo, Refused, add_python_pass
 from .folding import Constants, Folded, Folder
 from .gmx_check_slices import loop_on_a_copy
 from .gmx_report_asserts import can_carry, rest_of_block, run_only_if
+from .index_checks import in_range
 from .ir_helpers import and_reduction, empty_generic, true_flag
 from . import ranges
-from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
+from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
 
 GENERIC = "linalg.generic"
 EXTRACT = "tensor.extract"
@@ -311,7 +311,7 @@ class Scan:
         for d in dims:
             value = fold.value(fold.to_i64(operands[1 + d]), i64)
             size = self.sizes[d]
-            ok = fold.cmp("ult", value, size)
+            ok = in_range(fold, value, size)
             if report:
                 failed = scf.IfOp(fold.not_(ok))
                 with ir.InsertionPoint(failed.then_block):
@@ -329,8 +329,7 @@ def _size(value: ir.Value, dim: int, fold: Folder) -> Folded:
 
 def _inside(operands: list, dims: list[int], fold: Folder) -> Folded:
     """Whether a position (an extract's operands) is inside its tensor on `dims`."""
-    return fold.all_of([fold.cmp("ult", fold.to_i64(operands[1 + d]), fold.to_i64(_size(operands[0], d, fold)))
-                        for d in dims])
+    return fold.all_of([in_range(fold, fold.to_i64(operands[1 + d]), _size(operands[0], d, fold)) for d in dims])
 
 
 def _read_if(ok: Folded, operands: list, op, fold: Folder) -> ir.Value:
@@ -399,21 +398,18 @@ def check_linalg_extracts(module) -> None:
         g.location.emit_error(f"{why} cannot be bounds-checked (lower with checked=false to run it unchecked)")
     if refused:
         raise Refused(f"{len(refused)} linalg.generic(s) refused")
-    sites = error_sites(module)
     constants: dict[ir.Block, Constants] = {}
     guarded = False
     for generic, extracts in work:
         if not extracts:
             continue
-        numbers = list(range(len(sites), len(sites) + len(extracts)))
-        sites += [location_text(e.location) for e, _ in extracts]
+        numbers = number_error_sites(module, [e for e, _ in extracts])
         entry = Constants.entry_block(generic)
         fold = Folder(constants.setdefault(entry, Constants(entry)))
         with ir.InsertionPoint(generic), generic.location:
             guard_generic(generic, extracts, numbers, fold)
         guarded = True
     if guarded:
-        set_error_sites(module, sites)
         declare_error_callbacks(module)
 
 
