@@ -47,21 +47,10 @@ from .index_reading import read_through_narrowing
 from .ir_helpers import and_reduction, true_flag
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
 from ..registry import PassFailed, PassInfo, add_python_pass
+from ..walking import ops_named
 
 SCATTER = "tosa.scatter"
 K_AXIS = 1  # the axis of `values_in` that TOSA's scatter indexes
-
-
-def _scatter_ops(module) -> list[ir.Operation]:
-    ops = []
-
-    def collect(op):
-        if op.name == SCATTER:
-            ops.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
-    return ops
 
 
 def indexing(op: ir.Operation, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:
@@ -164,7 +153,7 @@ def require_ranked(scatters: list[ir.Operation]) -> None:
 
 def check_scatter_indices(module) -> None:
     """Guard every tosa.scatter in `module` (see the module docstring)."""
-    scatters = _scatter_ops(module)
+    scatters = ops_named(module, SCATTER)
     require_ranked(scatters)
     guard_each(module, scatters, guard_scatter)
 
