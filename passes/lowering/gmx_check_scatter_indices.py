@@ -39,10 +39,10 @@ convert-gmx-to-linalg: the scatter's location joins `gmx.error_sites`.
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import func, ir, scf, tensor
+from gmx.dialect.mlir import func, ir, linalg, scf, tensor
 
 from .folding import Constants, Folded, Folder
-from .index_checks import in_range
+from .index_checks import by_coordinate, in_range
 from .index_reading import read_through_narrowing
 from .ir_helpers import and_reduction, true_flag
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
@@ -63,21 +63,43 @@ def indexing(op: ir.Operation, fold: Folder) -> tuple[tuple[int, ...], list[Fold
     return (K_AXIS,), [fold.to_i64(size)]
 
 
-def _report(fold: Folder, site: int, value: ir.Value, size: Folded) -> Folded:
-    """In the cold path's scan: `@gmx_index_error(site, 1, value, size)`
-    when `value` is out of range (`size` as i64); returns whether it is in
-    range."""
-    value = fold.to_i64(value)  # once, for the check and the report
-    ok = in_range(fold, value, size)
-    if ok is True:
-        return ok
-    i64 = ir.IntegerType.get_signless(64)
-    branch = scf.IfOp(fold.not_(ok))
-    with ir.InsertionPoint(branch.then_block):
-        arguments = [fold.value(a, i64) for a in (site, K_AXIS, value, size)]
-        func.CallOp([], INDEX_ERROR_FN, arguments)
-        scf.YieldOp([])
-    return ok
+class IndexScan:
+    """The scans of a frontend scatter's indices (built inside linalg
+    bodies): each value against the size of the dim its coordinate indexes
+    (`dims`, `sizes`: the op's `indexing`), the coordinate being the
+    indices' last dim (`index_checks.by_coordinate`; one coordinate: none);
+    `report` calls `@gmx_index_error(site, dim, value, size)` for a bad
+    one. Both scatter checks scan so."""
+
+    def __init__(self, site: int, fold: Folder, dims: tuple[int, ...], sizes: list[Folded], rank: int):
+        self.site, self.fold, self.dims, self.sizes, self.rank = site, fold, dims, sizes, rank
+
+    def _read(self, value: ir.Value) -> tuple[Folded, Folded, ir.Value | None]:
+        """(the value as i64, the size of its dim, its coordinate)."""
+        coordinate = linalg.IndexOp(self.rank - 1).result if len(self.dims) > 1 else None
+        (size,) = by_coordinate(self.fold, coordinate, self.sizes, result_type=_i64())
+        return self.fold.to_i64(value), size, coordinate
+
+    def in_range(self, acc: Folded, value: ir.Value) -> Folded:
+        v, size, _ = self._read(value)
+        return self.fold.and_(acc, in_range(self.fold, v, size))
+
+    def report(self, acc: Folded, value: ir.Value) -> Folded:
+        """acc and whether `value` is in range, reporting it when not."""
+        fold = self.fold
+        v, size, coordinate = self._read(value)
+        ok = in_range(fold, v, size)
+        if ok is not True:
+            branch = scf.IfOp(fold.not_(ok))
+            with ir.InsertionPoint(branch.then_block):
+                (dim,) = by_coordinate(fold, coordinate, self.dims, result_type=_i64())
+                func.CallOp([], INDEX_ERROR_FN, [fold.value(a, _i64()) for a in (self.site, dim, v, size)])
+                scf.YieldOp([])
+        return fold.and_(acc, ok)
+
+
+def _i64() -> ir.Type:
+    return ir.IntegerType.get_signless(64)
 
 
 def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
@@ -86,12 +108,10 @@ def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
     Builds at the current insertion point, which must be just before `op`."""
     values, indices, _ = op.operands
     scanned, _ = read_through_narrowing(indices)
-    _, (size,) = indexing(op, fold)  # once, outside the scans
+    scan = IndexScan(site, fold, *indexing(op, fold), rank=2)  # the sizes once, outside the scans
     result_type = op.results[0].type
     guard_behind_scan(
-        op, scanned,
-        in_range=lambda acc, v: fold.and_(acc, in_range(fold, v, size)),
-        report=lambda acc, v: fold.and_(acc, _report(fold, site, v, size)),
+        op, scanned, in_range=scan.in_range, report=scan.report,
         unchanged=lambda: values if values.type == result_type else tensor.cast(result_type, values),
         fold=fold,
     )

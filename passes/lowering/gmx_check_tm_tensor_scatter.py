@@ -39,13 +39,12 @@ After (names shortened):
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import func, ir, linalg, scf, tensor
+from gmx.dialect.mlir import func, ir, tensor
 
 from .folding import Folded, Folder
-from .index_checks import by_coordinate, in_range
 from .index_reading import tensor_dims
-from .gmx_check_scatter_indices import guard_behind_scan, guard_each
-from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_FN, SHAPE_ERROR_SCATTER_ROWS
+from .gmx_check_scatter_indices import IndexScan, guard_behind_scan, guard_each
+from .runtime_abi import SHAPE_ERROR_FN, SHAPE_ERROR_SCATTER_ROWS
 from ..registry import PassInfo, add_python_pass
 from ..walking import ops_named
 
@@ -64,41 +63,6 @@ def indexing(op, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:
         for d in dims
     ]
     return dims, sizes
-
-
-class _Check:
-    """The scans of one scatter's indices (built inside linalg bodies): a
-    value's coordinate is its column (the indices are `N x k`)."""
-
-    def __init__(self, op, site: int, fold: Folder):
-        self.fold, self.site = fold, site
-        self.dims, self.sizes = indexing(op, fold)
-
-    def _value_and_size(self, value: ir.Value) -> tuple[Folded, Folded, ir.Value]:
-        column = linalg.IndexOp(1).result
-        (size,) = by_coordinate(self.fold, column, self.sizes, result_type=_i64())
-        return self.fold.to_i64(value), size, column
-
-    def in_range(self, acc: Folded, value: ir.Value) -> Folded:
-        v, size, _ = self._value_and_size(value)
-        return self.fold.and_(acc, in_range(self.fold, v, size))
-
-    def report(self, acc: Folded, value: ir.Value) -> Folded:
-        """`@gmx_index_error(site, dim, value, size)` when out of range."""
-        fold = self.fold
-        v, size, column = self._value_and_size(value)
-        ok = in_range(fold, v, size)
-        if ok is not True:
-            branch = scf.IfOp(fold.not_(ok))
-            with ir.InsertionPoint(branch.then_block):
-                (dim,) = by_coordinate(fold, column, self.dims, result_type=_i64())
-                func.CallOp([], INDEX_ERROR_FN, [fold.value(a, _i64()) for a in (self.site, dim, v, size)])
-                scf.YieldOp([])
-        return fold.and_(acc, ok)
-
-
-def _i64() -> ir.Type:
-    return ir.IntegerType.get_signless(64)
 
 
 def rows_fit(op, fold: Folder) -> tuple[Folded, Folded, Folded]:
@@ -125,7 +89,7 @@ def guard_scatter(op, site: int, fold: Folder) -> None:
     fit of its updates' dims, the reports on the other branch (module
     docstring). Builds at the current insertion point, just before `op`."""
     indices, original = op.operands[1], op.operands[2]
-    check = _Check(op, site, fold)
+    check = IndexScan(site, fold, *indexing(op, fold), rank=2)  # indices N x k
     fits, size, room = rows_fit(op, fold)
     i64 = ir.IntegerType.get_signless(64)
 
