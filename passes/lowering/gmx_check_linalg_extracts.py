@@ -80,7 +80,7 @@ from .folding import Constants, Folded, Folder
 from .gmx_check_slices import loop_on_a_copy
 from .gmx_report_asserts import can_carry, rest_of_block, run_only_if
 from .index_checks import in_range
-from .ir_helpers import and_reduction, empty_generic, true_flag
+from .ir_helpers import and_reduction, empty_generic, tensor_dim, true_flag
 from . import ranges
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
 
@@ -211,7 +211,7 @@ class Scan:
         i64 = ir.IntegerType.get_signless(64)
         extract, dims = target
         # The checked dims' sizes, as i64, built before the scan.
-        self.sizes = {d: fold.value(fold.to_i64(_size(extract.operands[0], d, fold)), i64) for d in dims}
+        self.sizes = {d: fold.value(fold.to_i64(tensor_dim(fold, extract.operands[0], d)), i64) for d in dims}
 
     def _loops(self) -> set[int]:
         maps = _maps(self.generic)
@@ -257,7 +257,7 @@ class Scan:
         for d, loop in enumerate(self.loops):
             if d not in covered:
                 operand, dim = _loop_dim(self.generic, loop)
-                inputs.append(tensor.empty([_size(operand, dim, fold)], ir.IntegerType.get_signless(1)))
+                inputs.append(tensor.empty([tensor_dim(fold, operand, dim)], ir.IntegerType.get_signless(1)))
                 scan_maps.append(ir.AffineMap.get(len(self.loops), 0, [ir.AffineDimExpr.get(d)]))
                 covered.add(d)
         return inputs, scan_maps
@@ -272,7 +272,7 @@ class Scan:
             k, dim = next((k, r) for k, m in enumerate(maps) for r, e in enumerate(m.results)
                           if isinstance(e, ir.AffineDimExpr) and e.position == 0)
             true = fold.value(True)
-            init = linalg.fill(true, outs=[tensor.empty([_size(inputs[k], dim, fold)], true.type)])
+            init = linalg.fill(true, outs=[tensor.empty([tensor_dim(fold, inputs[k], dim)], true.type)])
             out, iterators = ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(0)]), ["parallel"] + ["reduction"] * (n - 1)
         scan = empty_generic(inputs, [init], [*maps, out], iterators)
         block = scan.regions[0].blocks[0]
@@ -321,15 +321,9 @@ class Scan:
         return fold.all_of(oks)
 
 
-def _size(value: ir.Value, dim: int, fold: Folder) -> Folded:
-    """Dim `dim` of a tensor: its static size, or a tensor.dim."""
-    n = ir.RankedTensorType(value.type).shape[dim]
-    return tensor.dim(value, fold.index(dim)) if ir.ShapedType.is_dynamic_size(n) else n
-
-
 def _inside(operands: list, dims: list[int], fold: Folder) -> Folded:
     """Whether a position (an extract's operands) is inside its tensor on `dims`."""
-    return fold.all_of([in_range(fold, fold.to_i64(operands[1 + d]), _size(operands[0], d, fold)) for d in dims])
+    return fold.all_of([in_range(fold, fold.to_i64(operands[1 + d]), tensor_dim(fold, operands[0], d)) for d in dims])
 
 
 def _read_if(ok: Folded, operands: list, op, fold: Folder) -> ir.Value:

@@ -44,7 +44,7 @@ from gmx.dialect.mlir import func, ir, linalg, scf, tensor
 from .folding import Constants, Folded, Folder
 from .index_checks import by_coordinate, in_range
 from .index_reading import read_through_narrowing
-from .ir_helpers import and_reduction, true_flag
+from .ir_helpers import and_reduction, tensor_dim, true_flag
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
 from ..registry import PassFailed, PassInfo, add_python_pass
 from ..walking import ops_named
@@ -57,10 +57,7 @@ def indexing(op: ir.Operation, fold: Folder) -> tuple[tuple[int, ...], list[Fold
     """The dims of `values` a tosa.scatter's index values index (K_AXIS
     alone) and their sizes (i64): what its check and its IREE report
     (`iree_scatter_reports`) check each value against."""
-    values = op.operands[0]
-    static = ir.RankedTensorType(values.type).shape[K_AXIS]
-    size = tensor.dim(values, fold.index(K_AXIS)) if ir.ShapedType.is_dynamic_size(static) else static
-    return (K_AXIS,), [fold.to_i64(size)]
+    return (K_AXIS,), [fold.to_i64(tensor_dim(fold, op.operands[0], K_AXIS))]
 
 
 class IndexScan:

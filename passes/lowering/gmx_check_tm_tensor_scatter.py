@@ -39,10 +39,11 @@ After (names shortened):
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import func, ir, tensor
+from gmx.dialect.mlir import func, ir
 
 from .folding import Folded, Folder
 from .index_reading import tensor_dims
+from .ir_helpers import tensor_dim
 from .gmx_check_scatter_indices import IndexScan, guard_behind_scan, guard_each
 from .runtime_abi import SHAPE_ERROR_FN, SHAPE_ERROR_SCATTER_ROWS
 from ..registry import PassInfo, add_python_pass
@@ -55,14 +56,8 @@ def indexing(op, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:
     """The dims of the original a tm_tensor.scatter's coordinates index
     (`dimension_map`) and their sizes (i64): what its check and its IREE
     report (`iree_scatter_reports`) check each value against."""
-    original = op.operands[2]
     dims = tuple(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
-    shape = ir.RankedTensorType(original.type).shape
-    sizes = [
-        fold.to_i64(tensor.dim(original, fold.index(d)) if ir.ShapedType.is_dynamic_size(shape[d]) else shape[d])
-        for d in dims
-    ]
-    return dims, sizes
+    return dims, [fold.to_i64(tensor_dim(fold, op.operands[2], d)) for d in dims]
 
 
 def rows_fit(op, fold: Folder) -> tuple[Folded, Folded, Folded]:

@@ -63,7 +63,7 @@ from .folding import Constants, Folded, Folder
 from .gather_plan import checks_index_values
 from .index_checks import by_coordinate, coordinate_at, empty_axis_ok, in_range
 from .index_reading import read_through_narrowing
-from .ir_helpers import empty_generic
+from .ir_helpers import empty_generic, tensor_dim
 from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_FN, next_error_sites
 from ..registry import PassFailed
 
@@ -120,14 +120,6 @@ def _zero(element_type: ir.Type) -> ir.Attribute | None:
     if isinstance(element_type, ir.FloatType):
         return ir.FloatAttr.get(element_type, 0.0)
     return None
-
-
-def _dim(fold: Folder, value: ir.Value, d: int) -> Folded:
-    """Size of dim d of a ranked tensor: an int when static."""
-    size = ir.RankedTensorType(value.type).shape[d]
-    if not ir.ShapedType.is_dynamic_size(size):
-        return size
-    return tensor.dim(value, fold.index(d))
 
 
 def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
@@ -213,7 +205,7 @@ def _build_index_report(op, fold: Folder, details: bool, site: int) -> None:
     so no pass writes the truncated indices first), a negative value
     wrapping once."""
     indices, narrow_type = read_through_narrowing(op.indices)
-    sizes = [fold.to_i64(_dim(fold, op.input, axis)) for axis in op.axes_list]
+    sizes = [fold.to_i64(tensor_dim(fold, op.input, axis)) for axis in op.axes_list]
     build_report(fold, indices, narrow_type, sizes, _output_elements(fold, op), details, site, negatives_wrap=True)
 
 
@@ -252,7 +244,7 @@ def _output_elements(fold: Folder, op) -> ir.Value:
         return fold.value(math.prod(1 if n is None else n for n in shape), _i64())
     elements: Folded = 1
     for d in range(ir.RankedTensorType(op.output.type).rank):
-        elements = fold.mul(elements, _dim(fold, op.output, d))
+        elements = fold.mul(elements, tensor_dim(fold, op.output, d))
     return fold.value(fold.to_i64(elements), _i64())
 
 
@@ -319,7 +311,7 @@ def _strides(fold: Folder, indices: ir.Value) -> list[Folded]:
     rank = ir.RankedTensorType(indices.type).rank
     strides: list[Folded] = [1] * rank
     for d in reversed(range(rank - 1)):
-        strides[d] = fold.mul(strides[d + 1], _dim(fold, indices, d + 1))
+        strides[d] = fold.mul(strides[d + 1], tensor_dim(fold, indices, d + 1))
     return strides
 
 

@@ -35,8 +35,8 @@ from .folding import Constants, Folded, Folder
 from .index_checks import in_range
 from .index_reading import read_through_narrowing
 from .gmx_check_tm_tensor_scatter import rows_fit
-from .iree_reports import IndexReport, _axis_size, _dim, build_report, shape_report
-from .ir_helpers import empty_generic
+from .iree_reports import IndexReport, _axis_size, build_report, shape_report
+from .ir_helpers import empty_generic, tensor_dim
 from .runtime_abi import SHAPE_ERROR_SCATTER_ROWS, number_error_sites
 from ..registry import PassFailed
 from ..walking import ops_named
@@ -106,7 +106,7 @@ def _clamped(fold: Folder, indices: ir.Value, sizes: list[Folded]) -> ir.Value:
     """`indices` with each value outside [0, size) of its coordinate made 0."""
     indices_type = ir.RankedTensorType(indices.type)
     rank = indices_type.rank
-    dims = [_dim(fold, indices, d) for d in range(rank)]
+    dims = [tensor_dim(fold, indices, d) for d in range(rank)]
     out = tensor.empty([fold.index(d) if not isinstance(d, int) else d for d in dims], indices_type.element_type)
     identity = ir.AffineMap.get_identity(rank)
     op = empty_generic([indices], [out], [identity, identity], ["parallel"] * rank)
