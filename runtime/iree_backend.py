@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmx.passes.lowering.iree_reports import INDEX_COUNTS, INDEX_REPORT, SHAPE_KIND, IndexReport
-from gmx.passes.lowering.runtime_abi import NOT_DONATED, SHAPE_ERROR_EMPTY_AXIS
+from gmx.passes.lowering.runtime_abi import NOT_DONATED
 
 from .donation import check_donate, check_donated_argument, check_unaliased, entry_donations
 from .entry import TensorSignature, check_argument, wrong_arity
@@ -391,11 +391,11 @@ class IreeProgram:
             bad, first, value, size, elements = (int(next(values)) for _ in INDEX_REPORT)
             if not bad:
                 continue
-            axis = report.axes[first % len(report.axes)]
-            if size == 0 and elements > 0:  # "raise": an empty axis under a non-empty output
-                shape_errors.append((report.site, SHAPE_ERROR_EMPTY_AXIS, axis, size))
+            is_shape_error, error = report.error(first, value, size, elements)
+            if is_shape_error:
+                shape_errors.append(error)
                 continue
-            index_errors = index_errors or [(report.site, axis, value, size)]
+            index_errors = index_errors or [error]
             count += bad
         raise_reported(self.sites, shape_errors, index_errors, index_count=count)
 

@@ -300,6 +300,9 @@ SCATTERS = {
                           [np.arange(15, dtype=np.float32).reshape(3, 5), np.array([[0, 1], [2, 3], [4, 0]]),
                            np.ones((3, 2), np.float32)],
                           np.array([[0, 1], [2, 5], [-1, 0]]), "index 5 is out of bounds for axis 1 with size 5 (2 indices out of bounds)"),
+    # one coordinate per update (index_put in linalg-on-tensors): its scan has no column
+    "tm_tensor.scatter of rows": (_index_put, "linalg-on-tensors", [np.ones((3, 5), np.float32), np.array([0, 5, 2])],
+                                  np.array([0, 6, -1]), "index 6 is out of bounds for axis 0 with size 6 (2 indices out of bounds)"),
 }
 
 
@@ -315,7 +318,7 @@ def test_scatters_are_checked_as_the_engine_checks_them(name):
     forward, output_type, arrays, bad, message = SCATTERS[name]
     # As exported: --gmx-canonicalize would raise them into gmx scatters (test_iree_scatters).
     text = torch_export(forward, [torch.from_numpy(a) for a in arrays], output_type=output_type)
-    assert name in text
+    assert name.split()[0] in text
     for checked in (True, False):
         np.testing.assert_array_equal(gmx.runtime.run(text, *arrays, checked=checked, **IREE),
                                       gmx.runtime.run(text, *arrays, checked=checked))

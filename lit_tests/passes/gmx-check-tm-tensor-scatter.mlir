@@ -1,15 +1,17 @@
 // RUN: gmx-opt %s --split-input-file --gmx-check-tm-tensor-scatter | FileCheck %s
 
 // torch-mlir's scatter along two dims: each coordinate is checked against
-// the size of the dim its column indexes (3, then 5); the scatter runs
+// the size of the dim its column indexes (3, then 5: chosen by column, as
+// every index check chooses a coordinate's size); the scatter runs
 // only when all are in range, else each bad one is reported with its dim.
-// CHECK-LABEL: module attributes {gmx.error_sites = ["{{.*}}gmx-check-tm-tensor-scatter.mlir:[[# @LINE + 17]]:8"]}
+// CHECK-LABEL: module attributes {gmx.error_sites = ["{{.*}}gmx-check-tm-tensor-scatter.mlir:[[# @LINE + 18]]:8"]}
 // CHECK-LABEL: func.func @test_scatter
 // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i64
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
 // CHECK: %[[FLAG:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%arg1 : tensor<2x2xi64>)
 // CHECK: %[[COL:.*]] = linalg.index 1 : index
-// CHECK: %[[SIZE:.*]] = arith.select %{{.*}}, %[[C3]], %[[C5]] : i64
+// CHECK: %[[SECOND:.*]] = arith.cmpi eq, %[[COL]], %{{.*}} : index
+// CHECK: %[[SIZE:.*]] = arith.select %[[SECOND]], %[[C5]], %[[C3]] : i64
 // CHECK: arith.cmpi ult, %{{.*}}, %[[SIZE]] : i64
 // CHECK: %[[OK:.*]] = tensor.extract %[[FLAG]][] : tensor<i1>
 // CHECK: %[[R:.*]] = scf.if %[[OK]] -> (tensor<3x5xf32>) {

@@ -83,13 +83,12 @@ from dataclasses import dataclass
 
 from gmx.dialect import GatherMultiaxisOp, ScatterMultiaxisOp
 from gmx.dialect.gmx import static_shape
-from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import ir
 from gmx.dialect.scatter import read_reduction
 
 from .folding import Constants
 from .gather_builder import build_gather
-from .runtime_abi import declare_error_callbacks, error_sites, set_error_sites
+from .runtime_abi import declare_error_callbacks, number_error_sites
 from .iree_scatter import build_iree_scatter
 from .scatter_builder import build_scatter, scatter_refusal
 from ..registry import PassInfo, PassOption, Refused, add_python_pass
@@ -160,28 +159,28 @@ def convert_gmx_to_linalg(module, checked: bool = True, target: str = "llvm") ->
     IRDL-defined ops, even for a pattern that only replaces the op by its
     operand, so the ops are rewritten in place.
     """
-    sites = error_sites(module)
-    constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
-    refused = 0
+    lowered, refused = [], 0
     for op in gmx_ops(module):
-        lowering = LOWERINGS[op.operation.name]
-        why = lowering.refusal(op)
+        why = LOWERINGS[op.operation.name].refusal(op)
         if why is not None:
             op.location.emit_error(f"'{op.operation.name}' has no lowering: {why}")
             refused += 1
-            continue
+        else:
+            lowered.append(op)
+    sited = [op for op in lowered if takes_a_site(op)]
+    sites = iter(number_error_sites(module, sited))
+    constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
+    for op in lowered:
         if not takes_a_site(op):
             value = op.input
         else:
             entry = Constants.entry_block(op)
             pool = constants.setdefault(entry, Constants(entry))
             with ir.InsertionPoint(op), op.location:
-                value = lowering.build(op, len(sites), checked, pool, target)
-            sites.append(location_text(op.location))
+                value = LOWERINGS[op.operation.name].build(op, next(sites), checked, pool, target)
         op.output.replace_all_uses_with(value)
         op.erase()
-    if constants:
-        set_error_sites(module, sites)
+    if sited:
         declare_error_callbacks(module)
     if refused:
         raise Refused(f"{refused} gmx op(s) not lowered")

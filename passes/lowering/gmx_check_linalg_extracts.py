@@ -73,16 +73,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
 
 from ..registry import PassInfo, Refused, add_python_pass
 from .folding import Constants, Folded, Folder
 from .gmx_check_slices import loop_on_a_copy
 from .gmx_report_asserts import can_carry, rest_of_block, run_only_if
-from .ir_helpers import and_reduction, empty_generic, true_flag
+from .index_checks import in_range
+from .ir_helpers import and_reduction, empty_generic, tensor_dim, true_flag
 from . import ranges
-from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
+from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
 
 GENERIC = "linalg.generic"
 EXTRACT = "tensor.extract"
@@ -211,7 +211,7 @@ class Scan:
         i64 = ir.IntegerType.get_signless(64)
         extract, dims = target
         # The checked dims' sizes, as i64, built before the scan.
-        self.sizes = {d: fold.value(fold.to_i64(_size(extract.operands[0], d, fold)), i64) for d in dims}
+        self.sizes = {d: fold.value(fold.to_i64(tensor_dim(fold, extract.operands[0], d)), i64) for d in dims}
 
     def _loops(self) -> set[int]:
         maps = _maps(self.generic)
@@ -257,7 +257,7 @@ class Scan:
         for d, loop in enumerate(self.loops):
             if d not in covered:
                 operand, dim = _loop_dim(self.generic, loop)
-                inputs.append(tensor.empty([_size(operand, dim, fold)], ir.IntegerType.get_signless(1)))
+                inputs.append(tensor.empty([tensor_dim(fold, operand, dim)], ir.IntegerType.get_signless(1)))
                 scan_maps.append(ir.AffineMap.get(len(self.loops), 0, [ir.AffineDimExpr.get(d)]))
                 covered.add(d)
         return inputs, scan_maps
@@ -272,7 +272,7 @@ class Scan:
             k, dim = next((k, r) for k, m in enumerate(maps) for r, e in enumerate(m.results)
                           if isinstance(e, ir.AffineDimExpr) and e.position == 0)
             true = fold.value(True)
-            init = linalg.fill(true, outs=[tensor.empty([_size(inputs[k], dim, fold)], true.type)])
+            init = linalg.fill(true, outs=[tensor.empty([tensor_dim(fold, inputs[k], dim)], true.type)])
             out, iterators = ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(0)]), ["parallel"] + ["reduction"] * (n - 1)
         scan = empty_generic(inputs, [init], [*maps, out], iterators)
         block = scan.regions[0].blocks[0]
@@ -311,7 +311,7 @@ class Scan:
         for d in dims:
             value = fold.value(fold.to_i64(operands[1 + d]), i64)
             size = self.sizes[d]
-            ok = fold.cmp("ult", value, size)
+            ok = in_range(fold, value, size)
             if report:
                 failed = scf.IfOp(fold.not_(ok))
                 with ir.InsertionPoint(failed.then_block):
@@ -321,16 +321,9 @@ class Scan:
         return fold.all_of(oks)
 
 
-def _size(value: ir.Value, dim: int, fold: Folder) -> Folded:
-    """Dim `dim` of a tensor: its static size, or a tensor.dim."""
-    n = ir.RankedTensorType(value.type).shape[dim]
-    return tensor.dim(value, fold.index(dim)) if ir.ShapedType.is_dynamic_size(n) else n
-
-
 def _inside(operands: list, dims: list[int], fold: Folder) -> Folded:
     """Whether a position (an extract's operands) is inside its tensor on `dims`."""
-    return fold.all_of([fold.cmp("ult", fold.to_i64(operands[1 + d]), fold.to_i64(_size(operands[0], d, fold)))
-                        for d in dims])
+    return fold.all_of([in_range(fold, fold.to_i64(operands[1 + d]), tensor_dim(fold, operands[0], d)) for d in dims])
 
 
 def _read_if(ok: Folded, operands: list, op, fold: Folder) -> ir.Value:
@@ -399,21 +392,18 @@ def check_linalg_extracts(module) -> None:
         g.location.emit_error(f"{why} cannot be bounds-checked (lower with checked=false to run it unchecked)")
     if refused:
         raise Refused(f"{len(refused)} linalg.generic(s) refused")
-    sites = error_sites(module)
     constants: dict[ir.Block, Constants] = {}
     guarded = False
     for generic, extracts in work:
         if not extracts:
             continue
-        numbers = list(range(len(sites), len(sites) + len(extracts)))
-        sites += [location_text(e.location) for e, _ in extracts]
+        numbers = number_error_sites(module, [e for e, _ in extracts])
         entry = Constants.entry_block(generic)
         fold = Folder(constants.setdefault(entry, Constants(entry)))
         with ir.InsertionPoint(generic), generic.location:
             guard_generic(generic, extracts, numbers, fold)
         guarded = True
     if guarded:
-        set_error_sites(module, sites)
         declare_error_callbacks(module)
 
 

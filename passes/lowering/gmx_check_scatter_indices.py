@@ -39,52 +39,64 @@ convert-gmx-to-linalg: the scatter's location joins `gmx.error_sites`.
 
 from __future__ import annotations
 
-from gmx.dialect.locations import location_text
-from gmx.dialect.mlir import func, ir, scf, tensor
+from gmx.dialect.mlir import func, ir, linalg, scf, tensor
 
 from .folding import Constants, Folded, Folder
+from .index_checks import by_coordinate, in_range
 from .index_reading import read_through_narrowing
-from .ir_helpers import and_reduction, true_flag
-from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, error_sites, set_error_sites
+from .ir_helpers import and_reduction, tensor_dim, true_flag
+from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
 from ..registry import PassFailed, PassInfo, add_python_pass
+from ..walking import ops_named
 
 SCATTER = "tosa.scatter"
 K_AXIS = 1  # the axis of `values_in` that TOSA's scatter indexes
 
 
-def _scatter_ops(module) -> list[ir.Operation]:
-    ops = []
-
-    def collect(op):
-        if op.name == SCATTER:
-            ops.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
-    return ops
+def indexing(op: ir.Operation, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:
+    """The dims of `values` a tosa.scatter's index values index (K_AXIS
+    alone) and their sizes (i64): what its check and its IREE report
+    (`iree_scatter_reports`) check each value against."""
+    return (K_AXIS,), [fold.to_i64(tensor_dim(fold, op.operands[0], K_AXIS))]
 
 
-def _in_range(fold: Folder, value: ir.Value, size: Folded) -> Folded:
-    """An index `value` in [0, size), branch-free: value <u size as i64
-    (`size` is i64 already; a negative value is a huge unsigned one)."""
-    return fold.cmp("ult", fold.to_i64(value), size)
+class IndexScan:
+    """The scans of a frontend scatter's indices (built inside linalg
+    bodies): each value against the size of the dim its coordinate indexes
+    (`dims`, `sizes`: the op's `indexing`), the coordinate being the
+    indices' last dim (`index_checks.by_coordinate`; one coordinate: none);
+    `report` calls `@gmx_index_error(site, dim, value, size)` for a bad
+    one. Both scatter checks scan so."""
+
+    def __init__(self, site: int, fold: Folder, dims: tuple[int, ...], sizes: list[Folded], rank: int):
+        self.site, self.fold, self.dims, self.sizes, self.rank = site, fold, dims, sizes, rank
+
+    def _read(self, value: ir.Value) -> tuple[Folded, Folded, ir.Value | None]:
+        """(the value as i64, the size of its dim, its coordinate)."""
+        coordinate = linalg.IndexOp(self.rank - 1).result if len(self.dims) > 1 else None
+        (size,) = by_coordinate(self.fold, coordinate, self.sizes, result_type=_i64())
+        return self.fold.to_i64(value), size, coordinate
+
+    def in_range(self, acc: Folded, value: ir.Value) -> Folded:
+        v, size, _ = self._read(value)
+        return self.fold.and_(acc, in_range(self.fold, v, size))
+
+    def report(self, acc: Folded, value: ir.Value) -> Folded:
+        """acc and whether `value` is in range, reporting it when not."""
+        fold = self.fold
+        v, size, coordinate = self._read(value)
+        ok = in_range(fold, v, size)
+        if ok is not True:
+            branch = scf.IfOp(fold.not_(ok))
+            with ir.InsertionPoint(branch.then_block):
+                (dim,) = by_coordinate(fold, coordinate, self.dims, result_type=_i64())
+                func.CallOp([], INDEX_ERROR_FN, [fold.value(a, _i64()) for a in (self.site, dim, v, size)])
+                scf.YieldOp([])
+        return fold.and_(acc, ok)
 
 
-def _report(fold: Folder, site: int, value: ir.Value, size: Folded) -> Folded:
-    """In the cold path's scan: `@gmx_index_error(site, 1, value, size)`
-    when `value` is out of range (`size` as i64); returns whether it is in
-    range."""
-    value = fold.to_i64(value)  # once, for the check and the report
-    ok = _in_range(fold, value, size)
-    if ok is True:
-        return ok
-    i64 = ir.IntegerType.get_signless(64)
-    branch = scf.IfOp(fold.not_(ok))
-    with ir.InsertionPoint(branch.then_block):
-        arguments = [fold.value(a, i64) for a in (site, K_AXIS, value, size)]
-        func.CallOp([], INDEX_ERROR_FN, arguments)
-        scf.YieldOp([])
-    return ok
+def _i64() -> ir.Type:
+    return ir.IntegerType.get_signless(64)
 
 
 def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
@@ -93,15 +105,10 @@ def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
     Builds at the current insertion point, which must be just before `op`."""
     values, indices, _ = op.operands
     scanned, _ = read_through_narrowing(indices)
-    shape = ir.RankedTensorType(values.type).shape
-    static = shape[K_AXIS]
-    size = tensor.dim(values, fold.index(K_AXIS)) if ir.ShapedType.is_dynamic_size(static) else static
-    size = fold.to_i64(size)  # once, outside the scans
+    scan = IndexScan(site, fold, *indexing(op, fold), rank=2)  # the sizes once, outside the scans
     result_type = op.results[0].type
     guard_behind_scan(
-        op, scanned,
-        in_range=lambda acc, v: fold.and_(acc, _in_range(fold, v, size)),
-        report=lambda acc, v: fold.and_(acc, _report(fold, site, v, size)),
+        op, scanned, in_range=scan.in_range, report=scan.report,
         unchanged=lambda: values if values.type == result_type else tensor.cast(result_type, values),
         fold=fold,
     )
@@ -135,17 +142,15 @@ def guard_behind_scan(op: ir.Operation, scanned: ir.Value, *, in_range, report, 
 
 def guard_each(module, ops: list[ir.Operation], guard) -> None:
     """`guard(op, site, fold)` before each op of `ops`, each op's location a
-    new error site of `module` (runtime_abi), the error callbacks declared."""
-    sites = error_sites(module)
+    new error site of `module` (`runtime_abi.number_error_sites`), the
+    error callbacks declared."""
     constants: dict[ir.Block, Constants] = {}  # per function: its entry block's
-    for op in ops:
+    for op, site in zip(ops, number_error_sites(module, ops)):
         entry = Constants.entry_block(op)
         fold = Folder(constants.setdefault(entry, Constants(entry)))
         with ir.InsertionPoint(op), op.location:
-            guard(op, len(sites), fold)
-        sites.append(location_text(op.location))
+            guard(op, site, fold)
     if ops:
-        set_error_sites(module, sites)
         declare_error_callbacks(module)
 
 
@@ -165,7 +170,7 @@ def require_ranked(scatters: list[ir.Operation]) -> None:
 
 def check_scatter_indices(module) -> None:
     """Guard every tosa.scatter in `module` (see the module docstring)."""
-    scatters = _scatter_ops(module)
+    scatters = ops_named(module, SCATTER)
     require_ranked(scatters)
     guard_each(module, scatters, guard_scatter)
 

@@ -89,6 +89,7 @@ from gmx.dialect.mlir import bufferization, func, ir, memref, scf, tensor
 from . import ranges
 from .folding import Folded, Folder
 from .gmx_check_scatter_indices import guard_each
+from .index_checks import in_range
 from .gmx_report_asserts import rest_of_block, can_carry, run_only_if
 from .runtime_abi import INDEX_ERROR_FN, donated_arguments
 from ..registry import PassInfo, add_python_pass
@@ -146,7 +147,7 @@ def slice_checks(fold: Folder, offsets, sizes, strides, dims) -> list[DimCheck]:
     checks = []
     for d, (o, s, t, n) in enumerate(zip(offsets, sizes, strides, dims)):
         o, s, t = (fold.to_i64(_folded(x)) for x in (o, s, t))
-        starts_inside = fold.cmp("ult", o, n)
+        starts_inside = in_range(fold, o, n)
         steps = fold.add(s, -1)
         last = fold.add(o, fold.mul(steps, t))
         inside = fold.and_(starts_inside, fold.cmp("sge", s, 1))
@@ -171,7 +172,7 @@ def element_checks(fold: Folder, indices, dims, proven=frozenset()) -> list[DimC
         if d in proven:
             continue
         i = fold.to_i64(_folded(i))
-        ok = fold.cmp("ult", i, n)
+        ok = in_range(fold, i, n)
         if ok is not True:
             checks.append(DimCheck(d, ok, i, n))
     return checks

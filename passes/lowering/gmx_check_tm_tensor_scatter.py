@@ -39,61 +39,25 @@ After (names shortened):
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import func, ir, linalg, scf, tensor
+from gmx.dialect.mlir import func, ir
 
 from .folding import Folded, Folder
 from .index_reading import tensor_dims
-from .gmx_check_scatter_indices import guard_behind_scan, guard_each
-from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_FN, SHAPE_ERROR_SCATTER_ROWS
+from .ir_helpers import tensor_dim
+from .gmx_check_scatter_indices import IndexScan, guard_behind_scan, guard_each
+from .runtime_abi import SHAPE_ERROR_FN, SHAPE_ERROR_SCATTER_ROWS
 from ..registry import PassInfo, add_python_pass
 from ..walking import ops_named
 
 SCATTER = "tm_tensor.scatter"
 
 
-def _by_column(fold: Folder, column: ir.Value, values: list[Folded]) -> Folded:
-    """values[column] as i64, by a select chain (k is small)."""
-    i64 = ir.IntegerType.get_signless(64)
-    chosen = values[-1]
-    for j in range(len(values) - 2, -1, -1):
-        chosen = fold.select(fold.cmp("eq", column, j), values[j], chosen, i64)
-    return chosen
-
-
-class _Check:
-    """The scans of one scatter's indices (built inside linalg bodies)."""
-
-    def __init__(self, op, site: int, fold: Folder):
-        self.fold, self.site = fold, site
-        original = op.operands[2]
-        self.dims = list(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
-        shape = ir.RankedTensorType(original.type).shape
-        self.sizes = [
-            fold.to_i64(tensor.dim(original, fold.index(d)) if ir.ShapedType.is_dynamic_size(shape[d]) else shape[d])
-            for d in self.dims
-        ]
-
-    def _value_and_size(self, value: ir.Value) -> tuple[Folded, Folded, ir.Value]:
-        column = linalg.IndexOp(1).result
-        return self.fold.to_i64(value), _by_column(self.fold, column, self.sizes), column
-
-    def in_range(self, acc: Folded, value: ir.Value) -> Folded:
-        v, size, _ = self._value_and_size(value)
-        return self.fold.and_(acc, self.fold.cmp("ult", v, size))
-
-    def report(self, acc: Folded, value: ir.Value) -> Folded:
-        """`@gmx_index_error(site, dim, value, size)` when out of range."""
-        fold = self.fold
-        v, size, column = self._value_and_size(value)
-        ok = fold.cmp("ult", v, size)
-        if ok is not True:
-            i64 = ir.IntegerType.get_signless(64)
-            branch = scf.IfOp(fold.not_(ok))
-            with ir.InsertionPoint(branch.then_block):
-                dim = _by_column(fold, column, self.dims)
-                func.CallOp([], INDEX_ERROR_FN, [fold.value(a, i64) for a in (self.site, dim, v, size)])
-                scf.YieldOp([])
-        return fold.and_(acc, ok)
+def indexing(op, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:
+    """The dims of the original a tm_tensor.scatter's coordinates index
+    (`dimension_map`) and their sizes (i64): what its check and its IREE
+    report (`iree_scatter_reports`) check each value against."""
+    dims = tuple(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
+    return dims, [fold.to_i64(tensor_dim(fold, op.operands[2], d)) for d in dims]
 
 
 def rows_fit(op, fold: Folder) -> tuple[Folded, Folded, Folded]:
@@ -120,7 +84,7 @@ def guard_scatter(op, site: int, fold: Folder) -> None:
     fit of its updates' dims, the reports on the other branch (module
     docstring). Builds at the current insertion point, just before `op`."""
     indices, original = op.operands[1], op.operands[2]
-    check = _Check(op, site, fold)
+    check = IndexScan(site, fold, *indexing(op, fold), rank=2)  # indices N x k
     fits, size, room = rows_fit(op, fold)
     i64 = ir.IntegerType.get_signless(64)
 

@@ -10,6 +10,16 @@ gathers and scatters, whose sites share one numbering.
 `IndexChecks` is a mixin of the builders: it asks them for `plan`,
 `sizes`, `fold`, `site`, `indices`, `result_type` and (through
 `IndexReading`) `_narrowed`.
+
+The decisions every index check makes, on either backend, are the
+functions below, which the builders, the checks of the frontends'
+unraised scatters (`gmx_check_scatter_indices`,
+`gmx_check_tm_tensor_scatter`) and IREE's reports (`iree_reports`,
+`iree_scatter_reports`) all read: whether a value lies on its axis
+(`in_range`), which axis a value of a tuple indexes (`by_coordinate`,
+`coordinate_at`) and when an empty axis is an error (`empty_axis_ok`).
+Each works on a `Folder`'s values, so that on static ones it is the
+decision alone (the IREE runtime's reading of a report).
 """
 
 from __future__ import annotations
@@ -19,9 +29,48 @@ from collections.abc import Callable, Sequence
 from gmx.dialect.gmx import mlir_shape, static_shape
 from gmx.dialect.mlir import func, ir, linalg, scf, tensor
 
-from .folding import Folded
+from .folding import Folded, Folder
 from .ir_helpers import and_reduction, row_flags, true_flag
 from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_FN, SHAPE_ERROR_NOT_DIVISIBLE
+
+
+def in_range(fold: Folder, value: Folded, size: Folded, negatives_wrap: bool = False) -> Folded:
+    """Whether the index `value` lies on an axis of `size`: in [0, size),
+    or in [-size, size) where a negative value wraps once (a gmx op's
+    "raise"); branch-free, one unsigned compare of i64s (a negative value
+    is a huge unsigned one): value <u size, or value + size <u 2 size."""
+    size = fold.to_i64(size)
+    value = fold.to_i64(value)
+    if negatives_wrap:
+        return fold.cmp("ult", fold.add(value, size), fold.add(size, size))
+    return fold.cmp("ult", value, size)
+
+
+def coordinate_at(fold: Folder, position: Folded, coordinates: int) -> Folded:
+    """Which coordinate of its tuple the index value at row-major
+    `position` of the indices is: their last dim runs over the tuple's
+    `coordinates`, in order (position mod their number)."""
+    return fold.remui(position, coordinates) if coordinates > 1 else 0
+
+
+def by_coordinate(fold: Folder, coordinate: Folded | None, *options: Sequence[Folded],
+                  result_type: ir.Type | None = None) -> list[Folded]:
+    """For each list of per-coordinate values (the axis each coordinate
+    indexes, its size), the one of `coordinate` (None: the only one), by a
+    chain of selects (a tuple is short)."""
+    chosen = [values[0] for values in options]
+    for j in range(1, max(len(values) for values in options)):
+        here = fold.cmp("eq", coordinate, j)
+        chosen = [fold.select(here, values[j], c, result_type) for values, c in zip(options, chosen)]
+    return chosen
+
+
+def empty_axis_ok(fold: Folder, size: Folded, nothing_read: Folded) -> Folded:
+    """Whether an axis of `size` is no SHAPE_ERROR_EMPTY_AXIS: it is not
+    empty, or nothing is read from it (`nothing_read`: an empty output in
+    "raise" mode, empty indices in "wrap" and "clip",
+    `GatherPlan.empty_axis_needs_indices`)."""
+    return fold.or_(fold.cmp("ne", size, 0), nothing_read)
 
 
 class IndexChecks:
@@ -58,7 +107,7 @@ class IndexChecks:
         nothing_read = fold.any_of([fold.cmp("eq", s, 0) for s in escape])
         for axis in self.plan.nonempty_axis_checks:
             size = self.sizes.input[axis]
-            ok = fold.or_(fold.cmp("ne", size, 0), nothing_read)
+            ok = empty_axis_ok(fold, size, nothing_read)
             flags.append(self._report_unless(ok, SHAPE_ERROR_FN, [SHAPE_ERROR_EMPTY_AXIS, axis, size]))
         return flags
 
@@ -152,30 +201,21 @@ class IndexChecks:
     def _by_coordinate(self, position: ir.Value | None, *options: Sequence[Folded]) -> list[Folded]:
         """For each list of per-coordinate values, the one of the coordinate
         at `position` in its tuple (None: the only coordinate)."""
-        chosen = [values[0] for values in options]
-        for j in range(1, len(self.plan.axes)):
-            here = self.fold.cmp("eq", position, j)
-            chosen = [self.fold.select(here, values[j], c) for values, c in zip(options, chosen)]
-        return chosen
+        return by_coordinate(self.fold, position, *options)
 
     def _axis_sizes(self) -> list[Folded]:
         return [self.sizes.input[axis] for axis in self.plan.axes]
 
-    def _index_ok(self, value: ir.Value, size: Folded) -> Folded:
-        """value in [-size, size), branch-free: value + size <u 2 size (i64)."""
-        fold = self.fold
-        size = fold.to_i64(size)
-        return fold.cmp("ult", fold.add(fold.to_i64(value), size), fold.add(size, size))
-
     def _in_range(self, acc: Folded, value: ir.Value, position: ir.Value | None) -> Folded:
         """acc and (value in range of its axis)."""
         (size,) = self._by_coordinate(position, self._axis_sizes())
-        return self.fold.and_(acc, self._index_ok(value, size))
+        return self.fold.and_(acc, in_range(self.fold, value, size, negatives_wrap=True))
 
     def _report_out_of_range(self, acc: Folded, value: ir.Value, position: ir.Value | None) -> Folded:
         """Report a value outside its axis (the cold path's scan); and it into acc."""
         axis, size = self._by_coordinate(position, self.plan.axes, self._axis_sizes())
         value, size = self.fold.to_i64(value), self.fold.to_i64(size)  # cast once, for both uses
-        ok = self._report_unless(self._index_ok(value, size), INDEX_ERROR_FN, [axis, value, size])
+        ok = in_range(self.fold, value, size, negatives_wrap=True)
+        ok = self._report_unless(ok, INDEX_ERROR_FN, [axis, value, size])
         return self.fold.and_(acc, ok)
 

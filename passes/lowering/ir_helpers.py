@@ -15,6 +15,12 @@ from .folding import Folded, Folder
 from .gmx_parallel_loops import PARALLEL_ATTR
 
 
+def tensor_dim(fold: Folder, value: ir.Value, d: int) -> Folded:
+    """Dim `d` of a ranked tensor: its static size, or a tensor.dim."""
+    size = ir.RankedTensorType(value.type).shape[d]
+    return tensor.dim(value, fold.index(d)) if ir.ShapedType.is_dynamic_size(size) else size
+
+
 def _window(shape: list[int], dim: int, size: int) -> tuple[list[int], list[int], list[int]]:
     """Static offsets, sizes and strides of `size` entries along `dim` of a
     static shape from a dynamic start (passed as the one dynamic offset)."""

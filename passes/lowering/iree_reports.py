@@ -61,9 +61,10 @@ from gmx.dialect.mlir import arith, func, ir, linalg, tensor
 from .convert_gmx_to_linalg import gmx_ops, takes_a_site
 from .folding import Constants, Folded, Folder
 from .gather_plan import checks_index_values
+from .index_checks import by_coordinate, coordinate_at, empty_axis_ok, in_range
 from .index_reading import read_through_narrowing
-from .ir_helpers import empty_generic
-from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_FN, error_sites
+from .ir_helpers import empty_generic, tensor_dim
+from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_FN, next_error_sites
 from ..registry import PassFailed
 
 # The values of one gather's index report, in result order (rank-0 i64 each):
@@ -81,13 +82,32 @@ REPORT_TILES = 256
 REPORT_TILE_MIN = 65536
 
 
+# Decisions on ints alone (the runtime's reading of a report): builds nothing.
+_STATIC = Folder(None)
+
+
 @dataclass(frozen=True)
 class IndexReport:
-    """A checked gather's report: its site and axes (a bad index's axis is
-    `axes[first % len(axes)]`)."""
+    """A checked gather's or scatter's report: its site and axes."""
 
     site: int
     axes: tuple[int, ...]
+
+    def axis_at(self, position: int) -> int:
+        """The axis the index value at row-major `position` of the indices
+        indexes (`index_checks.coordinate_at`, as the scan chose its size)."""
+        return self.axes[coordinate_at(_STATIC, position, len(self.axes))]
+
+    def error(self, first: int, value: int, size: int, elements: int) -> tuple[bool, tuple[int, int, int, int]]:
+        """What a full report (INDEX_REPORT) that counts bad values raises, as
+        the engine would: (True, a shape error's operands) where the first
+        bad value's axis is empty under an output with elements (the
+        engine's `index_checks.empty_axis_ok`), else (False, the first bad
+        value's index error's: site, axis, value, size)."""
+        axis = self.axis_at(first)
+        if not empty_axis_ok(_STATIC, size, elements == 0):
+            return True, (self.site, SHAPE_ERROR_EMPTY_AXIS, axis, size)
+        return False, (self.site, axis, value, size)
 
 
 def _i64() -> ir.Type:
@@ -102,14 +122,6 @@ def _zero(element_type: ir.Type) -> ir.Attribute | None:
     return None
 
 
-def _dim(fold: Folder, value: ir.Value, d: int) -> Folded:
-    """Size of dim d of a ranked tensor: an int when static."""
-    size = ir.RankedTensorType(value.type).shape[d]
-    if not ir.ShapedType.is_dynamic_size(size):
-        return size
-    return tensor.dim(value, fold.index(d))
-
-
 def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
     """Give each checked gather of `entry` (a func.func of `module`) its
     report and make it read nothing out of range (module docstring); site
@@ -117,12 +129,9 @@ def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
     the sites already recorded). Raises PassFailed (errors emitted) for a
     checked gather it cannot report."""
     reports, failed = [], 0
-    site = len(error_sites(module))
     constants = Constants(entry.regions[0].blocks[0])
-    for op in gmx_ops(module):  # convert-gmx-to-linalg's order: its site numbers
-        if not takes_a_site(op):
-            continue  # no site: it is its input
-        site, this = site + 1, site
+    sited = [op for op in gmx_ops(module) if takes_a_site(op)]  # the others are their input
+    for op, this in zip(sited, next_error_sites(module, len(sited))):  # convert-gmx-to-linalg's numbers
         mode, _ = read_mode(op)
         if not checks_index_values(mode, op.axes_list):  # the engine's decision
             continue
@@ -155,7 +164,7 @@ def read_nothing_outside(module) -> None:
     for op in gmx_ops(module, GatherMultiaxisOp.OPERATION_NAME):
         mode, _ = read_mode(op)
         zero = _zero(ir.RankedTensorType(op.input.type).element_type)
-        if mode is Mode.RAISE and op.axes_list and zero is not None:
+        if checks_index_values(mode, op.axes_list) and zero is not None:
             _read_as_fill(op, zero)
 
 
@@ -196,7 +205,7 @@ def _build_index_report(op, fold: Folder, details: bool, site: int) -> None:
     so no pass writes the truncated indices first), a negative value
     wrapping once."""
     indices, narrow_type = read_through_narrowing(op.indices)
-    sizes = [fold.to_i64(_dim(fold, op.input, axis)) for axis in op.axes_list]
+    sizes = [fold.to_i64(tensor_dim(fold, op.input, axis)) for axis in op.axes_list]
     build_report(fold, indices, narrow_type, sizes, _output_elements(fold, op), details, site, negatives_wrap=True)
 
 
@@ -214,7 +223,7 @@ def build_report(fold: Folder, indices: ir.Value, narrow_type: ir.Type | None, s
     static = all(not ir.ShapedType.is_dynamic_size(n) for n in shape)
     tiles = report_tiles(math.prod(shape) if static else None)
     read = functools.partial(_index_value, fold, narrow_type)
-    is_bad = functools.partial(_is_bad if negatives_wrap else _is_not_index, fold)
+    is_bad = functools.partial(_is_bad, fold, negatives_wrap)
     if tiles is None:
         count, first = _scan(fold, indices, read, is_bad, sizes, []).results
     else:
@@ -235,7 +244,7 @@ def _output_elements(fold: Folder, op) -> ir.Value:
         return fold.value(math.prod(1 if n is None else n for n in shape), _i64())
     elements: Folded = 1
     for d in range(ir.RankedTensorType(op.output.type).rank):
-        elements = fold.mul(elements, _dim(fold, op.output, d))
+        elements = fold.mul(elements, tensor_dim(fold, op.output, d))
     return fold.value(fold.to_i64(elements), _i64())
 
 
@@ -302,28 +311,19 @@ def _strides(fold: Folder, indices: ir.Value) -> list[Folded]:
     rank = ir.RankedTensorType(indices.type).rank
     strides: list[Folded] = [1] * rank
     for d in reversed(range(rank - 1)):
-        strides[d] = fold.mul(strides[d + 1], _dim(fold, indices, d + 1))
+        strides[d] = fold.mul(strides[d + 1], tensor_dim(fold, indices, d + 1))
     return strides
 
 
-def _is_bad(fold: Folder, value: Folded, size: Folded) -> Folded:
-    """Whether `value` lies outside [-size, size): one unsigned compare."""
-    return fold.not_(fold.cmp("ult", fold.add(value, size), fold.add(size, size)))
-
-
-def _is_not_index(fold: Folder, value: Folded, size: Folded) -> Folded:
-    """Whether `value` lies outside [0, size): one unsigned compare."""
-    return fold.not_(fold.cmp("ult", value, size))
+def _is_bad(fold: Folder, negatives_wrap: bool, value: Folded, size: Folded) -> Folded:
+    """Whether `value` lies off its axis (`index_checks.in_range`)."""
+    return fold.not_(in_range(fold, value, size, negatives_wrap))
 
 
 def _axis_size(fold: Folder, sizes: list[Folded], flat: ir.Value) -> ir.Value:
     """The size of the axis the value at row-major position `flat` indexes
-    (the indices' last dim runs over the axes, in order)."""
-    size = sizes[0]
-    if len(sizes) > 1:
-        j = fold.remui(flat, len(sizes))
-        for k in range(1, len(sizes)):
-            size = fold.select(fold.cmp("eq", j, k), sizes[k], size, _i64())
+    (`index_checks.coordinate_at`)."""
+    (size,) = by_coordinate(fold, coordinate_at(fold, flat, len(sizes)), sizes, result_type=_i64())
     return fold.value(size, _i64())
 
 

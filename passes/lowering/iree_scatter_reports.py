@@ -28,20 +28,26 @@ only when they do.
 
 from __future__ import annotations
 
-from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
 
+from . import gmx_check_scatter_indices, gmx_check_tm_tensor_scatter
 from .folding import Constants, Folded, Folder
+from .index_checks import in_range
 from .index_reading import read_through_narrowing
-from .gmx_check_scatter_indices import K_AXIS
 from .gmx_check_tm_tensor_scatter import rows_fit
-from .iree_reports import IndexReport, _axis_size, _dim, build_report, shape_report
-from .ir_helpers import empty_generic
-from .runtime_abi import SHAPE_ERROR_SCATTER_ROWS, error_sites, set_error_sites
+from .iree_reports import IndexReport, _axis_size, build_report, shape_report
+from .ir_helpers import empty_generic, tensor_dim
+from .runtime_abi import SHAPE_ERROR_SCATTER_ROWS, number_error_sites
 from ..registry import PassFailed
 from ..walking import ops_named
 
-TOSA_SCATTER, TM_TENSOR_SCATTER = "tosa.scatter", "tm_tensor.scatter"
+# The scatters checked, in the order the engine's checks number their
+# sites (--gmx-lower-to-llvm runs them so), each with what it indexes (the
+# engine check's own `indexing`).
+INDEXING = {
+    gmx_check_scatter_indices.SCATTER: gmx_check_scatter_indices.indexing,
+    gmx_check_tm_tensor_scatter.SCATTER: gmx_check_tm_tensor_scatter.indexing,
+}
 # Both take (values or updates, indices, input or original): the indices second.
 INDICES_OPERAND = 1
 
@@ -50,31 +56,28 @@ def add_scatter_reports(module, entry, details: bool) -> list[IndexReport]:
     """Report and clamp each scatter of `entry` (module docstring); returns
     their IndexReports. PassFailed (errors emitted) for a scatter outside
     the entry's body."""
-    sites = error_sites(module)
+    scatters = [op for name in INDEXING for op in ops_named(module, name)]
+    outside = [op for op in scatters if op.parent != entry.operation]
+    for op in outside:
+        op.location.emit_error(
+            f"this scatter is inside '{op.parent.name}', not in the body of the entry: "
+            "the iree backend cannot bounds-check it (compile with checked=False)"
+        )
+    if outside:
+        raise PassFailed(f"{len(outside)} scatters cannot be checked on iree")
     constants = Constants(entry.regions[0].blocks[0])
-    reports, failed = [], 0
-    for op in ops_named(module, TOSA_SCATTER) + ops_named(module, TM_TENSOR_SCATTER):
-        if op.parent != entry.operation:
-            op.location.emit_error(
-                f"this scatter is inside '{op.parent.name}', not in the body of the entry: "
-                "the iree backend cannot bounds-check it (compile with checked=False)"
-            )
-            failed += 1
-            continue
+    reports = []
+    for op, site in zip(scatters, number_error_sites(module, scatters)):
         fold = Folder(constants)
         with ir.InsertionPoint(op), op.location:
-            axes, sizes = _indexing(op, fold)
+            axes, sizes = INDEXING[op.name](op, fold)
             indices = op.operands[INDICES_OPERAND]
             wide, _ = read_through_narrowing(indices)
-            build_report(fold, wide, None, sizes, 0, details, len(sites), negatives_wrap=False)
+            build_report(fold, wide, None, sizes, 0, details, site, negatives_wrap=False)
             op.operands[INDICES_OPERAND] = _clamped(fold, indices, sizes)
-            if op.name == TM_TENSOR_SCATTER:
-                _write_if_rows_fit(op, fold, len(sites))
-        reports.append(IndexReport(len(sites), axes))
-        sites.append(location_text(op.location))
-    if failed:
-        raise PassFailed(f"{failed} scatters cannot be checked on iree")
-    set_error_sites(module, sites)
+            if op.name == gmx_check_tm_tensor_scatter.SCATTER:
+                _write_if_rows_fit(op, fold, site)
+        reports.append(IndexReport(site, axes))
     return reports
 
 
@@ -99,21 +102,11 @@ def _write_if_rows_fit(op, fold: Folder, site: int) -> None:
     op.move_before(kept.operation)
 
 
-def _indexing(op, fold: Folder) -> tuple[tuple[int, ...], list[Folded]]:
-    """(the dim each coordinate indexes, their sizes as i64) of a scatter."""
-    if op.name == TOSA_SCATTER:
-        values = op.operands[0]
-        return (K_AXIS,), [fold.to_i64(_dim(fold, values, K_AXIS))]
-    dims = tuple(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
-    original = op.operands[2]
-    return dims, [fold.to_i64(_dim(fold, original, d)) for d in dims]
-
-
 def _clamped(fold: Folder, indices: ir.Value, sizes: list[Folded]) -> ir.Value:
     """`indices` with each value outside [0, size) of its coordinate made 0."""
     indices_type = ir.RankedTensorType(indices.type)
     rank = indices_type.rank
-    dims = [_dim(fold, indices, d) for d in range(rank)]
+    dims = [tensor_dim(fold, indices, d) for d in range(rank)]
     out = tensor.empty([fold.index(d) if not isinstance(d, int) else d for d in dims], indices_type.element_type)
     identity = ir.AffineMap.get_identity(rank)
     op = empty_generic([indices], [out], [identity, identity], ["parallel"] * rank)
@@ -122,6 +115,6 @@ def _clamped(fold: Folder, indices: ir.Value, sizes: list[Folded]) -> ir.Value:
         value = block.arguments[0]
         column = fold.to_i64(linalg.IndexOp(rank - 1).result) if len(sizes) > 1 else 0
         size = _axis_size(fold, sizes, fold.value(column, ir.IntegerType.get_signless(64)))
-        ok = fold.cmp("ult", fold.to_i64(value), size)
+        ok = in_range(fold, value, size)
         linalg.YieldOp([fold.value(fold.select(ok, value, 0, indices_type.element_type), indices_type.element_type)])
     return op.results[0]

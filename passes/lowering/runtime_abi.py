@@ -7,7 +7,8 @@ private (`declare_error_callbacks`) and the runtime provides, each taking
 four i64 and returning nothing:
 
     @gmx_index_error(site, axis, value, size)
-        an index `value` outside [-size, size) for input `axis`
+        an index `value` off input `axis` of `size` (`index_checks.in_range`:
+        outside [-size, size) for a gmx op, [0, size) for a frontend's scatter)
     @gmx_shape_error(site, dim, input_size, indices_size)
         non-axis `dim` is not broadcastable at run time; a `dim` < 0 is one
         of the SHAPE_ERROR_* kinds, with its own two operands:
@@ -27,7 +28,8 @@ and a third, taking nothing:
         (a copy into a donated buffer runs only while it is 0)
 
 `site` indexes the module attribute `gmx.error_sites` (`error_sites`
-reads it), which holds each lowered gather's `file:line:col`.
+reads it), which holds each checked op's `file:line:col`; every check
+numbers its sites through `number_error_sites`.
 
 Signature. Public functions keep their tensor signature in the function
 attribute `gmx.signature` through the LLVM lowering, so that a module in the
@@ -68,6 +70,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gmx.dialect.locations import location_text
 from gmx.dialect.mlir import func, ir
 
 INDEX_ERROR_FN = "gmx_index_error"
@@ -111,6 +114,24 @@ def error_sites(module) -> list[str]:
 def set_error_sites(module, sites: Sequence[str]) -> None:
     """Record the sites (`file:line:col` by site number) on the module."""
     _set_strings(module, ERROR_SITES_ATTR, sites)
+
+
+def next_error_sites(module, count: int) -> range:
+    """The numbers the next `count` error sites of `module` take: after
+    those it records, in order."""
+    first = len(error_sites(module))
+    return range(first, first + count)
+
+
+def number_error_sites(module, ops: Sequence) -> list[int]:
+    """A new error site for each of `ops`, in order (`next_error_sites`),
+    its location recorded as the site's; their numbers. Every check numbers
+    its sites so, on either backend: convert-gmx-to-linalg's gathers and
+    scatters (in walk order), then the checks of the frontends' scatters."""
+    numbers = list(next_error_sites(module, len(ops)))
+    if ops:
+        set_error_sites(module, [*error_sites(module), *(location_text(op.location) for op in ops)])
+    return numbers
 
 
 def assert_messages(module) -> list[str]:
