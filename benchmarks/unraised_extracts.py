@@ -116,7 +116,7 @@ def corpus(raised: bool, names: list[str]) -> dict:
     suite), after --gmx-canonicalize if `raised`, else as exported (every
     gather a tensor.extract in a generic, as gmx.runtime.compile gets it
     from torch-mlir)."""
-    from gmx.tools.experiments import models
+    from gmx.tools.experiments import corpus_base, models
     from gmx.tools.experiments.pipelines import run_pipeline
 
     found = {}
@@ -124,7 +124,7 @@ def corpus(raised: bool, names: list[str]) -> dict:
         if program.form != "linalg" or not (name in names or not names and program.in_suite):
             continue
         built = program.build()
-        text = models.export(built, form=program.form)
+        text = corpus_base.export(built, form=program.form)
         if raised:
             text = run_pipeline(text, ["gmx-canonicalize"]).text
         found[f"{name}{'' if raised else ' (unraised)'}"] = (text, tuple(built.inputs))

@@ -273,13 +273,13 @@ REAL_PROGRAMS = ("kv_cache_read", "onnx_gather_nd",
 def test_real_programs_equal_their_reference(name):
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    from gmx.tools.experiments import models
+    from gmx.tools.experiments import corpus_base, models
 
     program = models.MODELS[name]
     built = program.build()
-    fused = run_pipeline(models.export(built, form=program.form), ["gmx-canonicalize"]).text
+    fused = run_pipeline(corpus_base.export(built, form=program.form), ["gmx-canonicalize"]).text
     got = gmx.runtime.run(fused, *built.inputs, **IREE)
-    assert models.matches(got, models.reference(built), program.tolerance) is None
+    assert corpus_base.matches(got, corpus_base.reference(built), program.tolerance) is None
 
 
 def _index_put(x, i):

@@ -281,15 +281,15 @@ CORPUS = ("unpad_pad@stablehlo", *(("segment_means@stablehlo",) if FULL else ())
 @pytest.mark.parametrize("name", CORPUS)
 def test_real_programs_with_scatters_equal_their_reference(name):
     pytest.importorskip("torch")
-    from gmx.tools.experiments import models
+    from gmx.tools.experiments import corpus_base, models
     from gmx.tools.experiments.pipelines import run_pipeline
 
     program = models.MODELS[name]
     built = program.build()
-    fused = run_pipeline(models.export(built, form=program.form), ["gmx-canonicalize"]).text
+    fused = run_pipeline(corpus_base.export(built, form=program.form), ["gmx-canonicalize"]).text
     assert '"gmx.scatter_multiaxis"' in fused
     got = gmx.runtime.run(fused, *built.inputs, **IREE)
-    assert models.matches(got, models.reference(built), program.tolerance) is None
+    assert corpus_base.matches(got, corpus_base.reference(built), program.tolerance) is None
 
 
 INSERT_ROW = """func.func @main(%x: tensor<8x4xf32>, %u: tensor<1x4xf32>) -> tensor<8x4xf32> {

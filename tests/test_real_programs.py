@@ -7,7 +7,7 @@ Per program, three checks (`CHECKS`):
 - export: the frontend makes the program's form (TOSA, or for the second
   corpus `NAME@FORM` torch-mlir's TOSA, linalg-on-tensors or StableHLO, or
   an ONNX model's TOSA) with `program.gathers` gathers as that form spells
-  them (`models.source_gathers`);
+  them (`corpus_base.source_gathers`);
 - fused: after --gmx-canonicalize (strict, as conftest sets it), exactly
   `program.gmx_ops` gmx ops, no gather of the source form, no linearisation in front of
   a gmx op (`sites.LINEARISATION_OPS` in its index computation,
@@ -41,9 +41,10 @@ pytest.importorskip("onnx")
 import gmx.runtime  # noqa: E402
 from gmx.dialect import make_context  # noqa: E402
 from gmx.dialect.mlir import ir  # noqa: E402
-from gmx.tools.experiments import models  # noqa: E402
+from gmx.tools.experiments import corpus_base  # noqa: E402
 from gmx.tools.experiments.sites import Site, linearisation_left, source_line  # noqa: E402
-from gmx.tools.experiments.models import CHECKS, MODELS  # noqa: E402
+from gmx.tools.experiments.corpus_base import CHECKS  # noqa: E402
+from gmx.tools.experiments.models import MODELS  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
 from scatter_lowering import skip_unless_scatters_lower  # noqa: E402
 
@@ -54,7 +55,7 @@ def exported(name: str):
     the forms of one program share its build."""
     program = MODELS[name]
     built = program.build()
-    return built, models.export(built, form=program.form)
+    return built, corpus_base.export(built, form=program.form)
 
 
 @functools.cache
@@ -100,9 +101,9 @@ def programs(check: str) -> list:
 def test_export(program):
     _, text = exported(program.name)
     with make_context():
-        gathers = models.source_gathers(ir.Module.parse(text), program.form)
+        gathers = corpus_base.source_gathers(ir.Module.parse(text), program.form)
     assert gathers == program.gathers, (
-        f"{program.name}: {gathers} gathers ({', '.join(models.SOURCE_GATHERS[program.form])}) in the export, "
+        f"{program.name}: {gathers} gathers ({', '.join(corpus_base.SOURCE_GATHERS[program.form])}) in the export, "
         f"registry says {program.gathers}")
 
 
@@ -110,7 +111,7 @@ def test_export(program):
 def test_fused(program, capfd):
     _, text = exported(program.name)
     capfd.readouterr()  # the export's own chatter is not the pass's
-    problems = models.fusion_problems(program, fused(program.name))
+    problems = corpus_base.fusion_problems(program, fused(program.name))
     assert not problems, f"{program.name}: " + "; ".join(problems)
     assert capfd.readouterr().err == "", "--gmx-canonicalize wrote to stderr"
 
@@ -120,7 +121,7 @@ def test_runs(program):
     built, _ = exported(program.name)
     skip_unless_scatters_lower(fused(program.name))  # a raised scatter runs once the engine lowers it
     got = gmx.runtime.run(fused(program.name), *built.inputs)
-    difference = models.matches(got, models.reference(built), program.tolerance)
+    difference = corpus_base.matches(got, corpus_base.reference(built), program.tolerance)
     assert difference is None, f"{program.name}: {difference}"
 
 
@@ -153,7 +154,7 @@ def test_second_corpus_covers_the_brief():
         bases.setdefault(program.name.split("@")[0], set()).add(program.form)
     assert all(forms == {"tosa", "linalg", "stablehlo"} or forms == {"onnx"} for forms in bases.values()), bases
     assert sum(forms == {"onnx"} for forms in bases.values()) >= 3
-    assert {p.form for p in second if p.in_suite} == set(models.FORMS)
+    assert {p.form for p in second if p.in_suite} == set(corpus_base.FORMS)
 
 
 def _site(**index_ops) -> Site:

@@ -44,7 +44,7 @@ from gmx.passes.walking import ops_named  # noqa: E402
 from gmx.tools.experiments.frontends import FrontendError, torch_export  # noqa: E402
 from gmx.tools.experiments.sites import LINEARISATION_OPS  # noqa: E402
 from gmx.tools.experiments.pipelines import run_pipeline  # noqa: E402
-from gmx.tools.experiments.models import matches  # noqa: E402
+from gmx.tools.experiments.corpus_base import matches  # noqa: E402
 from gmx.tools.experiments.scatter_corpus import (  # noqa: E402
     BY_NAME,
     CORPUS,

@@ -1,4 +1,4 @@
-"""raise-stablehlo-gather's decision, without IR: `plan_gather` and
+"""raise-stablehlo-gather's decision, without IR: `plan_dims` and
 `absorb_iota_coordinates` on dimension numbers, and the plan checked
 against an independent evaluation of StableHLO's gather (numpy, written
 from the spec) through `gmx.reference.gather_multiaxis` in mode "clip".
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gmx.passes.patterns import NoMatch
-from gmx.passes.raising.stablehlo_dims import GatherDims, Slot, absorb_iota_coordinates, gmx_shapes, plan_gather
+from gmx.passes.raising.stablehlo_dims import GatherDims, Slot, absorb_iota_coordinates, gmx_shapes, plan_dims
 from gmx.passes.raising.stablehlo_indices import unit_view_shapes
 from gmx.reference import gather_multiaxis
 from stablehlo_oracle import index_vector, vector_last
@@ -52,7 +52,7 @@ def stablehlo_gather(operand: np.ndarray, indices: np.ndarray, dims: GatherDims)
 def gmx_of_plan(operand: np.ndarray, indices: np.ndarray, dims: GatherDims) -> np.ndarray:
     """The gather as the plan computes it: reshapes and one gmx op in mode clip."""
     index_shape = list(indices.shape)
-    plan = plan_gather(dims, list(operand.shape), index_shape)
+    plan = plan_dims(dims, list(operand.shape), index_shape)
     input_shape, indices_shape = gmx_shapes(plan, list(operand.shape), index_shape)
     indices = vector_last(indices, dims.index_vector_dim)  # a unit dim or already last
     result = gather_multiaxis(operand.reshape(input_shape), indices.reshape(indices_shape), list(plan.axes), mode="clip")
@@ -96,13 +96,13 @@ def test_plan_computes_stablehlo_gather(name):
 
 def test_plan_pairs_a_collapsed_axis_with_a_batch_dim():
     """index_select: no unit dim inserted, none collapsed after."""
-    plan = plan_gather(CASES["index_select"][2], [4, 5, 6], [7])
+    plan = plan_dims(CASES["index_select"][2], [4, 5, 6], [7])
     assert plan.slots == (Slot(0, None), Slot(1, 0), Slot(2, None)) and plan.axes == (1,)
 
 
 def test_plan_inserts_a_unit_dim_where_no_batch_dim_fits():
     """x[i, :, j]: dim 2 comes after the offset dim 1, the batch dim before it."""
-    plan = plan_gather(CASES["advanced_noncontiguous"][2], [3, 4, 5], [2, 2])
+    plan = plan_dims(CASES["advanced_noncontiguous"][2], [3, 4, 5], [2, 2])
     assert plan.slots == (Slot(0, 0), Slot(1, None), Slot(2, None, in_result=False)) and plan.axes == (0, 2)
 
 
@@ -111,7 +111,7 @@ def test_iota_components_become_batching_dims():
     dims = GatherDims((), (0, 1, 2), (), (), (0, 1, 2), 3, (1, 1, 1))
     absorbed = absorb_iota_coordinates(dims, {0: 0, 2: 2}, [4, 5, 6], [4, 3, 6, 3])
     assert absorbed == GatherDims((), (1,), (2, 0), (2, 0), (1,), 3, (1, 1, 1))
-    plan = plan_gather(absorbed, [4, 5, 6], [4, 3, 6, 1])
+    plan = plan_dims(absorbed, [4, 5, 6], [4, 3, 6, 1])
     assert plan.slots == (Slot(0, 0), Slot(1, 1), Slot(2, 2)) and plan.axes == (1,)
 
 
@@ -132,7 +132,7 @@ def test_an_iota_smaller_than_its_dim_stays_a_coordinate():
 ])
 def test_plan_refuses(dims, operand, index, why):
     with pytest.raises(NoMatch, match=why):
-        plan_gather(dims, operand, index)
+        plan_dims(dims, operand, index)
 
 
 def test_unit_view_shapes():

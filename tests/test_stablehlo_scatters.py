@@ -1,5 +1,5 @@
 """raise-stablehlo-scatter's and raise-tensor-scatter's decisions, without IR
-where they have none: `scatter_as_gather` and `plan_gather` on dimension
+where they have none: `scatter_as_gather` and `plan_dims` on dimension
 numbers, checked against an independent evaluation of StableHLO's scatter
 (numpy, element by element as its spec defines it: an update whose
 position is outside the operand is skipped) through
@@ -19,7 +19,7 @@ from gmx.dialect import make_context
 from gmx.dialect.mlir import ir
 from gmx.dialect.reductions import Reduction
 from gmx.passes.patterns import NoMatch
-from gmx.passes.raising.stablehlo_dims import ScatterDims, gmx_shapes, plan_gather, scatter_as_gather
+from gmx.passes.raising.stablehlo_dims import ScatterDims, gmx_shapes, plan_dims, scatter_as_gather
 from gmx.passes.raising.stablehlo_scatters import region_reduction
 from gmx.passes.raising.tensor_scatters import tensor_scatter_dims
 from gmx.reference import scatter_multiaxis
@@ -61,7 +61,7 @@ def gmx_of_plan(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, d
     mode drop (negative indices sent out of range first, as the pattern does)."""
     gather = scatter_as_gather(dims, operand.ndim, list(updates.shape))
     index_shape = list(indices.shape)
-    plan = plan_gather(gather, list(operand.shape), index_shape)
+    plan = plan_dims(gather, list(operand.shape), index_shape)
     input_shape, indices_shape = gmx_shapes(plan, list(operand.shape), index_shape)
     indices = vector_last(indices, dims.index_vector_dim)
     indices = np.where(indices < 0, np.iinfo(indices.dtype).max, indices)
@@ -117,7 +117,7 @@ def test_scatter_as_gather_slice_sizes():
 ])
 def test_plan_refuses_scatters(dims, operand, updates, index, why):
     with pytest.raises(NoMatch, match=why):
-        plan_gather(scatter_as_gather(dims, len(operand), updates), operand, index)
+        plan_dims(scatter_as_gather(dims, len(operand), updates), operand, index)
 
 
 REGION = """

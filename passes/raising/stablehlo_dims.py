@@ -9,7 +9,7 @@ its `collapsed_slice_dims`, `input_batching_dims` /
 `scatter_indices_batching_dims` its `operand_batching_dims` /
 `start_indices_batching_dims`, `scatter_dims_to_operand_dims` its
 `start_index_map`, and the update window's extent per operand dim its
-`slice_sizes` (`scatter_as_gather`). So one plan (`plan_gather`) says
+`slice_sizes` (`scatter_as_gather`). So one plan (`plan_dims`) says
 which gmx op indexes both: its slots (the gmx op's dims: an operand dim or
 a unit dim inserted, an index batch dim or a unit dim) and its axes.
 """
@@ -52,7 +52,10 @@ class Slot:
 
 
 @dataclass(frozen=True)
-class GatherPlan:
+class DimsPlan:
+    """The gmx op that indexes the positions the dimension numbers do: its
+    dims (slots) and its axes (the lowering's plan is `gather_plan.GatherPlan`)."""
+
     slots: tuple  # of Slot, the gmx op's dims in order
     axes: tuple  # gmx axes: coordinate j of the index vector reads slot axes[j]
 
@@ -83,7 +86,7 @@ def absorb_iota_coordinates(dims: GatherDims, iotas: dict, operand_shape: Sequen
     )
 
 
-def plan_gather(dims: GatherDims, operand_shape: Sequence, index_shape: Sequence) -> GatherPlan:
+def plan_dims(dims: GatherDims, operand_shape: Sequence, index_shape: Sequence) -> DimsPlan:
     """The gmx op that computes `stablehlo.gather` with `dims` (shapes with
     None for `?`), as slots: the operand with unit dims inserted is its
     input, the start indices (index vector last) reshaped its indices, and
@@ -129,10 +132,10 @@ def plan_gather(dims: GatherDims, operand_shape: Sequence, index_shape: Sequence
     order = [s.operand for s in slots if s.operand is not None]
     require(order == sorted(order), f"the operand's dims would be read in the order {order} (a transpose)")
     where = {s.operand: p for p, s in enumerate(slots) if s.operand is not None}
-    return GatherPlan(tuple(slots), tuple(where[d] for d in dims.start_index_map))
+    return DimsPlan(tuple(slots), tuple(where[d] for d in dims.start_index_map))
 
 
-def gmx_shapes(plan: GatherPlan, operand_shape: Sequence, index_shape: Sequence) -> tuple[list, list]:
+def gmx_shapes(plan: DimsPlan, operand_shape: Sequence, index_shape: Sequence) -> tuple[list, list]:
     """The shapes of the gmx op's input and indices for `plan` (None for `?`):
     the operand with unit dims, and the start indices' batch dims with unit
     dims, the index vector folded into the last."""

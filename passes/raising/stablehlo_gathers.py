@@ -19,7 +19,7 @@ layouts that would need a transpose stay as they are
 stablehlo-legalize-to-linalg lowers them.
 
 The decision is a pure function of the dimension numbers and shapes
-(`stablehlo_dims.plan_gather`, shared with the scatters); the start
+(`stablehlo_dims.plan_dims`, shared with the scatters); the start
 indices are read by `stablehlo_indices`; the patterns call them and build.
 """
 

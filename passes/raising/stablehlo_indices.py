@@ -19,7 +19,7 @@ from gmx.dialect.mlir import ir, stablehlo, tensor
 from gmx.dialect.shapes import GatherShapeError
 
 from .index_values import constant_value
-from .stablehlo_dims import GatherDims, GatherPlan, absorb_iota_coordinates, gmx_shapes, plan_gather
+from .stablehlo_dims import DimsPlan, GatherDims, absorb_iota_coordinates, gmx_shapes, plan_dims
 from ..patterns import NoMatch, require
 from ..views import VIEW_OPS, can_view, defining_op, emit_view, op_name, shape_of, unit_view_groups, view_groups
 
@@ -183,7 +183,7 @@ class Layout:
     scatter's updates), and StableHLO's shape of that result (`result`: the
     gathered one without its `in_result=False` dims)."""
 
-    plan: GatherPlan
+    plan: DimsPlan
     input: list
     vector: list
     indices: list
@@ -198,7 +198,7 @@ def layout(read: Indexing, start: Built, stablehlo_shape: Sequence, what: str) -
     NoMatch, before anything is built, when gmx cannot express it or a
     shape is no view of the other."""
     operand_shape, index_shape = ranked_shape_of(read.operand), list(start.shape)
-    plan = plan_gather(read.dims, operand_shape, index_shape)
+    plan = plan_dims(read.dims, operand_shape, index_shape)
     input_shape, indices_shape = gmx_shapes(plan, operand_shape, index_shape)
     vector_shape = [index_shape[s.index] for s in plan.slots if s.index is not None] + [len(plan.axes)]
     element_type = ir.RankedTensorType(read.operand.type).element_type

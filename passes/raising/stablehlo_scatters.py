@@ -57,7 +57,7 @@ from gmx.dialect.scatter import reduction_violation
 from .index_values import constant_value
 from .raised_gather import Viewed
 from .raised_scatter import RaisedScatter, emit_scatter
-from .stablehlo_dims import GatherDims, GatherPlan, plan_gather, scatter_as_gather, scatter_dims
+from .stablehlo_dims import DimsPlan, GatherDims, plan_dims, scatter_as_gather, scatter_dims
 from .stablehlo_indices import (
     Built,
     Indexing,
@@ -175,7 +175,7 @@ def spread_dims(piece: ir.Value) -> tuple[ir.Value, set]:
     return source, {t for s, t in pairs if s in spread}
 
 
-def unspread_dims(pieces: list, plan: GatherPlan) -> set:
+def unspread_dims(pieces: list, plan: DimsPlan) -> set:
     """The dims along which every piece is only a broadcast and which the gmx
     op broadcasts itself (a batching dim: its input dim as large, so an index
     dim of 1 there reads the same positions); empty unless every piece
@@ -225,7 +225,7 @@ def dropping_start(read: Indexing, operand_shape: list) -> tuple[Built, Mode]:
     shape = ranked_shape_of(read.indices)
     if ivd < len(shape):
         shape[ivd] = len(dims.start_index_map)
-    unspread = unspread_dims(pieces, plan_gather(dims, operand_shape, shape))
+    unspread = unspread_dims(pieces, plan_dims(dims, operand_shape, shape))
     components = [_dropping_component(p, size, unspread) for p, size in zip(pieces, sizes)]
     kinds = {wrapped for wrapped, _, _ in components}
     skip = False in kinds and True not in kinds

@@ -9,7 +9,7 @@ result (`B + dest shape`, the scattered dims unit dims or dropped),
     result = dest;  result[p] = source[b, s],  p[s_j] = indices[b, j],  p[d] = s[d] otherwise
 
 That is `stablehlo.gather`'s layout with the index vector last
-(`stablehlo_dims.plan_gather` plans it: the scattered dims collapsed where
+(`stablehlo_dims.plan_dims` plans it: the scattered dims collapsed where
 the source drops them, one-element window dims where it keeps them).
 `unique` (which the verifier demands) is the op's `unique_indices`; an index
 out of range is undefined for `tensor.scatter`, and gmx's checked "raise"

@@ -18,12 +18,16 @@ What a gather experiment needs, each in one place:
 - `pipelines`: a program through gmx pipelines, and the one op counter.
 - `sites`: the gathers and scatters of a program and what stands in
   front of each (index computation, views of the data, linearisation left).
-- `models`: the real-program corpus (tiny Hugging Face models, programs
-  users write, ONNX models) with what --gmx-canonicalize must make of each.
+- `models`: the real-program corpus of gathers (tiny Hugging Face models,
+  programs users write, ONNX models) with what --gmx-canonicalize must
+  make of each (`MODELS`; its second corpus, each program in every form,
+  is `models_per_form`); the machinery (an entry's contract, export,
+  reference, checks, seeded inputs, program builders) is `corpus_base`.
 - `scatter_corpus`: PyTorch programs that scatter (GNN layers, MoE combine,
   KV cache, backward graphs, a whole training step), per torch-mlir form,
   with the gmx scatters --gmx-canonicalize must leave (gmx-study --model
-  NAME@FORM studies each, as it studies `models`).
+  NAME@FORM studies each, as it studies `models`), on `corpus_base`'s
+  seeds, reference and comparison.
 - `contenders`: a `Case` (a study at its inputs), the one contender set and
   its one correctness check against the reference, `ratio`.
 - `timing`: interleaved medians.

@@ -18,7 +18,8 @@ Each `Program` gives, per form (`FORMS`), the scatters torch-mlir emits
 (`SOURCE_SCATTERS`: `tosa.scatter`, `tm_tensor.scatter`, `stablehlo.scatter`) and the `gmx.scatter_multiaxis`
 ops `--gmx-canonicalize` must leave, or why the form does not export
 (`blocked`). Index values are in range (the corpus checks raising, not
-errors) and seeded by the program's name.
+errors) and seeded by the program's name (`corpus_base.seed`; results are
+compared by `corpus_base.matches`).
 
     text = exported("gnn_sum", "linalg")     # cached per session; locations=True for gmx-study
     args = numpy_inputs(BY_NAME["gnn_sum"])
@@ -29,12 +30,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .corpus_base import Built, reference, seed, seeded_rng
 from .dtypes import from_torch
-from .frontends import torch_export
+from .frontends import OUTPUT_TYPES, torch_export
 
 
 class _Deferred:
@@ -51,7 +52,7 @@ class _Deferred:
 torch, F = _Deferred("torch"), _Deferred("torch.nn.functional")
 
 # torch-mlir's output types, by the corpus's form names
-FORMS = {"tosa": "tosa", "linalg": "linalg-on-tensors", "stablehlo": "stablehlo"}
+FORMS = {form: OUTPUT_TYPES[form] for form in ("tosa", "linalg", "stablehlo")}
 SOURCE_SCATTERS = {"tosa": "tosa.scatter", "linalg": "tm_tensor.scatter", "stablehlo": "stablehlo.scatter"}
 
 # Why a form does not export (torch-mlir 20261001's TorchToTosa has no lowering of these)
@@ -87,7 +88,7 @@ class Program:
 
 
 def _generator(name: str) -> torch.Generator:
-    return torch.Generator().manual_seed(zlib.crc32(name.encode()))
+    return torch.Generator().manual_seed(seed(name))
 
 
 CORPUS: list[Program] = []
@@ -351,7 +352,6 @@ def eager(program: Program) -> tuple:
 # the fold of the `where` into the gmx op is checked by running. The
 # reference is ONNX's own `onnx.reference.ReferenceEvaluator`.
 
-ONNX_FORMS = {"tosa": "tosa", "linalg": "linalg-on-tensors", "stablehlo": "stablehlo"}
 ONNX_SOURCE_SCATTERS = {**SOURCE_SCATTERS, "stablehlo": "stablehlo.scatter"}
 ONNX_OPSET = 18
 
@@ -443,7 +443,7 @@ def onnx_inputs(program: OnnxProgram) -> tuple:
     """(x, indices, updates) as numpy arrays, the updates and input seeded by the name."""
     import numpy as np
 
-    rng = np.random.default_rng(zlib.crc32(program.name.encode()))
+    rng = seeded_rng(program.name)
     x_shape, i_shape, u_shape = program.shapes
     indices = np.array(program.indices, dtype=np.int64).reshape(i_shape)
     return (rng.standard_normal(x_shape).astype(np.float32), indices,
@@ -455,12 +455,9 @@ def onnx_exported(name: str, form: str) -> str:
     """The model as torch-mlir's ONNX importer and pipeline make it in `form` (cached per session)."""
     from .frontends import onnx_import
 
-    return onnx_import(onnx_scatter_model(ONNX_BY_NAME[name]), ONNX_FORMS[form])
+    return onnx_import(onnx_scatter_model(ONNX_BY_NAME[name]), FORMS[form])
 
 
 def onnx_reference(program: OnnxProgram, *arrays) -> tuple:
     """ONNX's reference evaluator on the model (the program's inputs, or `arrays`)."""
-    from onnx.reference import ReferenceEvaluator
-
-    x, i, u = arrays or onnx_inputs(program)
-    return tuple(ReferenceEvaluator(onnx_scatter_model(program)).run(None, {"x": x, "indices": i, "updates": u}))
+    return reference(Built(onnx_scatter_model(program), tuple(arrays or onnx_inputs(program))))

@@ -67,8 +67,8 @@ class ModelCase:
     inputs: tuple[np.ndarray, ...]
     expected: tuple[np.ndarray, ...] | None  # None: fused is compared with unfused
     tolerance: float = 0.0
-    kept: tuple = ()  # the program's own index arithmetic (models.RealProgram.kept)
-    # the gathers of the source as its form spells them (models.source_gathers);
+    kept: tuple = ()  # the program's own index arithmetic (corpus_base.RealProgram.kept)
+    # the gathers of the source as its form spells them (corpus_base.source_gathers);
     # None: the tosa.gathers the unfused pipeline raises
     source_gathers: int | None = None
 
@@ -116,18 +116,18 @@ def load_case(spec: str, inputs: list[str], entry: str | None) -> ModelCase:
 
 
 def _corpus_case(program) -> ModelCase:
-    from ..experiments import models
+    from ..experiments import corpus_base
 
     built = program.build()
-    text = models.export(built, form=program.form, locations=True)
+    text = corpus_base.export(built, form=program.form, locations=True)
     with make_context():
-        sources = models.source_gathers(ir.Module.parse(text), program.form)
+        sources = corpus_base.source_gathers(ir.Module.parse(text), program.form)
     return ModelCase(program.name, f"{program.family}: {program.what}", text, "main", built.inputs,
-                     models.reference(built), program.tolerance, program.kept, sources)
+                     corpus_base.reference(built), program.tolerance, program.kept, sources)
 
 
 def _scatter_case(name: str, program, form: str) -> ModelCase:
-    from ..experiments import models, scatter_corpus
+    from ..experiments import corpus_base, scatter_corpus
     from ..experiments.frontends import FrontendError
 
     try:
@@ -136,7 +136,7 @@ def _scatter_case(name: str, program, form: str) -> ModelCase:
         known = program.forms[form].blocked
         raise FrontendError(f"{error}{f' (the corpus knows: {known})' if known else ''}") from None
     with make_context():
-        sources = models.source_gathers(ir.Module.parse(text), form)
+        sources = corpus_base.source_gathers(ir.Module.parse(text), form)
     return ModelCase(name, f"scatters: {program.what}", text, "main", scatter_corpus.numpy_inputs(program),
                      scatter_corpus.eager(program), program.tolerance, (), sources)
 
@@ -254,7 +254,7 @@ def _check(contenders: dict[str, Contender], case: ModelCase) -> None:
     """Call each compiled program once and check its results: against the
     case's expected results, or for a user's file (none expected) fused
     against unfused, bit for bit."""
-    from ..experiments.models import matches
+    from ..experiments.corpus_base import matches
 
     for contender in contenders.values():
         if contender.call is not None:
