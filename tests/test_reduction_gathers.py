@@ -99,7 +99,8 @@ def test_exported_sum_index_out_of_range_is_index_error():
     bad[4] = 10
     with pytest.raises(IndexError, match=r"index 10 is out of bounds for axis 0 with size 10"):
         gmx.runtime.run(fused.text, WEIGHT.numpy(), bad, OFFSETS.numpy())
-    with pytest.raises(RuntimeError, match="index_size"):  # eager refuses it too, with its own error
+    # eager refuses it too, with one of two errors of its own (which one varies from call to call)
+    with pytest.raises(RuntimeError, match=r"index_size|not in the valid range"):
         embedding_bag()(WEIGHT, torch.from_numpy(bad), OFFSETS)
 
 
