@@ -35,6 +35,7 @@ ONNX Runtime's or JAX's.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from gmx.runtime import CompileError
@@ -216,7 +217,8 @@ def timing_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
     ]
     names = [c.name for c in contenders]
     print(f"sizes: {size}; median of {args.repeat} interleaved runs after {args.warmup} warm-up; "
-          f"f32 data, i64 indices; gmx on up to {args.threads} threads; GB/s = output bytes / gmx time\n")
+          f"f32 data, i64 indices; gmx on up to {args.threads} threads; GB/s = output bytes / gmx time; "
+          f"OMP_WAIT_POLICY={os.environ.get(QUIET_OPENMP[0], 'unset')}\n")
     print(table(results, timing_columns(names, [r for r in RATIOS if set(r) <= set(names)])))
     print()
     print(table(results, compile_columns(names)))
@@ -244,7 +246,19 @@ def scaling_section(args: argparse.Namespace, size: str) -> list[VariantResult]:
     return results
 
 
+# Interleaved with the other contenders on a few cores, an OpenMP pool that
+# spins after its call takes the next contender's cores: on the 2-core VM,
+# torch's index_add_ on 2 threads between gmx's calls made gmx's 2-thread
+# call 5.3 ms instead of 3.2 (no speedup over 1 thread), and passive it cost
+# torch's call 2.2 ms instead of 1.7. Each pool sleeps once its call is done,
+# as gmx's libomp (KMP_BLOCKTIME=0) and ONNX Runtime's (allow_spinning 0) do;
+# set before torch loads its OpenMP, which reads it then. OMP_WAIT_POLICY=ACTIVE
+# in the environment keeps torch's spinning.
+QUIET_OPENMP = ("OMP_WAIT_POLICY", "PASSIVE")
+
+
 def _cli_main() -> None:
+    os.environ.setdefault(*QUIET_OPENMP)
     sys.exit(main(parse_arguments()))
 
 

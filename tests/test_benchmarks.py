@@ -97,6 +97,27 @@ def test_unknown_section_is_an_argument_error(capsys):
     assert "unknown section(s) speed" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("given", [None, "ACTIVE"])
+def test_the_command_quiets_openmp_pools_unless_told(monkeypatch, given):
+    """gmx-bench's command sets OMP_WAIT_POLICY=PASSIVE (torch's pool sleeps
+    after its call instead of spinning on the next contender's cores), and
+    keeps a policy the environment gives."""
+    import sys
+
+    from gmx.benchmarks import __main__ as bench
+
+    if given is None:
+        monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    else:
+        monkeypatch.setenv("OMP_WAIT_POLICY", given)
+    seen = {}
+    monkeypatch.setattr(bench, "main", lambda args: seen.setdefault("policy", os.environ["OMP_WAIT_POLICY"]) and 0)
+    monkeypatch.setattr(sys, "argv", ["gmx-bench", "--sections", "overhead"])
+    with pytest.raises(SystemExit):
+        bench._cli_main()
+    assert seen["policy"] == (given or "PASSIVE")
+
+
 def test_quick_scaling_and_overhead_sections(tmp_path, capsys):
     """gmx on 1 and 2 threads, checked equal to the reference on every
     variant, and the call-overhead table (checked equal to numpy)."""
