@@ -259,20 +259,24 @@ func.func @donated_input(%x: tensor<8x4xf32> {bufferization.writable = true}, %i
 
 // Checked rows split on a read-only argument: the loops write the copy
 // (the call's own buffer, dropped when a report makes it raise), so each
-// tile's indices are scanned into a flag of its own inside the split loop,
-// then scattered while in cache: no pass over all the indices first. The
-// report scan runs only if a flag is false. A donated input is scanned
-// first (nothing written on an error): the scan, then the loops.
+// tile is scattered as unchecked while its loop ands each index's in-range
+// test (the one that skips a bad index) into a flag of the tile's own: no
+// pass of its own over the indices. The report scan runs only if a flag is
+// false. A donated input is scanned first (nothing written on an error):
+// the scan, then the loops.
 // CHECK-LABEL: func.func @tiles_read_only
 // CHECK: %[[C:.*]] = linalg.copy ins(%arg0 : tensor<4x8xf32>)
 // CHECK-NOT: linalg.generic
 // CHECK: %[[R:.*]]:2 = scf.for %[[ROW:.*]] = {{.*}} iter_args(%{{.*}} = %[[C]], %[[F:.*]] = %{{.*}}) -> (tensor<4x8xf32>, tensor<4xi1>) {
-// CHECK: %[[TILE:.*]] = tensor.extract_slice %arg1[%[[ROW]], 0] [1, 3] [1, 1] : tensor<4x3xi64> to tensor<1x3xi64>
-// CHECK: %[[OK:.*]] = linalg.generic {{.*}} ins(%[[TILE]] : tensor<1x3xi64>)
-// CHECK: scf.for
+// CHECK-NEXT: %[[W:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[OK:.*]] = %true) -> (tensor<4x8xf32>, i1) {
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[AND:.*]] = arith.andi %[[OK]], %[[IN]] : i1
+// CHECK-NEXT: scf.if %[[IN]] -> (tensor<4x8xf32>, i1) {
 // CHECK: tensor.insert {{.*}} : tensor<4x8xf32>
-// CHECK: %[[V:.*]] = tensor.extract %[[OK]][] : tensor<i1>
-// CHECK: %[[FLAGS:.*]] = tensor.insert %[[V]] into %[[F]][%[[ROW]]] : tensor<4xi1>
+// CHECK: scf.yield %{{.*}}, %[[AND]] : tensor<4x8xf32>, i1
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %{{.*}}, %[[AND]] : tensor<4x8xf32>, i1
+// CHECK: %[[FLAGS:.*]] = tensor.insert %[[W]]#1 into %[[F]][%[[ROW]]] : tensor<4xi1>
 // CHECK: scf.yield %{{.*}}, %[[FLAGS]] : tensor<4x8xf32>, tensor<4xi1>
 // CHECK: } {gmx.parallel}
 // CHECK: linalg.generic {{.*}} ins(%[[R]]#1 : tensor<4xi1>)

@@ -66,8 +66,6 @@ from .ir_helpers import (
     collapse,
     iterator_types,
     mark_parallel,
-    slice_along,
-    true_flag,
 )
 from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter, scans_tile_by_tile
 
@@ -113,15 +111,15 @@ class ScatterBuilder(IndexChecks, IndexReading):
 
     def _flagged_split(self) -> ir.Value:
         """The Split loop on a fresh destination (`scans_tile_by_tile`),
-        each tile's indices scanned into a flag of its own (no flag is
-        written by two threads; read once from memory, then from cache by
-        the scatter), the tile scattered (a bad index skipped); then, only
-        if a flag is false, the report scan over all the indices (the
+        each tile scattered as unchecked (a bad index skipped) while the
+        nest ands each index's in-range test, which it computes to skip,
+        into a flag of the tile's own (no flag is written by two threads;
+        each index read once: no pass of its own over the indices); then,
+        only if a flag is false, the report scan over all the indices (the
         caller raises, dropping the result):
 
             %r, %flags = scf.for %s = 0 to 1024 step 1 iter_args(%acc = %copy, %f = %empty) {gmx.parallel}
-              %ok = <and of the tile's indices in range>
-              %w = <the nest over the tile, as unchecked>
+              %w, %ok = <the nest over the tile, as unchecked, carrying the and of its in-range tests>
               scf.yield %w, (tensor.insert %ok into %f[%s / 1])
             scf.if !<and of %flags> { <report every bad index in row-major order> }
         """
@@ -133,11 +131,10 @@ class ScatterBuilder(IndexChecks, IndexReading):
         mark_parallel(loop)
         with ir.InsertionPoint(loop.body):
             start, acc, tile_flags = loop.induction_variable, *loop.inner_iter_args
-            indices = slice_along(self.indices, start, tile, dim)
-            valid = self._scan_indices(self._scan_view(indices), true_flag(fold), self._in_range)
-            written = self._nest(list(range(self.plan.rank)), {}, acc, None, {dim: (start, tile)})
+            written, valid = self._nest(list(range(self.plan.rank)), {}, (acc, fold.value(True)), None,
+                                        {dim: (start, tile)})
             k = index(fold.divui(start, tile))
-            scf.YieldOp([written, tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
+            scf.YieldOp([written, tensor.insert(valid, tile_flags, [k])])
         result, flags = loop.results
         self._unless(self._all_flags(flags), self._report_all)
         return result
@@ -250,37 +247,66 @@ class ScatterBuilder(IndexChecks, IndexReading):
             scf.YieldOp([body(loop.induction_variable, loop.inner_iter_args[0])])
         return loop.results[0]
 
-    def _nest(self, dims: list[int], at: dict[int, ir.Value], acc: ir.Value, written: tuple | None,
-              bounds: dict | None = None, owned: tuple | None = None, enabled: Folded = True) -> ir.Value:
+    def _nest(self, dims: list[int], at: dict[int, ir.Value], acc, written: tuple | None,
+              bounds: dict | None = None, owned: tuple | None = None, enabled: Folded = True):
         """Loops over `dims` of G (in order) around the update at `at`, on
         `acc`; `written` is (positions per axis, in range) once the indices
         have been read (in the loop of the last dim they vary along).
         `bounds[d]`: (start, size) of dim d's tile in a split; `owned`:
         (axis, start, end) of the positions this nest may write (Targets);
-        where `enabled` is false, the outermost loop runs no iteration."""
-        bounds, fold = bounds or {}, self.fold
+        where `enabled` is false, the outermost loop runs no iteration.
+        `acc` is the tensor written, or `(tensor, ok)`: then the nest also
+        ands every index's in-range test into the i1 `ok` and returns both
+        (`_flagged_split`: the check in the scatter's own loops)."""
+        flagged = isinstance(acc, tuple)
+        state = list(acc) if flagged else [acc]
+        built = self._nest_state(dims, at, state, written, bounds or {}, owned, enabled)
+        return tuple(built) if flagged else built[0]
+
+    def _nest_state(self, dims: list[int], at: dict[int, ir.Value], state: list, written: tuple | None,
+                    bounds: dict, owned: tuple | None, enabled: Folded) -> list:
+        """`_nest` on `state`: [the tensor written] or [it, the i1 flag]."""
+        fold = self.fold
         if written is None and all(d in at for d in self._index_dims()):
             written = self._read_positions(at, owned)
+            if len(state) > 1:
+                state = [state[0], fold.value(fold.and_(state[1], fold.all_of(written[1])))]
             # With no loop left to run no iteration, `enabled` joins the skip.
             last = not dims
             in_range = fold.all_of([*written[1], enabled] if last else written[1])
             inner = True if last else enabled
-            return self._either(in_range, lambda: self._nest(dims, at, acc, written, bounds, enabled=inner),
-                                lambda: acc, self.result_type)
+            return self._choose(in_range, lambda: self._nest_state(dims, at, state, written, bounds, None, inner),
+                                lambda: state, [v.type for v in state])
         if not dims:
-            return self._either(enabled, lambda: self._combine(at, acc, written[0]), lambda: acc, self.result_type)
+            return self._choose(enabled, lambda: [self._combine(at, state[0], written[0]), *state[1:]],
+                                lambda: state, [v.type for v in state])
         dim, rest = dims[0], dims[1:]
         start, size = bounds.get(dim, (0, self.plan.output_shape[dim]))
         if size == 1:
-            return self._nest(rest, {**at, dim: fold.index(start)}, acc, written, bounds, owned, enabled)
+            return self._nest_state(rest, {**at, dim: fold.index(start)}, state, written, bounds, owned, enabled)
         index = fold.index
         end = fold.add(start, size)
-        loop = scf.ForOp(index(start), index(fold.select(enabled, end, start)), index(1), [acc])
+        loop = scf.ForOp(index(start), index(fold.select(enabled, end, start)), index(1), state)
         with ir.InsertionPoint(loop.body):
-            inner = self._nest(rest, {**at, dim: loop.induction_variable}, loop.inner_iter_args[0], written, bounds,
-                               owned)
-            scf.YieldOp([inner])
-        return loop.results[0]
+            inner = self._nest_state(rest, {**at, dim: loop.induction_variable}, list(loop.inner_iter_args), written,
+                                     bounds, owned, True)
+            scf.YieldOp(inner)
+        return list(loop.results)
+
+    @staticmethod
+    def _choose(condition: Folded, then: Callable[[], list], otherwise: Callable[[], list], types: list) -> list:
+        """`_either` for the nest's state (one value, or the tensor and its
+        flag, of `types`): only the one built when `condition` folded."""
+        if condition is True:
+            return then()
+        if condition is False:
+            return otherwise()
+        guard = scf.IfOp(condition, types, has_else=True)
+        with ir.InsertionPoint(guard.then_block):
+            scf.YieldOp(then())
+        with ir.InsertionPoint(guard.else_block):
+            scf.YieldOp(otherwise())
+        return list(guard.results)
 
     def _index_dims(self) -> list[int]:
         """The dims of G the indices vary along (read there, not broadcast)."""

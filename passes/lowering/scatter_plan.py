@@ -169,10 +169,11 @@ def copies_input(argument: bool, writable: bool | None) -> bool:
 
 
 def scans_tile_by_tile(plan: ScatterPlan, fresh_destination: bool) -> bool:
-    """Whether a checked "raise" scatter scans its indices tile by tile,
-    inside its Split loop (each tile's indices scanned into a flag of its
-    own, then scattered while still in cache), rather than all of them in
-    a pass of their own before anything is written: where the loops write
+    """Whether a checked "raise" scatter checks its indices tile by tile,
+    inside its Split loop (each tile's loop ands the in-range test of each
+    index it reads, the one that skips a bad index, into a flag of the
+    tile's own), rather than scanning all of them in a pass of their own
+    before anything is written: where the loops write
     a fresh buffer (`fresh_destination`: the copy of a read-only argument,
     `copies_input`), which the caller drops when a report makes the call
     raise, so that writing before every index is known good is unseen; and
