@@ -67,12 +67,12 @@ FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
 INDEX_ARITHMETIC = frozenset(LINEARISATION_OPS) | {"linalg.index", "tensor.insert_slice", "tm_tensor.scatter"}
 
 
-def cases(check: str) -> list:
-    """(program, form) in the suite: the fast subset, everything with
+def cases(check: str, corpus=CORPUS) -> list:
+    """(program, form) of `corpus` in the suite: the fast subset, everything with
     GMX_FULL_CORPUS=1; a blocked form a strict xfail of the export (left out
     of the later checks), a check that fails today (`Form.not_yet`) a strict xfail."""
     params = []
-    for program in CORPUS:
+    for program in corpus:
         for form, expected in program.forms.items():
             if not (FULL or (program.fast and not expected.blocked)):
                 continue
@@ -288,19 +288,7 @@ ONNX_INDEX_ARITHMETIC = INDEX_ARITHMETIC | {"tosa.select", "arith.select", "stab
 
 def onnx_cases(check: str) -> list:
     """As `cases`, for the ONNX models."""
-    params = []
-    for program in ONNX_CORPUS:
-        for form, expected in program.forms.items():
-            if not (FULL or (program.fast and not expected.blocked)):
-                continue
-            if expected.blocked and check != "export":
-                continue
-            marks = [pytest.mark.xfail(strict=True, raises=FrontendError, reason=expected.blocked)] \
-                if expected.blocked else []
-            if check in expected.not_yet:
-                marks.append(pytest.mark.xfail(strict=True, reason=expected.not_yet[check]))
-            params.append(pytest.param(program.name, form, marks=marks, id=f"{program.name}@{form}"))
-    return params
+    return cases(check, ONNX_CORPUS)
 
 
 @functools.cache
