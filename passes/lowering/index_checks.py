@@ -73,6 +73,22 @@ def empty_axis_ok(fold: Folder, size: Folded, nothing_read: Folded) -> Folded:
     return fold.or_(fold.cmp("ne", size, 0), nothing_read)
 
 
+def either_of(condition: Folded, then: Callable[[], list], otherwise: Callable[[], list], types: list) -> list:
+    """`then()` where `condition` holds, else `otherwise()` (each a list of
+    values of `types`): only the one built when the condition folded, else
+    an `scf.if` yielding either."""
+    if condition is True:
+        return then()
+    if condition is False:
+        return otherwise()
+    guard = scf.IfOp(condition, types, has_else=True)
+    with ir.InsertionPoint(guard.then_block):
+        scf.YieldOp(then())
+    with ir.InsertionPoint(guard.else_block):
+        scf.YieldOp(otherwise())
+    return list(guard.results)
+
+
 class IndexChecks:
     """Run-time shape and index checks, with their reports."""
 
@@ -125,16 +141,8 @@ class IndexChecks:
         """`then()` where `condition` holds, else `otherwise()`: only the one
         built when the condition folded, else an `scf.if` yielding either
         (of `result_type`, the gather's by default)."""
-        if condition is True:
-            return then()
-        if condition is False:
-            return otherwise()
-        guard = scf.IfOp(condition, [result_type or self.result_type], has_else=True)
-        with ir.InsertionPoint(guard.then_block):
-            scf.YieldOp([then()])
-        with ir.InsertionPoint(guard.else_block):
-            scf.YieldOp([otherwise()])
-        return guard.results[0]
+        (chosen,) = either_of(condition, lambda: [then()], lambda: [otherwise()], [result_type or self.result_type])
+        return chosen
 
     def _unless(self, ok: Folded, body: Callable[[], None]) -> None:
         """`scf.if !ok { body() }`; folded when `ok` is static."""

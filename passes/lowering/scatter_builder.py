@@ -58,7 +58,7 @@ from gmx.dialect.scatter import ScatterMultiaxisOp, has_unique_indices, read_red
 from .counting_sort import bucket_start, counting_sort
 from .folding import Constants, Folded, Folder
 from .gather_plan import Access, GatherPlan
-from .index_checks import IndexChecks
+from .index_checks import IndexChecks, either_of
 from .index_reading import IndexReading, element_bits_of, emit_sizes, read_operands
 from .ir_helpers import (
     affine_maps,
@@ -275,10 +275,10 @@ class ScatterBuilder(IndexChecks, IndexReading):
             last = not dims
             in_range = fold.all_of([*written[1], enabled] if last else written[1])
             inner = True if last else enabled
-            return self._choose(in_range, lambda: self._nest_state(dims, at, state, written, bounds, None, inner),
+            return either_of(in_range, lambda: self._nest_state(dims, at, state, written, bounds, None, inner),
                                 lambda: state, [v.type for v in state])
         if not dims:
-            return self._choose(enabled, lambda: [self._combine(at, state[0], written[0]), *state[1:]],
+            return either_of(enabled, lambda: [self._combine(at, state[0], written[0]), *state[1:]],
                                 lambda: state, [v.type for v in state])
         dim, rest = dims[0], dims[1:]
         start, size = bounds.get(dim, (0, self.plan.output_shape[dim]))
@@ -292,21 +292,6 @@ class ScatterBuilder(IndexChecks, IndexReading):
                                      bounds, owned, True)
             scf.YieldOp(inner)
         return list(loop.results)
-
-    @staticmethod
-    def _choose(condition: Folded, then: Callable[[], list], otherwise: Callable[[], list], types: list) -> list:
-        """`_either` for the nest's state (one value, or the tensor and its
-        flag, of `types`): only the one built when `condition` folded."""
-        if condition is True:
-            return then()
-        if condition is False:
-            return otherwise()
-        guard = scf.IfOp(condition, types, has_else=True)
-        with ir.InsertionPoint(guard.then_block):
-            scf.YieldOp(then())
-        with ir.InsertionPoint(guard.else_block):
-            scf.YieldOp(otherwise())
-        return list(guard.results)
 
     def _index_dims(self) -> list[int]:
         """The dims of G the indices vary along (read there, not broadcast)."""
