@@ -1,11 +1,12 @@
-"""passes/raising/coordinates.py: the decisions taken without IR."""
+"""passes/raising/coordinates.py and linear_indices.py: the decisions taken without IR."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from gmx.passes.raising.coordinates import linearised_sizes, row_major_iota_sizes
+from gmx.passes.raising.coordinates import row_major_iota_sizes
+from gmx.passes.raising.linear_indices import linearised_sizes
 
 
 @pytest.mark.parametrize(

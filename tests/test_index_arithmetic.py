@@ -1,5 +1,5 @@
 """The decisions of --gmx-canonicalize about index values the user computed,
-without IR: which sums are linearisations (`coordinates.exact_split`), what
+without IR: which sums are linearisations (`linear_indices.exact_split`), what
 a frontend's negative-index normalisation is, and which constant coordinate
 produces a broadcast output dim; and a property over random PyTorch programs
 of those forms: one gmx op, no linearisation left, PyTorch's result bit for bit."""
@@ -14,10 +14,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
-from gmx.passes.raising.coordinates import IN_RANGE, NORMALISED, UNKNOWN, exact_split
+from gmx.passes.raising.linear_indices import IN_RANGE, NORMALISED, UNKNOWN, exact_split
 from gmx.passes.raising.gather_spec import Indexed, Iota, Zero
 from gmx.passes.raising.spec_rewrites import broadcast_dims, broadcast_index_candidates
-from gmx.passes.raising.index_values import normalises_negative_indices, wrap_to_width, wraps_like_gmx
+from gmx.passes.raising.index_maps import normalises_negative_indices, wraps_like_gmx
+from gmx.passes.raising.integer_ops import wrap_to_width
 
 # a (3, 4) input flattened: row stride 4, column stride 1
 SIZES = {4: 3, 1: 4}

@@ -1,4 +1,6 @@
-"""passes/raising/index_values.py: the evaluation cache of index arithmetic."""
+"""passes/raising/index_values.py: the evaluation cache of index arithmetic;
+with the integer ops (`integer_ops`) and the index maps (`index_maps`) it
+evaluates and judges."""
 
 from __future__ import annotations
 
@@ -86,7 +88,7 @@ def test_constants_read_through_resources_slices_and_broadcasts():
 
 def _torch_mlir_floor_modulo(size, width=64):
     """torch-mlir's TOSA floor modulo, in numpy with its wrap to `width`."""
-    from gmx.passes.raising.index_values import truncating_divide, wrap_to_width
+    from gmx.passes.raising.integer_ops import truncating_divide, wrap_to_width
 
     def f(t):
         q = truncating_divide(t, np.full_like(t, size))
@@ -98,7 +100,8 @@ def _torch_mlir_floor_modulo(size, width=64):
 
 
 def test_is_floor_modulo():
-    from gmx.passes.raising.index_values import is_floor_modulo, wrap_to_width
+    from gmx.passes.raising.index_maps import is_floor_modulo
+    from gmx.passes.raising.integer_ops import wrap_to_width
 
     assert is_floor_modulo(lambda t: np.mod(t, 5), 64, 5)
     assert is_floor_modulo(_torch_mlir_floor_modulo(5), 64, 5)  # exact while |t| * 5 fits
@@ -114,7 +117,8 @@ def test_a_narrowing_cast_of_an_index_is_judged_on_the_values_it_holds():
     """torch-mlir's i64 -> i32 cast of an index assumes in-range values: the
     map is checked at the narrow width, where the cast is exact, and gmx then
     reads the wide index (2**32 + 1 an IndexError, not row 1)."""
-    from gmx.passes.raising.index_values import checked_width, is_floor_modulo, wrap_to_width, wraps_like_gmx
+    from gmx.passes.raising.index_maps import checked_width, is_floor_modulo, wraps_like_gmx
+    from gmx.passes.raising.integer_ops import wrap_to_width
 
     assert checked_width(64, []) == 64
     assert checked_width(64, [32]) == 32

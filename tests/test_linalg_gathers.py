@@ -25,7 +25,8 @@ from gmx.dialect import OP_NAME, make_context
 from gmx.dialect.mlir import ir, passmanager
 from gmx.passes.patterns import NoMatch
 from gmx.passes.raising.gather_spec import Iota, Zero
-from gmx.passes.raising.index_values import clamps_like_gmx, evaluate_op, position_mode
+from gmx.passes.raising.index_maps import clamps_like_gmx, position_mode
+from gmx.passes.raising.integer_ops import evaluate_op
 from gmx.passes.raising.linalg_gathers import check_accepts_valid
 from gmx.passes.raising.loop_gathers import indexed_form, pair_unit_dims
 from gmx.passes.raising.tensor_gathers import tensor_gather_coords

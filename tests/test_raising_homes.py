@@ -1,6 +1,6 @@
 """One home per concept in the raising, checked on the source (`ast`, no
 import): the gmx op is built only by `raised_gather.emit_gather`, views only
-by `passes/views.py`, and integer op semantics live in `index_values` (the
+by `passes/views.py`, and integer op semantics live in `integer_ops` (the
 linalg reader only traces bodies)."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import pytest
 
 from gmx.dialect import make_context
 from gmx.dialect.mlir import func, ir
-from gmx.passes.raising.index_values import wrap_to_width
+from gmx.passes.raising.integer_ops import wrap_to_width
 from gmx.passes.views import collapse_groups, emit_view, views_between
 
 

@@ -9,6 +9,9 @@ Every reader hands a `raised_gather.RaisedGather` to `emit_gather`, the one
 builder of the gmx op. Their parts: `gather_spec` (a gather as coordinates
 over an output space, and the gmx op it becomes), `spec_rewrites` (rewrites of a spec),
 `loop_gathers` (a gather read from loops), `coordinates` (reading index
-tensors into coordinates) and `index_values` (evaluating constant and
-elementwise index arithmetic).
+tensors into coordinates), `linear_indices` (a linear index split into its
+terms), `coordinate_tuples` (coordinate tuples packed in a last dim),
+`index_values` (evaluating constant and elementwise index arithmetic),
+`integer_ops` (what each integer op computes) and `index_maps` (an index
+function read as what gmx does: absorbed, a mode).
 """

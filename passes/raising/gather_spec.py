@@ -31,7 +31,8 @@ from gmx.dialect.modes import Mode
 from gmx.dialect.mlir import arith, ir, linalg, tensor, tosa
 from gmx.dialect.shapes import GatherShapeError, infer_output_shape
 
-from .index_values import constant_value, integer_width, splat_value
+from .index_values import constant_value, splat_value
+from .integer_ops import integer_width
 from .raised_gather import RaisedGather, Viewed, emit_gather
 from ..patterns import NoMatch, require
 from ..views import defining_op, emit_view, merge_groups, static_shape_of, strip_views, tensor_type

@@ -13,7 +13,9 @@ from gmx.dialect.modes import Mode
 import numpy as np
 
 from .gather_spec import current_form, spec_of_gmx
-from .index_values import absorption_width, constant_value, elementwise_inputs, elementwise_operands, index_function, integer_width, is_floor_modulo
+from .index_maps import absorption_width, is_floor_modulo
+from .index_values import constant_value, elementwise_inputs, elementwise_operands, index_function
+from .integer_ops import integer_width
 from .raised_gather import RaisedGather, Viewed, emit_gather
 from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec
 from ..patterns import pattern, require

@@ -14,7 +14,8 @@ from dataclasses import replace
 from gmx.dialect.gmx import OP_NAME
 from gmx.dialect.scatter import SCATTER_OP_NAME
 
-from .coordinates import Work, concat_linearisation, linear_terms, linearised_sizes, peel
+from .coordinates import Work, peel
+from .linear_indices import concat_linearisation, linear_terms, linearised_sizes
 from .gather_spec import GatherSpec, Indexed, Iota, Zero, current_form, refine_output, spec_of_gmx, require_static_shape
 from .spec_rewrites import keep_broadcast_index, peel_all, replace_by_spec, split_iota_dims, without_unread_unit_dims
 from ..patterns import pattern, require
@@ -122,7 +123,7 @@ def raise_linearised_indices(op, rewriter):
         (+ one reshape back to 1x72x1 until `fold-result-reshape` removes it)
     Terms may also be written `add(mul(c0, s0), c1)` (ONNX GatherND); the
     coefficients must be exactly the row-major strides of the merged dims.
-    Such a sum is taken apart only where it is exact (`coordinates.exact_split`):
+    Such a sum is taken apart only where it is exact (`linear_indices.exact_split`):
     arithmetic the user wrote on an index is the index, not coordinates:
 
         x.index_select(0, i + j) on x : tensor<10x4xf32>

@@ -17,7 +17,7 @@ constants, possibly the source's `tensor.dim`; `cf.assert`s on those
 values; unused constants. Anything else (arithmetic on the extracted value,
 a position mixing two index values or a loop index, a reduction: see
 `reduction_gathers`) is left alone. Each position function is evaluated with numpy on the whole valid
-range and on probes outside it (`index_values`); it must be gmx's own
+range and on probes outside it (`index_maps`); it must be gmx's own
 reading of an index in one mode for all positions:
 
 - `raise`: the identity on [0, size), negative indices wrapped once or left
@@ -27,7 +27,7 @@ reading of an index in one mode for all positions:
   of [0, size)); gmx's checked `raise` refines both (an index in
   [-size, 0) that an assert rejects is read wrapped, as gmx reads it).
 - `clip`: exactly a clamp to [0, size - 1] (StableHLO); no asserts.
-- `wrap`: exactly a floor modulo by the size (`index_values.is_floor_modulo`:
+- `wrap`: exactly a floor modulo by the size (`index_maps.is_floor_modulo`:
   where `|index| * size` fits the index type); no asserts.
 
 Where a source dim is `?`, the functions are checked at several sizes.
@@ -61,14 +61,15 @@ from gmx.dialect.modes import Mode
 
 from .gather_spec import Iota, Zero
 from ..patterns import NoMatch, pattern, require
-from .index_values import ARITH_SCALAR_OPS, evaluate_op, integer_width, knows_op, position_mode
+from .index_maps import position_mode
+from .integer_ops import ARITH_SCALAR_OPS, evaluate_op, integer_width, knows_op
 from .loop_gathers import IndexRead, LoopGather, pair_unit_dims, replace_by_gmx
 from ..views import defining_op, static_shape_of, strip_views
 
 # Sizes at which a position function over a `?` source dim is checked.
 DYNAMIC_SAMPLE_SIZES = (1, 2, 3, 5, 8, 13, 64, 1000)
 
-# What a position may be computed with (each evaluated by `index_values.evaluate_op`).
+# What a position may be computed with (each evaluated by `integer_ops.evaluate_op`).
 SCALAR_OPS = ARITH_SCALAR_OPS
 
 

@@ -33,7 +33,8 @@ import numpy as np
 from gmx.dialect.mlir import ir
 from gmx.dialect.reductions import Reduction
 
-from .coordinates import broadcast_of, concat_parts
+from .coordinate_tuples import concat_parts
+from .coordinates import broadcast_of
 from .gather_spec import GatherSpec, Indexed, Iota, require_static_shape
 from .linalg_gathers import Body
 from .scatter_spec import ScatterWrite

@@ -14,7 +14,8 @@ import numpy as np
 
 from gmx.dialect.mlir import ir
 
-from .coordinates import Work, column_of, peel, row_major_iota_sizes
+from .coordinate_tuples import column_of
+from .coordinates import Work, peel, row_major_iota_sizes
 from .gather_spec import GatherSpec, Indexed, Iota, Zero, constant_coordinate, plan_of, synthesize
 from ..patterns import NoMatch, require
 from .scatter_spec import ScatterWrite, is_scatter, synthesize_scatter, write_of
