@@ -33,7 +33,8 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir, tensor
 
-from ..registry import PassInfo, Refused, add_python_pass
+from .refusals import refuse_each
+from ..registry import PassInfo, add_python_pass
 from ..walking import ops_named
 
 SCATTER = "tm_tensor.scatter"
@@ -93,18 +94,19 @@ def fold_counts(op) -> None:
         op.operands[1] = _with_count(indices, count)
 
 
+def _folded_or_why(op) -> str | None:
+    """fold_counts on `op`; the error where it cannot run, else None."""
+    try:
+        fold_counts(op)
+    except ValueError as error:
+        return f"'{SCATTER}' op cannot run: {error}"
+    return None
+
+
 def fold_tm_tensor_scatter_casts(module) -> None:
     """fold_counts on every tm_tensor.scatter of `module`; each that cannot
     run a located error (Refused)."""
-    refused = 0
-    for op in ops_named(module, SCATTER):
-        try:
-            fold_counts(op)
-        except ValueError as error:
-            op.location.emit_error(f"'{SCATTER}' op cannot run: {error}")
-            refused += 1
-    if refused:
-        raise Refused(f"{refused} scatter(s) refused")
+    refuse_each(ops_named(module, SCATTER), _folded_or_why, "scatter(s) refused")
 
 
 PASS = PassInfo(

@@ -47,7 +47,8 @@ from __future__ import annotations
 
 from gmx.dialect.mlir import ir
 
-from ..registry import PassInfo, Refused, add_python_pass
+from .refusals import refuse_each
+from ..registry import PassInfo, add_python_pass
 from ..walking import ops_named
 
 SCAN, SORT, TOPK, SCATTER = "tm_tensor.scan", "tm_tensor.sort", "tm_tensor.topk", "tm_tensor.scatter"
@@ -102,18 +103,17 @@ _RULES = {
 }
 
 
+def _violation(op) -> str | None:
+    """The error for a tm_tensor op that breaks its rule, or None."""
+    problem = _RULES[op.name](op)
+    return None if problem is None else f"'{op.name}' op {problem}"
+
+
 def verify_tm_tensor(module) -> None:
     """Check every tm_tensor op of `module` against the rules (module
     docstring); each one that breaks one is a located error, and the pass
     fails (Refused) if there is any."""
-    refused = 0
-    for op in ops_named(module, *_RULES):
-        problem = _RULES[op.name](op)
-        if problem is not None:
-            op.location.emit_error(f"'{op.name}' op {problem}")
-            refused += 1
-    if refused:
-        raise Refused(f"{refused} malformed tm_tensor op(s)")
+    refuse_each(ops_named(module, *_RULES), _violation, "malformed tm_tensor op(s)")
 
 
 PASS = PassInfo(
