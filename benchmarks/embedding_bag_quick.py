@@ -12,7 +12,6 @@ calls and the ratios.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from dataclasses import dataclass
 
@@ -22,6 +21,8 @@ from gmx.runtime import compile
 from gmx.tools.experiments.frontends import torch_export
 from gmx.tools.experiments.pipelines import run_pipeline
 from gmx.tools.experiments.timing import measure
+
+from .quick_cli import run_from_command_line
 
 
 @dataclass(frozen=True)
@@ -79,11 +80,7 @@ def run(threads: int | None, repeat: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--repeat", type=int, default=15)
-    args = parser.parse_args()
-    run(args.threads, args.repeat)
+    run_from_command_line(__doc__, run)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ interleaved calls, gmx checked and unchecked, and the plan's strategy.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +20,8 @@ from gmx.dialect.shapes import infer_output_shape
 from gmx.passes.lowering.scatter_plan import plan_scatter
 from gmx.runtime import compile
 from gmx.tools.experiments.timing import measure
+
+from .quick_cli import run_from_command_line
 
 
 @dataclass(frozen=True)
@@ -95,11 +96,7 @@ def run(threads: int | None, repeat: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--repeat", type=int, default=15)
-    args = parser.parse_args()
-    run(args.threads, args.repeat)
+    run_from_command_line(__doc__, run)
 
 
 if __name__ == "__main__":

@@ -109,6 +109,11 @@ class ReductionRule:
     # NaN operand itself (not a canonical NaN), and on ties (-0 and +0)
     # the update.
     float_keeps_value_if: str | None = None
+    # Whether combining the same updates again changes nothing,
+    # combine(combine(v, u), u) == combine(v, u) (none: the last update
+    # again; max, min; not add, mul): a donated input that one scatter
+    # writes twice holds its first result, bit for bit.
+    idempotent: bool = False
 
     @property
     def combines(self) -> bool:
@@ -122,7 +127,8 @@ class ReductionRule:
 
 
 RULES: dict[Reduction, ReductionRule] = {
-    Reduction.NONE: ReductionRule(Reduction.NONE, ufunc=None, identity=lambda dtype: None, takes_i1=True),
+    Reduction.NONE: ReductionRule(Reduction.NONE, ufunc=None, identity=lambda dtype: None, takes_i1=True,
+                                   idempotent=True),
     Reduction.ADD: ReductionRule(Reduction.ADD, ufunc=np.add, identity=lambda dtype: 0, takes_i1=False,
                                  combiners={"float": "arith.addf", "int": "arith.addi"}),
     Reduction.MUL: ReductionRule(Reduction.MUL, ufunc=np.multiply, identity=lambda dtype: 1, takes_i1=False,
@@ -130,9 +136,11 @@ RULES: dict[Reduction, ReductionRule] = {
     # NaN-propagating on floats (np.maximum's rule); signed on integers; on
     # i1, unsigned (true > false: max is or, min is and).
     Reduction.MAX: ReductionRule(Reduction.MAX, ufunc=np.maximum, identity=_lowest, takes_i1=True, needs_order=True,
-                                 combiners={"int": "arith.maxsi", "bool": "arith.maxui"}, float_keeps_value_if="ogt"),
+                                 combiners={"int": "arith.maxsi", "bool": "arith.maxui"}, float_keeps_value_if="ogt",
+                                 idempotent=True),
     Reduction.MIN: ReductionRule(Reduction.MIN, ufunc=np.minimum, identity=_highest, takes_i1=True, needs_order=True,
-                                 combiners={"int": "arith.minsi", "bool": "arith.minui"}, float_keeps_value_if="olt"),
+                                 combiners={"int": "arith.minsi", "bool": "arith.minui"}, float_keeps_value_if="olt",
+                                 idempotent=True),
 }
 
 

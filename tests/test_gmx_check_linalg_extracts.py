@@ -26,49 +26,14 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from fuzz_worker import run_in_worker
+from gmx.benchmarks.unraised_extracts import bag
 
 FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
 BATCH = 25
 
 # embedding_bag's sum, as torch-mlir's linalg-on-tensors writes it: every
 # bag reads every index's row (a reduction over j), keeping its own.
-BAG = """#index = affine_map<(d0, d1, d2) -> (d1)>
-#offset = affine_map<(d0, d1, d2) -> (d0)>
-#out = affine_map<(d0, d1, d2) -> (d0, d2)>
-func.func @main(%weight: tensor<100x8xf32>, %indices: tensor<6xi64>, %offsets: tensor<3xi64>) -> tensor<3x8xf32> {
-  %c0 = arith.constant 0 : index
-  %zero = arith.constant 0.0 : f32
-  %c1 = arith.constant 1 : i64
-  %c3 = arith.constant 3 : i64
-  %c6 = arith.constant 6 : i64
-  %e = tensor.empty() : tensor<3x8xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x8xf32>) -> tensor<3x8xf32>
-  %r = linalg.generic {indexing_maps = [#index, #offset, #out], iterator_types = ["parallel", "reduction", "parallel"]}
-      ins(%indices, %offsets : tensor<6xi64>, tensor<3xi64>) outs(%init : tensor<3x8xf32>) {
-  ^bb0(%i: i64, %start: i64, %acc: f32):
-    %b = linalg.index 0 : index
-    %b64 = arith.index_cast %b : index to i64
-    %next = arith.addi %b64, %c1 : i64
-    %nexti = arith.index_cast %next : i64 to index
-    %last = arith.cmpi eq, %next, %c3 : i64
-    %at = arith.select %last, %c0, %nexti : index
-    %following = tensor.extract %offsets[%at] : tensor<3xi64>
-    %end = arith.select %last, %c6, %following : i64
-    %j = linalg.index 1 : index
-    %j64 = arith.index_cast %j : index to i64
-    %from = arith.cmpi sle, %start, %j64 : i64
-    %to = arith.cmpi slt, %j64, %end : i64
-    %mine = arith.andi %from, %to : i1
-    %p = arith.index_cast %i : i64 to index
-    %k = linalg.index 2 : index
-    %w = tensor.extract %weight[%p, %k] : tensor<100x8xf32>
-    %s = arith.addf %w, %acc : f32
-    %v = arith.select %mine, %s, %acc : f32
-    linalg.yield %v : f32
-  } -> tensor<3x8xf32>
-  return %r : tensor<3x8xf32>
-}
-"""
+BAG = bag(V=100, D=8, N=6, B=3)
 BAD_ROWS = [100, 101, -1, 100000, 1 << 40, -(1 << 63)]
 
 

@@ -130,6 +130,20 @@ def test_in_place_contenders_write_their_own_copy():
     assert {r.status for r in check(contenders[:2], case_of("torch-gather")).results.values()} == {"absent"}
 
 
+def test_a_donated_input_is_reset_unless_its_scatter_repeats_its_result():
+    """gmx with the data donated gets it as it was before each timed call
+    (an untimed reset), but for a scatter whose reduction is idempotent
+    (the KV cache's index_copy_): a call on its own result writes it again,
+    so it is timed as torch's in-place form is, with no copy between calls."""
+    kv = make_case(make_study("kv-cache-update"))
+    run = check([Fused("gmx")], kv)
+    assert run.results["gmx"].info["donated"] == [0] and not run.resets
+    time_run(run, repeat=2, warmup=0)
+    assert_array_equal(run.calls["gmx"](), kv.expected)
+    added = check([Fused("gmx", donate=(0,))], make_case(make_study("index-add", frontend="gmx")))
+    assert set(added.resets) == {"gmx"}
+
+
 def test_a_wrong_in_place_result_is_caught(monkeypatch):
     """An in-place form that leaves the data as it was (or writes elsewhere)
     is WRONG, not timed."""

@@ -259,25 +259,26 @@ func.func @donated_input(%x: tensor<8x4xf32> {bufferization.writable = true}, %i
 
 // Checked rows split on a read-only argument: the loops write the copy
 // (the call's own buffer, dropped when a report makes it raise), so each
-// tile is scattered as unchecked while its loop ands each index's in-range
-// test (the one that skips a bad index) into a flag of the tile's own: no
-// pass of its own over the indices. The report scan runs only if a flag is
-// false. A donated input is scanned first (nothing written on an error):
-// the scan, then the loops.
+// tile is scattered as unchecked, the skip of a bad index also writing
+// false into a flag of the tile's own (its branch is the only place a flag
+// is written: nothing is computed for an index in range, and there is no
+// pass of its own over the indices). The report scan runs only if a flag
+// is false. A donated input is scanned first (nothing written on an
+// error): the scan, then the loops.
 // CHECK-LABEL: func.func @tiles_read_only
 // CHECK: %[[C:.*]] = linalg.copy ins(%arg0 : tensor<4x8xf32>)
 // CHECK-NOT: linalg.generic
-// CHECK: %[[R:.*]]:2 = scf.for %[[ROW:.*]] = {{.*}} iter_args(%{{.*}} = %[[C]], %[[F:.*]] = %{{.*}}) -> (tensor<4x8xf32>, tensor<4xi1>) {
-// CHECK-NEXT: %[[W:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[OK:.*]] = %true) -> (tensor<4x8xf32>, i1) {
+// CHECK: %[[ALL:.*]] = linalg.fill ins(%true : i1) outs(%{{.*}} : tensor<4xi1>)
+// CHECK-NEXT: %[[R:.*]]:2 = scf.for %[[ROW:.*]] = {{.*}} iter_args(%{{.*}} = %[[C]], %[[F:.*]] = %[[ALL]]) -> (tensor<4x8xf32>, tensor<4xi1>) {
+// CHECK-NEXT: %[[W:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[G:.*]] = %[[F]]) -> (tensor<4x8xf32>, tensor<4xi1>) {
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
-// CHECK-NEXT: %[[AND:.*]] = arith.andi %[[OK]], %[[IN]] : i1
-// CHECK-NEXT: scf.if %[[IN]] -> (tensor<4x8xf32>, i1) {
+// CHECK-NEXT: scf.if %[[IN]] -> (tensor<4x8xf32>, tensor<4xi1>) {
 // CHECK: tensor.insert {{.*}} : tensor<4x8xf32>
-// CHECK: scf.yield %{{.*}}, %[[AND]] : tensor<4x8xf32>, i1
-// CHECK: } else {
-// CHECK-NEXT: scf.yield %{{.*}}, %[[AND]] : tensor<4x8xf32>, i1
-// CHECK: %[[FLAGS:.*]] = tensor.insert %[[W]]#1 into %[[F]][%[[ROW]]] : tensor<4xi1>
-// CHECK: scf.yield %{{.*}}, %[[FLAGS]] : tensor<4x8xf32>, tensor<4xi1>
+// CHECK-NEXT: scf.yield %{{.*}}, %[[G]] : tensor<4x8xf32>, tensor<4xi1>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[BAD:.*]] = tensor.insert %false into %[[G]][%[[ROW]]] : tensor<4xi1>
+// CHECK-NEXT: scf.yield %{{.*}}, %[[BAD]] : tensor<4x8xf32>, tensor<4xi1>
+// CHECK: scf.yield %[[W]]#0, %[[W]]#1 : tensor<4x8xf32>, tensor<4xi1>
 // CHECK: } {gmx.parallel}
 // CHECK: linalg.generic {{.*}} ins(%[[R]]#1 : tensor<4xi1>)
 // CHECK: func.call @gmx_index_error

@@ -111,30 +111,32 @@ class ScatterBuilder(IndexChecks, IndexReading):
 
     def _flagged_split(self) -> ir.Value:
         """The Split loop on a fresh destination (`scans_tile_by_tile`),
-        each tile scattered as unchecked (a bad index skipped) while the
-        nest ands each index's in-range test, which it computes to skip,
-        into a flag of the tile's own (no flag is written by two threads;
-        each index read once: no pass of its own over the indices); then,
-        only if a flag is false, the report scan over all the indices (the
-        caller raises, dropping the result):
+        each tile scattered as unchecked (a bad index skipped), the skip
+        also writing false into the tile's own flag (no flag is written by
+        two threads; each index read once: no pass of its own over the
+        indices; nothing computed for an index in range, the skip's branch
+        being the only place a flag is written); then, only if a flag is
+        false, the report scan over all the indices (the caller raises,
+        dropping the result):
 
-            %r, %flags = scf.for %s = 0 to 1024 step 1 iter_args(%acc = %copy, %f = %empty) {gmx.parallel}
-              %w, %ok = <the nest over the tile, as unchecked, carrying the and of its in-range tests>
-              scf.yield %w, (tensor.insert %ok into %f[%s / 1])
+            %all = linalg.fill ins(%true) outs(tensor.empty() : tensor<1024xi1>)
+            %r, %flags = scf.for %s = 0 to 1024 step 1 iter_args(%acc = %copy, %f = %all) {gmx.parallel}
+              %w, %g = <the nest over the tile, as unchecked; where it skips an index: tensor.insert %false into %f[%s / 1]>
+              scf.yield %w, %g
             scf.if !<and of %flags> { <report every bad index in row-major order> }
         """
         fold, index = self.fold, self.fold.index
         dim, tile = self.scatter.strategy.dim, self.scatter.strategy.tile
         size = self.plan.output_shape[dim]
-        flags = tensor.empty([-(-size // tile)], ir.IntegerType.get_signless(1))
+        true = fold.value(True)
+        flags = linalg.fill(true, outs=[tensor.empty([-(-size // tile)], true.type)])
         loop = scf.ForOp(index(0), index(size), index(tile), [self.destination, flags])
         mark_parallel(loop)
         with ir.InsertionPoint(loop.body):
             start, acc, tile_flags = loop.induction_variable, *loop.inner_iter_args
-            written, valid = self._nest(list(range(self.plan.rank)), {}, (acc, fold.value(True)), None,
-                                        {dim: (start, tile)})
-            k = index(fold.divui(start, tile))
-            scf.YieldOp([written, tensor.insert(valid, tile_flags, [k])])
+            slot = index(fold.divui(start, tile))
+            scf.YieldOp(list(self._nest(list(range(self.plan.rank)), {}, (acc, tile_flags, slot), None,
+                                        {dim: (start, tile)})))
         result, flags = loop.results
         self._unless(self._all_flags(flags), self._report_all)
         return result
@@ -255,43 +257,50 @@ class ScatterBuilder(IndexChecks, IndexReading):
         `bounds[d]`: (start, size) of dim d's tile in a split; `owned`:
         (axis, start, end) of the positions this nest may write (Targets);
         where `enabled` is false, the outermost loop runs no iteration.
-        `acc` is the tensor written, or `(tensor, ok)`: then the nest also
-        ands every index's in-range test into the i1 `ok` and returns both
-        (`_flagged_split`: the check in the scatter's own loops)."""
+        `acc` is the tensor written, or `(tensor, flags, slot)`: then the
+        nest also writes false into `flags[slot]` (an i1 tensor) where it
+        skips an index, and returns both tensors (`_flagged_split`: the
+        check in the scatter's own loops; there `enabled` is true, so a
+        skip is an index out of range)."""
         flagged = isinstance(acc, tuple)
-        state = list(acc) if flagged else [acc]
-        built = self._nest_state(dims, at, state, written, bounds or {}, owned, enabled)
+        state, slot = (list(acc[:2]), acc[2]) if flagged else ([acc], None)
+        built = self._nest_state(dims, at, state, written, bounds or {}, owned, enabled, slot)
         return tuple(built) if flagged else built[0]
 
     def _nest_state(self, dims: list[int], at: dict[int, ir.Value], state: list, written: tuple | None,
-                    bounds: dict, owned: tuple | None, enabled: Folded) -> list:
-        """`_nest` on `state`: [the tensor written] or [it, the i1 flag]."""
+                    bounds: dict, owned: tuple | None, enabled: Folded, slot: ir.Value | None = None) -> list:
+        """`_nest` on `state`: [the tensor written] or [it, the flags]."""
         fold = self.fold
         if written is None and all(d in at for d in self._index_dims()):
             written = self._read_positions(at, owned)
-            if len(state) > 1:
-                state = [state[0], fold.value(fold.and_(state[1], fold.all_of(written[1])))]
             # With no loop left to run no iteration, `enabled` joins the skip.
             last = not dims
             in_range = fold.all_of([*written[1], enabled] if last else written[1])
             inner = True if last else enabled
             return either_of(in_range, lambda: self._nest_state(dims, at, state, written, bounds, None, inner),
-                                lambda: state, [v.type for v in state])
+                             lambda: self._skipped(state, slot), [v.type for v in state])
         if not dims:
             return either_of(enabled, lambda: [self._combine(at, state[0], written[0]), *state[1:]],
                                 lambda: state, [v.type for v in state])
         dim, rest = dims[0], dims[1:]
         start, size = bounds.get(dim, (0, self.plan.output_shape[dim]))
         if size == 1:
-            return self._nest_state(rest, {**at, dim: fold.index(start)}, state, written, bounds, owned, enabled)
+            return self._nest_state(rest, {**at, dim: fold.index(start)}, state, written, bounds, owned, enabled, slot)
         index = fold.index
         end = fold.add(start, size)
         loop = scf.ForOp(index(start), index(fold.select(enabled, end, start)), index(1), state)
         with ir.InsertionPoint(loop.body):
             inner = self._nest_state(rest, {**at, dim: loop.induction_variable}, list(loop.inner_iter_args), written,
-                                     bounds, owned, True)
+                                     bounds, owned, True, slot)
             scf.YieldOp(inner)
         return list(loop.results)
+
+    def _skipped(self, state: list, slot: ir.Value | None) -> list:
+        """`state` where an index is skipped: with flags, false written
+        into the tile's flag (`slot`)."""
+        if slot is None:
+            return state
+        return [state[0], tensor.insert(self.fold.value(False), state[1], [slot])]
 
     def _index_dims(self) -> list[int]:
         """The dims of G the indices vary along (read there, not broadcast)."""

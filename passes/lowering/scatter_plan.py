@@ -170,9 +170,9 @@ def copies_input(argument: bool, writable: bool | None) -> bool:
 
 def scans_tile_by_tile(plan: ScatterPlan, fresh_destination: bool) -> bool:
     """Whether a checked "raise" scatter checks its indices tile by tile,
-    inside its Split loop (each tile's loop ands the in-range test of each
-    index it reads, the one that skips a bad index, into a flag of the
-    tile's own), rather than scanning all of them in a pass of their own
+    inside its Split loop (the branch of each tile's loop that skips a bad
+    index writes false into a flag of the tile's own), rather than
+    scanning all of them in a pass of their own
     before anything is written: where the loops write
     a fresh buffer (`fresh_destination`: the copy of a read-only argument,
     `copies_input`), which the caller drops when a report makes the call
