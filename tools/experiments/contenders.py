@@ -198,7 +198,7 @@ class Fused:
         info["donated"] = list(donate)
         inputs = own_copies(case.inputs, donate)
         call = functools.partial(program, *inputs)
-        if self.in_place or repeats_its_result(case.study.variant):  # each call writes the previous one's result
+        if self.in_place or repeats_its_result(getattr(case.study, "variant", None)):  # each call writes the previous one's result
             return Prepared(call, time.perf_counter() - start, info)
 
         def reset():
