@@ -48,6 +48,7 @@ from torch_corpus import (  # noqa: E402
     in_range_tensors,
     numpy_inputs,
 )
+from torch_corpus import exported as corpus_export  # noqa: E402
 
 # x[::2] is a strided stablehlo.slice here, not a gather as in TOSA.
 GATHERS = {"slice_step2_then_adv": 1}
@@ -63,10 +64,9 @@ GATHER_LIKE = ("stablehlo.gather", "stablehlo.dynamic_gather", "stablehlo.torch_
 INTERPRETED = {np.dtype(t) for t in ("float32", "float64", "int32", "int64")}
 
 
-@functools.lru_cache(maxsize=None)
 def exported(name: str) -> str:
-    program = next(p for p in CORPUS if p.name == name)
-    return torch_export(program.model(), program.make_inputs(), output_type="stablehlo")
+    """The program as StableHLO (`torch_corpus.exported`: the run's one import, lowered)."""
+    return corpus_export(name, "stablehlo")
 
 
 @functools.lru_cache(maxsize=None)
