@@ -30,6 +30,7 @@ traceback on a terminal.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import sys
@@ -374,6 +375,34 @@ FRONTENDS = {
 OUTPUT_TYPES = {Frontend.TOSA: "tosa", Frontend.STABLEHLO: "stablehlo", Frontend.LINALG: "linalg-on-tensors"}
 
 
+# torch_import's text of the last studies' torch programs, by `_import_key`
+_STUDY_IMPORTS: dict[tuple, str] = {}
+_STUDY_IMPORTS_KEPT = 16
+
+
+def _study_import(study, inputs: tuple[np.ndarray, ...]) -> str:
+    """`torch_import` of the study's torch program, kept for the next
+    studies of the same gather in another torch form (gmx-study's table of
+    every frontend's spelling, a sweep point and its spellings): one import
+    each, lowered per form."""
+    key = _import_key(study, inputs)
+    if key not in _STUDY_IMPORTS:
+        text = torch_import(study.variant.torch_fn(study), inputs)
+        while len(_STUDY_IMPORTS) >= _STUDY_IMPORTS_KEPT:
+            del _STUDY_IMPORTS[next(iter(_STUDY_IMPORTS))]  # the oldest
+        _STUDY_IMPORTS[key] = text
+    return _STUDY_IMPORTS[key]
+
+
+def _import_key(study, inputs: tuple[np.ndarray, ...]) -> tuple:
+    """What a study's torch import depends on: the study but its frontend
+    (its variant by name) and the inputs' shapes and dtypes (torch.export
+    traces shapes, never values)."""
+    fields = tuple((f.name, getattr(study, f.name)) for f in dataclasses.fields(study)
+                   if f.name not in ("variant", "frontend"))
+    return (study.variant.name, fields, tuple((np.shape(a), np.asarray(a).dtype.str) for a in inputs))
+
+
 def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[int, ...]) -> str:
     """The program `study.frontend` (FRONTENDS) emits for the study's gather,
     entry `@main`, taking the inputs in `study.arguments()` order;
@@ -381,7 +410,7 @@ def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[
     FrontendError."""
     variant = study.variant
     if study.frontend in OUTPUT_TYPES:
-        return torch_export(variant.torch_fn(study), inputs, output_type=OUTPUT_TYPES[study.frontend])
+        return torch_lower(_study_import(study, inputs), OUTPUT_TYPES[study.frontend])
     types = variant.input_types(study)
     if study.frontend == Frontend.ONNX:
         op_type, attributes = variant.onnx_node(study)
