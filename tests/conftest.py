@@ -13,15 +13,33 @@ its whole matrix only with GMX_FULL_CORPUS=1, each test module reading
 `FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")`; without it
 the module keeps one case of each behaviour (each mode, reduction, dtype
 kind, frontend form at least once).
+
+What several test files of one run make alike (the torch corpus's
+imports, lowered to each form by three files) is made once per run in
+`run_cache`, whose directory the session fixture below sets: the run's
+temporary directory, shared by its xdist workers.
 """
 
 import os
 
 import pytest
 
+import run_cache
 from gmx.passes.debug import STRICT_ENV
 
 os.environ[STRICT_ENV] = "1"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _run_cache(tmp_path_factory):
+    """`run_cache` in this run's temporary directory: under xdist the parent
+    of the worker's own (`.../popen-gw0`), which every worker shares."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    run_cache.directory = shared / "run-cache"
+    run_cache.directory.mkdir(exist_ok=True)
+    yield
+    run_cache.directory = None
 
 
 @pytest.fixture

@@ -73,3 +73,28 @@ def test_study_of_another_frontend_shows_its_program(capsys):
     assert '=== 1. frontend: linalg-on-tensors from torch_mlir.fx.export_and_import(..., ' \
            'output_type="linalg-on-tensors")' in out
     assert "tensor.extract %arg0" in out
+
+
+def test_torch_forms_of_one_study_share_one_import(monkeypatch):
+    """frontend_program imports a study's torch program once for its three
+    torch forms (each form's text torch_export's own), and again for a study
+    that differs in anything but its frontend (here the seed or a shape)."""
+    from gmx.tools.experiments import frontends
+
+    imports = []
+    monkeypatch.setattr(frontends, "_STUDY_IMPORTS", {})
+    real_import = frontends.torch_import
+    monkeypatch.setattr(frontends, "torch_import", lambda *a: imports.append(a) or real_import(*a))
+    own = make_study("torch-gather", seed=11)
+    inputs = own.inputs()
+    expected = own.variant.reference_fn(own)(*inputs)
+    for form in ("tosa", "stablehlo", "linalg"):
+        study = make_study("torch-gather", seed=11, frontend=form)
+        want = frontends.torch_export(own.variant.torch_fn(own), inputs, output_type=frontends.OUTPUT_TYPES[form])
+        assert frontends.frontend_program(study, inputs, expected.shape) == want, form
+    assert len(imports) == 1 + 3  # frontend_program's one, and torch_export's own three
+    other = make_study("torch-gather", seed=12)
+    frontends.frontend_program(other, other.inputs(), expected.shape)
+    wider = make_study("torch-gather", seed=11, shape=(4, 6, 6))
+    frontends.frontend_program(wider, wider.inputs(), expected.shape)
+    assert len(imports) == 1 + 3 + 2

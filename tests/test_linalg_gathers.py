@@ -15,8 +15,6 @@ spelled in linalg-on-tensors and as `tensor.gather` become gmx ops.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
@@ -139,7 +137,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("torch_mlir.fx")
 
 from gmx.tools.experiments.frontends import FrontendError, torch_export  # noqa: E402
-from torch_corpus import CORPUS, assert_bitwise_equal, eager, numpy_inputs  # noqa: E402
+from torch_corpus import CORPUS, assert_bitwise_equal, eager, exported, numpy_inputs  # noqa: E402
 
 # x[::2] is a gather in TorchToTosa (a tosa.gather of constant rows), a
 # strided tensor.extract_slice in TorchToLinalg: one gather less.
@@ -149,10 +147,9 @@ LINALG_GATHERS = {"slice_step2_then_adv": 1}
 NO_LINALG_EXPORT = {"embed_idx2d_i32_f16", "adv2_noncontig_idx_i32"}
 
 
-@functools.lru_cache(maxsize=None)
 def linalg_export(name: str) -> str:
-    program = next(p for p in CORPUS if p.name == name)
-    return torch_export(program.model(), program.make_inputs(), output_type="linalg-on-tensors")
+    """The program as linalg-on-tensors (`torch_corpus.exported`: the run's one import, lowered)."""
+    return exported(name, "linalg-on-tensors")
 
 
 def _corpus_params() -> list:

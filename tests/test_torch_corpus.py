@@ -112,3 +112,26 @@ def test_an_index_past_i32_is_an_index_error(name, wide):
         eager(program, tuple(torch.from_numpy(a) for a in inputs))
     with pytest.raises(IndexError):
         gmx.runtime.run(fused.text, *inputs)
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # torch.export's own, which torch_export keeps quiet
+def test_the_runs_one_import_lowers_as_export_and_import_does():
+    """`exported(name, form)` (the run's one import, `torch_lower`ed) and
+    `torch_export` are torch-mlir's export_and_import text, byte for byte,
+    in each form, with locations and without; a form that fails fails alike."""
+    from torch_mlir import fx
+    from torch_corpus import BY_NAME, imported
+    from gmx.tools.experiments.frontends import TORCH_OUTPUT_TYPES, FrontendError, torch_export, torch_lower
+
+    program = BY_NAME["adv2_noncontig_idx_i32"]  # linalg-on-tensors fails (test_linalg_gathers' NO_LINALG_EXPORT)
+    for form in TORCH_OUTPUT_TYPES:
+        try:
+            direct = fx.export_and_import(program.model(), *program.make_inputs(), output_type=form)
+        except Exception:
+            with pytest.raises(FrontendError):
+                torch_lower(imported(program.name), form)
+            continue
+        for locations in (False, True):
+            text = direct.operation.get_asm(enable_debug_info=locations)
+            assert torch_lower(imported(program.name), form, locations=locations) == text, (form, locations)
+        assert torch_export(program.model(), program.make_inputs(), output_type=form, locations=True) == text, form

@@ -48,6 +48,7 @@ from torch_corpus import (  # noqa: E402
     in_range_tensors,
     numpy_inputs,
 )
+from torch_corpus import exported as corpus_export  # noqa: E402
 
 # x[::2] is a strided stablehlo.slice here, not a gather as in TOSA.
 GATHERS = {"slice_step2_then_adv": 1}
@@ -63,10 +64,9 @@ GATHER_LIKE = ("stablehlo.gather", "stablehlo.dynamic_gather", "stablehlo.torch_
 INTERPRETED = {np.dtype(t) for t in ("float32", "float64", "int32", "int64")}
 
 
-@functools.lru_cache(maxsize=None)
 def exported(name: str) -> str:
-    program = next(p for p in CORPUS if p.name == name)
-    return torch_export(program.model(), program.make_inputs(), output_type="stablehlo")
+    """The program as StableHLO (`torch_corpus.exported`: the run's one import, lowered)."""
+    return corpus_export(name, "stablehlo")
 
 
 @functools.lru_cache(maxsize=None)
@@ -139,10 +139,16 @@ DYNAMIC = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def dynamic_raised(name: str) -> str:
+    """The dynamic export after --gmx-canonicalize (both tests below read it)."""
+    fn, inputs, dims = DYNAMIC[name]
+    return run_pipeline(torch_export(fn, inputs, dims, output_type="stablehlo"), ["gmx-canonicalize"]).text
+
+
 @pytest.mark.parametrize("name", DYNAMIC)
 def test_dynamic_stablehlo_export_raises(name):
-    fn, inputs, dims = DYNAMIC[name]
-    text = run_pipeline(torch_export(fn, inputs, dims, output_type="stablehlo"), ["gmx-canonicalize"]).text
+    text = dynamic_raised(name)
     assert "?" in text.split("\n", 2)[1], "the export is not dynamic"
     assert text.count(f'"{OP_NAME}"') == 1, text
     assert not [op for op in GATHER_LIKE if op in text], text
@@ -154,7 +160,7 @@ def test_dynamic_stablehlo_export_raises(name):
         strict=True, reason="stablehlo-legalize-to-linalg lowers no stablehlo.dynamic_broadcast_in_dim / dynamic_reshape")),
 ])
 def test_dynamic_stablehlo_export_runs(name):
-    fn, inputs, dims = DYNAMIC[name]
-    text = run_pipeline(torch_export(fn, inputs, dims, output_type="stablehlo"), ["gmx-canonicalize"]).text
+    fn, inputs, _ = DYNAMIC[name]
+    text = dynamic_raised(name)
     arrays = [t.numpy() for t in inputs]
     assert_bitwise_equal(gmx.runtime.run(text, *arrays), (fn(*inputs).numpy(),), name)

@@ -9,6 +9,7 @@ i.e. the number of `gmx.gather_multiaxis` ops the pass must leave.
 
     program = BY_NAME["gather_r3_d1"]
     text = exported(program.name)       # TOSA text (gmx.tools.experiments.frontends), cached
+    hlo = exported(program.name, "stablehlo")  # or linalg-on-tensors: the run's one import, lowered
     args = numpy_inputs(program)        # bf16 as ml_dtypes.bfloat16
     want = eager(program)               # PyTorch eager results, numpy, a tuple
     assert_bitwise_equal(gmx.runtime.run(text, *args), want)
@@ -40,7 +41,8 @@ import torch
 import torch.nn.functional as F
 
 from gmx.tools.experiments.dtypes import from_torch
-from gmx.tools.experiments.frontends import torch_module, torch_to_tosa
+import run_cache
+from gmx.tools.experiments.frontends import torch_import, torch_lower, torch_module
 
 F32, F16, BF16, F64 = torch.float32, torch.float16, torch.bfloat16, torch.float64
 I32, I64, BOOL = torch.int32, torch.int64, torch.bool
@@ -393,10 +395,20 @@ BY_NAME: dict = {p.name: p for p in CORPUS}
 
 
 @functools.lru_cache(maxsize=None)
-def exported(name: str) -> str:
-    """The TOSA text torch-mlir emits for the program (cached: ~0.2-1 s each)."""
+def imported(name: str) -> str:
+    """The program's torch-dialect import (`torch_import`: torch.export, the
+    costly half of an export, ~0.2-1 s each), made once per test run for
+    all its workers and forms (run_cache)."""
     program = BY_NAME[name]
-    return torch_to_tosa(program.model(), program.make_inputs())
+    return run_cache.cached(f"torch_corpus.{name}.mlir", lambda: torch_import(program.model(), program.make_inputs()))
+
+
+@functools.lru_cache(maxsize=None)
+def exported(name: str, output_type: str = "tosa") -> str:
+    """The text torch-mlir emits for the program in `output_type` (TOSA,
+    StableHLO or linalg-on-tensors; `torch_export`'s, byte for byte): its
+    import lowered (cached). Raises FrontendError where the form fails."""
+    return torch_lower(imported(name), output_type)
 
 
 def numpy_inputs(program: Program) -> tuple:

@@ -6,7 +6,9 @@ directly.
   `torch_mlir.fx.export_and_import(..., output_type=...)` (TOSA, StableHLO
   or linalg-on-tensors) of a torch module or function at the inputs'
   shapes and dtypes (numpy arrays or torch tensors), static but for the
-  dims named in `dynamic_dims`; `torch_to_tosa` is its TOSA form.
+  dims named in `dynamic_dims`; `torch_to_tosa` is its TOSA form. It is
+  `torch_lower(torch_import(...), output_type)`: the import (torch.export,
+  the costly half) once, then lowered to each form.
 - `jax_to_stablehlo(fn, inputs)`: StableHLO from
   `jax.jit(fn).lower(*inputs).as_text()` on the CPU, 64-bit types kept
   (`jax.enable_x64` around the call), entry `@main` (public, JAX's private helpers beside it).
@@ -28,6 +30,7 @@ traceback on a terminal.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import sys
@@ -139,12 +142,25 @@ def torch_export(
     input, None or {dim: name}, each such dim exported as `?` (a
     `torch.export.Dim` of that name; inputs sharing a name share the size).
     With `locations`, every op's source location (the Python call stack) is
-    printed too. `output_type` is one of TORCH_OUTPUT_TYPES."""
+    printed too. `output_type` is one of TORCH_OUTPUT_TYPES.
+
+    It is `torch_lower(torch_import(...), output_type)`, byte for byte
+    export_and_import's text: the costly import, once, lowers to each form."""
+    _check_output_type(output_type)
+    return torch_lower(torch_import(forward, inputs, dynamic_dims), output_type, locations=locations)
+
+
+def torch_import(
+    forward,
+    inputs: Sequence,
+    dynamic_dims: Sequence[dict[int, str] | None] | None = None,
+) -> str:
+    """`torch_export`'s first half: torch.export, its decompositions and
+    torch-mlir's FX importer (`export_and_import(..., output_type="raw")`);
+    the torch-dialect module's text, with its locations (`torch_lower` parses
+    them back)."""
     import torch
     from torch_mlir import fx
-
-    if output_type not in TORCH_OUTPUT_TYPES:
-        raise ValueError(f"output_type must be one of {', '.join(TORCH_OUTPUT_TYPES)}, not {output_type!r}")
 
     is_module = isinstance(forward, torch.nn.Module)
     module = forward if is_module else torch_module(forward)
@@ -152,14 +168,46 @@ def torch_export(
     shapes = None if dynamic_dims is None else _export_dims(dynamic_dims)
     if shapes is not None and not is_module:
         shapes = (shapes,)  # torch_module's forward takes *args: one structure for all of them
+    with _export_errors():
+        imported = fx.export_and_import(module, *tensors, output_type="raw", dynamic_shapes=shapes)
+    return imported.operation.get_asm(enable_debug_info=True)
+
+
+def torch_lower(imported: str, output_type: str = "tosa", *, locations: bool = False) -> str:
+    """`torch_export`'s second half: `imported` (`torch_import`'s text)
+    parsed in a fresh context and lowered to `output_type` (one of
+    TORCH_OUTPUT_TYPES) by the lowering export_and_import runs after its
+    import (torch_mlir.fx._module_lowering, its default options)."""
+    from torch_mlir import fx, ir
+    from torch_mlir.compiler_utils import OutputType
+    from torch_mlir.dialects import torch as torch_d
+
+    _check_output_type(output_type)
+    with _export_errors():
+        context = ir.Context()
+        torch_d.register_dialect(context)
+        module = ir.Module.parse(imported, context)
+        lowered = fx._module_lowering(False, False, OutputType.get(output_type), module)
+    return lowered.operation.get_asm(enable_debug_info=locations)
+
+
+def _check_output_type(output_type: str) -> None:
+    if output_type not in TORCH_OUTPUT_TYPES:
+        raise ValueError(f"output_type must be one of {', '.join(TORCH_OUTPUT_TYPES)}, not {output_type!r}")
+
+
+@contextlib.contextmanager
+def _export_errors():
+    """torch.export's and torch-mlir's failures within the block raised as
+    one FrontendError (the first error line, and the first diagnostic MLIR
+    wrote to stderr), their warnings and logs kept off the terminal."""
     diagnostics: list[str] = []
     try:
         with _quiet_torch(), _held_stderr(diagnostics):
-            exported = fx.export_and_import(module, *tensors, output_type=output_type, dynamic_shapes=shapes)
+            yield
     except Exception as error:  # torch.export and torch-mlir raise many kinds
         raise FrontendError(f"torch-mlir could not export the program: {first_error_line(error).rstrip(':')}"
                             f"{_diagnostic(diagnostics)}") from error
-    return exported.operation.get_asm(enable_debug_info=locations)
 
 
 def _held_stderr(diagnostics: list[str]):
@@ -327,6 +375,34 @@ FRONTENDS = {
 OUTPUT_TYPES = {Frontend.TOSA: "tosa", Frontend.STABLEHLO: "stablehlo", Frontend.LINALG: "linalg-on-tensors"}
 
 
+# torch_import's text of the last studies' torch programs, by `_import_key`
+_STUDY_IMPORTS: dict[tuple, str] = {}
+_STUDY_IMPORTS_KEPT = 16
+
+
+def _study_import(study, inputs: tuple[np.ndarray, ...]) -> str:
+    """`torch_import` of the study's torch program, kept for the next
+    studies of the same gather in another torch form (gmx-study's table of
+    every frontend's spelling, a sweep point and its spellings): one import
+    each, lowered per form."""
+    key = _import_key(study, inputs)
+    if key not in _STUDY_IMPORTS:
+        text = torch_import(study.variant.torch_fn(study), inputs)
+        while len(_STUDY_IMPORTS) >= _STUDY_IMPORTS_KEPT:
+            del _STUDY_IMPORTS[next(iter(_STUDY_IMPORTS))]  # the oldest
+        _STUDY_IMPORTS[key] = text
+    return _STUDY_IMPORTS[key]
+
+
+def _import_key(study, inputs: tuple[np.ndarray, ...]) -> tuple:
+    """What a study's torch import depends on: the study but its frontend
+    (its variant by name) and the inputs' shapes and dtypes (torch.export
+    traces shapes, never values)."""
+    fields = tuple((f.name, getattr(study, f.name)) for f in dataclasses.fields(study)
+                   if f.name not in ("variant", "frontend"))
+    return (study.variant.name, fields, tuple((np.shape(a), np.asarray(a).dtype.str) for a in inputs))
+
+
 def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[int, ...]) -> str:
     """The program `study.frontend` (FRONTENDS) emits for the study's gather,
     entry `@main`, taking the inputs in `study.arguments()` order;
@@ -334,7 +410,7 @@ def frontend_program(study, inputs: tuple[np.ndarray, ...], output_shape: tuple[
     FrontendError."""
     variant = study.variant
     if study.frontend in OUTPUT_TYPES:
-        return torch_export(variant.torch_fn(study), inputs, output_type=OUTPUT_TYPES[study.frontend])
+        return torch_lower(_study_import(study, inputs), OUTPUT_TYPES[study.frontend])
     types = variant.input_types(study)
     if study.frontend == Frontend.ONNX:
         op_type, attributes = variant.onnx_node(study)
