@@ -80,7 +80,7 @@ from .folding import Constants, Folded, Folder
 from .gmx_check_slices import loop_on_a_copy
 from .gmx_report_asserts import can_carry, rest_of_block, run_only_if
 from .index_checks import in_range
-from .ir_helpers import and_reduction, empty_generic, tensor_dim, true_flag
+from .ir_helpers import and_reduction, empty_generic, tensor_dim, true_flag, true_flags
 from . import ranges
 from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
 
@@ -271,8 +271,7 @@ class Scan:
         else:
             k, dim = next((k, r) for k, m in enumerate(maps) for r, e in enumerate(m.results)
                           if isinstance(e, ir.AffineDimExpr) and e.position == 0)
-            true = fold.value(True)
-            init = linalg.fill(true, outs=[tensor.empty([tensor_dim(fold, inputs[k], dim)], true.type)])
+            init = true_flags(fold, [tensor_dim(fold, inputs[k], dim)])
             out, iterators = ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(0)]), ["parallel"] + ["reduction"] * (n - 1)
         scan = empty_generic(inputs, [init], [*maps, out], iterators)
         block = scan.regions[0].blocks[0]

@@ -61,10 +61,16 @@ def empty_generic(inputs: list[ir.Value], outs: list[ir.Value], maps: list[ir.Af
     )
 
 
+def true_flags(fold: Folder, sizes: list[Folded]) -> ir.Value:
+    """An i1 tensor of `sizes` (static, or index values) holding true:
+    flags that start valid, each set false where its part fails."""
+    true = fold.value(True)
+    return linalg.fill(true, outs=[tensor.empty(sizes, true.type)])
+
+
 def true_flag(fold: Folder) -> ir.Value:
     """A rank-0 i1 tensor holding true: the init of an and-reduction."""
-    true = fold.value(True)
-    return linalg.fill(true, outs=[tensor.empty([], true.type)])
+    return true_flags(fold, [])
 
 
 def and_reduction(values: ir.Value, init: ir.Value, step: Callable[[Folded, ir.Value], Folded], fold: Folder) -> ir.Value:
@@ -87,8 +93,7 @@ def row_flags(values: ir.Value, rows: Folded, step: Callable[[Folded, ir.Value],
     linalg.generic, parallel over the rows: each row's flag is its own,
     no flag is shared between threads)."""
     rank = ir.RankedTensorType(values.type).rank
-    true = fold.value(True)
-    flags = linalg.fill(true, outs=[tensor.empty([rows], true.type)])
+    flags = true_flags(fold, [rows])
     maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(0)])]
     iterators = ir.ArrayAttr.get(
         [ir.Attribute.parse(f"#linalg.iterator_type<{'parallel' if d == 0 else 'reduction'}>") for d in range(rank)]

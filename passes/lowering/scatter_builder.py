@@ -66,6 +66,7 @@ from .ir_helpers import (
     collapse,
     iterator_types,
     mark_parallel,
+    true_flags,
 )
 from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter, scans_tile_by_tile
 
@@ -128,8 +129,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
         fold, index = self.fold, self.fold.index
         dim, tile = self.scatter.strategy.dim, self.scatter.strategy.tile
         size = self.plan.output_shape[dim]
-        true = fold.value(True)
-        flags = linalg.fill(true, outs=[tensor.empty([-(-size // tile)], true.type)])
+        flags = true_flags(fold, [-(-size // tile)])
         loop = scf.ForOp(index(0), index(size), index(tile), [self.destination, flags])
         mark_parallel(loop)
         with ir.InsertionPoint(loop.body):
@@ -281,7 +281,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
                              lambda: self._skipped(state, slot), [v.type for v in state])
         if not dims:
             return either_of(enabled, lambda: [self._combine(at, state[0], written[0]), *state[1:]],
-                                lambda: state, [v.type for v in state])
+                             lambda: state, [v.type for v in state])
         dim, rest = dims[0], dims[1:]
         start, size = bounds.get(dim, (0, self.plan.output_shape[dim]))
         if size == 1:

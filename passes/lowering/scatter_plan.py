@@ -172,15 +172,14 @@ def scans_tile_by_tile(plan: ScatterPlan, fresh_destination: bool) -> bool:
     """Whether a checked "raise" scatter checks its indices tile by tile,
     inside its Split loop (the branch of each tile's loop that skips a bad
     index writes false into a flag of the tile's own), rather than
-    scanning all of them in a pass of their own
-    before anything is written: where the loops write
-    a fresh buffer (`fresh_destination`: the copy of a read-only argument,
-    `copies_input`), which the caller drops when a report makes the call
-    raise, so that writing before every index is known good is unseen; and
-    where a tile's indices are a slice of them (the indices vary along the
-    split dim, which is not the dim their tuples are folded into). A
-    donated input, written in place, is scanned first: a bad index leaves
-    it as it was."""
+    scanning all of them in a pass of their own before anything is
+    written: where the loops write a fresh buffer (`fresh_destination`:
+    the copy of a read-only argument, `copies_input`), which the caller
+    drops when a report makes the call raise, so that writing before
+    every index is known good is unseen; and where a tile's indices are a
+    slice of them (the indices vary along the split dim, which is not the
+    dim their tuples are folded into). A donated input, written in place,
+    is scanned first: a bad index leaves it as it was."""
     strategy, reading = plan.strategy, plan.reading
     return (plan.checks_indices and fresh_destination and isinstance(strategy, Split)
             and reading.indices_access[strategy.dim] is not Access.ZERO
