@@ -23,6 +23,7 @@ from gmx.passes.lowering.scatter_plan import (
     Targets,
     copies_input,
     plan_scatter,
+    saves_tiles,
     scans_tile_by_tile,
     sorts_targets,
 )
@@ -222,7 +223,8 @@ def test_rows_scanned_tile_by_tile_report_as_the_gather_and_write_nothing_seen()
     the split loop, `scans_tile_by_tile`): bad indices in two tiles are
     reported as the gather reports them (the first in row-major order),
     on any number of threads; the input is unchanged, and a donated
-    input (scanned first) is kept as it was."""
+    input (its tiles saved first, `saves_tiles`; rows before the bad ones
+    written, then restored) is kept as it was, on 1 and 2 threads."""
     case = Case((64, 9), (64, 5), (64, 5), (1,), reduction="max")
     assert plan_scatter(case.input_shape, case.indices_shape, case.updates_shape, case.axes).strategy == Split(0, 1)
     rng = np.random.default_rng(11)
@@ -240,12 +242,16 @@ def test_rows_scanned_tile_by_tile_report_as_the_gather_and_write_nothing_seen()
         assert str(raised.value).split(": ", 1)[1] == str(gathered.value).split(": ", 1)[1]
         good = np.where((i < -9) | (i >= 9), 0, i)
         assert_identical(program(x, good, u), scatter_multiaxis(x, good, u, (1,), reduction="max"))
-    donated = gmx.runtime.compile(scatter_module([case]), donate=(0,), threads=2)
-    mine = x.copy()
-    with pytest.raises(IndexError):
-        donated(mine, *read_only(i, u))
-    for a, b in zip((mine, i, u), before):
-        assert_identical(a, b)
+    assert saves_tiles(plan_scatter(case.input_shape, case.indices_shape, case.updates_shape, case.axes), False, 64)
+    for threads in (1, 2):
+        donated = gmx.runtime.compile(scatter_module([case]), donate=(0,), threads=threads)
+        mine = x.copy()
+        with pytest.raises(IndexError) as raised:
+            donated(mine, *read_only(i, u))
+        assert str(raised.value).split(": ", 1)[1] == str(gathered.value).split(": ", 1)[1]
+        for a, b in zip((mine, i, u), before):
+            assert_identical(a, b)
+        assert_identical(donated(mine, good, u), scatter_multiaxis(x, good, u, (1,), reduction="max"))
 
 
 @pytest.mark.parametrize("strategy, fresh, tile_by_tile", [
@@ -261,6 +267,29 @@ def test_scans_tile_by_tile(strategy, fresh, tile_by_tile):
     assert plan.strategy == strategy
     assert scans_tile_by_tile(plan, fresh) is tile_by_tile
     assert not scans_tile_by_tile(plan_scatter(*shapes, checked=False), fresh)
+
+
+@pytest.mark.parametrize("shapes, fresh, index_bits, saves", [
+    (((64, 9), (64, 5), (64, 5), (1,)), False, 64, True),  # donated rows: 576 f32 saved, 320 i64 scanned
+    (((64, 9), (64, 5), (64, 5), (1,)), False, 32, False),  # i32 indices: fewer bytes than the rows
+    (((64, 9), (64, 5), (64, 5), (1,)), True, 64, False),  # a copy: tile by tile, nothing to save
+    (((4, 8), (4, 3), (4, 3), (1,)), False, 64, False),  # 32 f32 against 12 i64: scanned first
+    (((6, 64), (9, 1), (9, 64), (0,)), False, 64, False),  # Targets: a range's writes are not a tile's
+])
+def test_saves_tiles(shapes, fresh, index_bits, saves):
+    """A donated input's tiles are saved (not its indices scanned first)
+    where it is a Split over an owner dim and the saved bytes are no more
+    than the scanned ones; never unchecked."""
+    assert saves_tiles(plan_scatter(*shapes), fresh, index_bits) is saves
+    assert not saves_tiles(plan_scatter(*shapes, checked=False), fresh, index_bits)
+
+
+def test_unique_indices_split_along_an_axis_is_not_saved():
+    """Unique indices split G's outermost dim even where it is an axis:
+    a tile then writes anywhere along it, so no slice of the input is its
+    own to save."""
+    plan = plan_scatter((100,), (64,), (64,), (0,), unique_indices=True)
+    assert plan.strategy == Split(0, 4) and not saves_tiles(plan, False, 64)
 
 
 def test_rows_broadcast_indices_are_scanned_first():

@@ -2,8 +2,8 @@
 each index value is read once where it is written through, and an index
 outside its axis is skipped there, so a call may raise IndexError or
 write the updates into some of their rows, and never writes outside the
-result (no signal, no value from elsewhere). As tests/test_runtime_races.py
-for gathers.
+result (no signal, no value from elsewhere); a donated input it raises on
+is left as it was. As tests/test_runtime_races.py for gathers.
 
 The race runs in a subprocess with a time budget: a crash must fail one
 test, not end the session.
@@ -30,6 +30,7 @@ SCRIPT = textwrap.dedent(
         "columns split (into one row)": Case((1, 256), (4096, 1), (4096, 256), (0,)),
         "serial (rank 1)": Case((1000,), (65536,), (65536,), (0,)),
     }
+    DONATED = Case((256, 512), (256, 256), (256, 256), (1,))  # rows split, each tile saved first (saves_tiles)
     problems = []
     for name, case in CASES.items():
         x = -np.arange(np.prod(case.input_shape), dtype=np.float32).reshape(case.input_shape) - 1
@@ -42,6 +43,28 @@ SCRIPT = textwrap.dedent(
         if race(lambda indices: call(x, indices, u), good.copy(), good, seconds,
                 lambda out: not np.isin(out, written).all()):
             problems.append(f"{name}: a value from neither the input nor the updates")
+
+    # Donated: written in place, so the buffer itself is checked: after an
+    # IndexError it is what it was before the call (its saved tiles
+    # restored); after a clean call it holds values of the input and the
+    # updates only.
+    x = -np.arange(np.prod(DONATED.input_shape), dtype=np.float32).reshape(DONATED.input_shape) - 1
+    u = np.arange(np.prod(DONATED.updates_shape), dtype=np.float32).reshape(DONATED.updates_shape)
+    written = np.concatenate([x.ravel(), u.ravel()])
+    good = np.random.default_rng(0).integers(0, DONATED.input_shape[1], DONATED.indices_shape)
+    call = gmx.runtime.compile(scatter_module([DONATED]), threads=2, donate=(0,))
+
+    def donated(indices):
+        before = x.copy()
+        try:
+            return call(x, indices, u)
+        except IndexError:
+            if not np.array_equal(x, before):
+                problems.append("donated rows: the buffer written on an IndexError")
+            raise
+
+    if race(donated, good.copy(), good, float(sys.argv[1]) / len(CASES), lambda out: not np.isin(out, written).all()):
+        problems.append("donated rows: a value from neither the input nor the updates")
     print(problems)
     sys.exit(1 if problems else 0)
     """

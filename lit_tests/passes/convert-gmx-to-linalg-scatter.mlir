@@ -263,8 +263,13 @@ func.func @donated_input(%x: tensor<8x4xf32> {bufferization.writable = true}, %i
 // false into a flag of the tile's own (its branch is the only place a flag
 // is written: nothing is computed for an index in range, and there is no
 // pass of its own over the indices). The report scan runs only if a flag
-// is false. A donated input is scanned first (nothing written on an
-// error): the scan, then the loops.
+// is false. A donated input whose indices are fewer bytes than it is
+// (tiles_donated) is scanned first (nothing written on an error): the
+// scan, then the loops. One whose indices are as many bytes or more
+// (tiles_donated_saved) is checked tile by tile as the copy is, each tile
+// first saving the row it writes into a buffer of the call's own
+// (`saves_tiles`), from which a call with a bad index restores them all
+// before it reports.
 // CHECK-LABEL: func.func @tiles_read_only
 // CHECK: %[[C:.*]] = linalg.copy ins(%arg0 : tensor<4x8xf32>)
 // CHECK-NOT: linalg.generic
@@ -290,11 +295,34 @@ func.func @donated_input(%x: tensor<8x4xf32> {bufferization.writable = true}, %i
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %arg0) -> (tensor<4x8xf32>) {
 // CHECK-NOT: tensor.extract_slice %arg1
 // CHECK: } {gmx.parallel}
+// CHECK-LABEL: func.func @tiles_donated_saved
+// CHECK-NOT: linalg.generic
+// CHECK: %[[ALL:.*]] = linalg.fill ins(%true : i1) outs(%{{.*}} : tensor<4xi1>)
+// CHECK-NEXT: %[[EMPTY:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[R:.*]]:3 = scf.for %[[ROW:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %arg0, %[[F:.*]] = %[[ALL]], %[[B:.*]] = %[[EMPTY]]) -> (tensor<4x8xf32>, tensor<4xi1>, tensor<4x8xf32>) {
+// CHECK-NEXT: %[[OLD:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<1x8xf32>
+// CHECK-NEXT: %[[SAVED:.*]] = tensor.insert_slice %[[OLD]] into %[[B]][%[[ROW]], 0] [1, 8] [1, 1] : tensor<1x8xf32> into tensor<4x8xf32>
+// CHECK-NEXT: %[[W:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC]], %{{.*}} = %[[F]]) -> (tensor<4x8xf32>, tensor<4xi1>) {
+// CHECK: tensor.insert %false into
+// CHECK: scf.yield %[[W]]#0, %[[W]]#1, %[[SAVED]] : tensor<4x8xf32>, tensor<4xi1>, tensor<4x8xf32>
+// CHECK-NEXT: } {gmx.parallel}
+// CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK-NEXT: %[[OUT:.*]] = scf.if %[[OK]] -> (tensor<4x8xf32>) {
+// CHECK-NEXT: scf.yield %[[R]]#0 : tensor<4x8xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[BACK:.*]] = linalg.copy ins(%[[R]]#2 : tensor<4x8xf32>) outs(%[[R]]#0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: scf.yield %[[BACK]] : tensor<4x8xf32>
+// CHECK: func.call @gmx_index_error
+// CHECK: return %[[OUT]] : tensor<4x8xf32>
 func.func @tiles_read_only(%x: tensor<4x8xf32> {bufferization.writable = false}, %i: tensor<4x3xi64>, %u: tensor<4x3xf32>) -> tensor<4x8xf32> {
   %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 1>, reduction = "max"} : (tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
 func.func @tiles_donated(%x: tensor<4x8xf32> {bufferization.writable = true}, %i: tensor<4x3xi64>, %u: tensor<4x3xf32>) -> tensor<4x8xf32> {
   %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 1>, reduction = "max"} : (tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+func.func @tiles_donated_saved(%x: tensor<4x8xf32> {bufferization.writable = true}, %i: tensor<4x8xi64>, %u: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = "gmx.scatter_multiaxis"(%x, %i, %u) {axes = array<i64: 1>, reduction = "max"} : (tensor<4x8xf32>, tensor<4x8xi64>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }

@@ -44,6 +44,14 @@ def insert_along(tile: ir.Value, dest: ir.Value, start: ir.Value, size: int, dim
     return tensor.insert_slice(tile, dest, [start], [], [], offsets, sizes, strides)
 
 
+def copy_into(source: ir.Value, dest: ir.Value) -> ir.Value:
+    """`linalg.copy ins(source) outs(dest)`, without the default `cast`
+    attribute the Python builder spells out (as upstream prints it)."""
+    copied = linalg.copy(source, outs=[dest])
+    del copied.owner.attributes["cast"]
+    return copied
+
+
 def iterator_types(kind: str, rank: int) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{kind}>")] * rank)
 

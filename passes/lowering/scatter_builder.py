@@ -64,11 +64,14 @@ from .ir_helpers import (
     affine_maps,
     argument_writable,
     collapse,
+    copy_into,
+    insert_along,
     iterator_types,
     mark_parallel,
+    slice_along,
     true_flags,
 )
-from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter, scans_tile_by_tile
+from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter, saves_tiles, scans_tile_by_tile
 
 
 def element_kind(element_type: ir.Type) -> str:
@@ -106,11 +109,13 @@ class ScatterBuilder(IndexChecks, IndexReading):
             return self._scatter()
         if scans_tile_by_tile(self.scatter, self.fresh):
             return self._flagged_split()
+        if saves_tiles(self.scatter, self.fresh, self._index_bits()):
+            return self._flagged_split(saved=True)
         ok = self._scanned_flags(self.indices)
         self._unless(ok, self._report_all)
         return self._scatter(enabled=ok)
 
-    def _flagged_split(self) -> ir.Value:
+    def _flagged_split(self, saved: bool = False) -> ir.Value:
         """The Split loop on a fresh destination (`scans_tile_by_tile`),
         each tile scattered as unchecked (a bad index skipped), the skip
         also writing false into the tile's own flag (no flag is written by
@@ -125,21 +130,52 @@ class ScatterBuilder(IndexChecks, IndexReading):
               %w, %g = <the nest over the tile, as unchecked; where it skips an index: tensor.insert %false into %f[%s / 1]>
               scf.yield %w, %g
             scf.if !<and of %flags> { <report every bad index in row-major order> }
+
+        `saved` (`saves_tiles`: the destination is the input itself, a
+        donated one): each tile first copies the input entries it writes
+        into a buffer of the call's own, and a call with a bad index
+        copies them all back before it reports, leaving the input as it
+        was:
+
+            %r, %flags, %saved = scf.for %s ... iter_args(%acc = %input, %f = %all, %b = %empty) {gmx.parallel}
+              %old = tensor.extract_slice %acc[%s, 0] [1, 4096] [1, 1]
+              %c = tensor.insert_slice %old into %b[%s, 0] [1, 4096] [1, 1]
+              %w, %g = <the nest, as above>
+              scf.yield %w, %g, %c
+            %ok = <and of %flags>
+            %out = scf.if %ok { scf.yield %r } else { scf.yield (linalg.copy ins(%saved) outs(%r)) }
+            scf.if !%ok { <report> }
         """
         fold, index = self.fold, self.fold.index
         dim, tile = self.scatter.strategy.dim, self.scatter.strategy.tile
         size = self.plan.output_shape[dim]
-        flags = true_flags(fold, [-(-size // tile)])
-        loop = scf.ForOp(index(0), index(size), index(tile), [self.destination, flags])
+        state = [self.destination, true_flags(fold, [-(-size // tile)])]
+        if saved:
+            state.append(tensor.empty(list(self.plan.input_shape), self.result_type.element_type))
+        loop = scf.ForOp(index(0), index(size), index(tile), state)
         mark_parallel(loop)
         with ir.InsertionPoint(loop.body):
-            start, acc, tile_flags = loop.induction_variable, *loop.inner_iter_args
+            start, acc, tile_flags, *backup = loop.induction_variable, *loop.inner_iter_args
             slot = index(fold.divui(start, tile))
-            scf.YieldOp(list(self._nest(list(range(self.plan.rank)), {}, (acc, tile_flags, slot), None,
-                                        {dim: (start, tile)})))
-        result, flags = loop.results
-        self._unless(self._all_flags(flags), self._report_all)
+            backup = [self._saved_tile(acc, b, dim, start, tile) for b in backup]
+            scf.YieldOp([*self._nest(list(range(self.plan.rank)), {}, (acc, tile_flags, slot), None,
+                                     {dim: (start, tile)}), *backup])
+        result, flags, *backup = loop.results
+        ok = self._all_flags(flags)
+        if saved:
+            result = self._either(ok, lambda: result, lambda: copy_into(backup[0], result))
+        self._unless(ok, self._report_all)
         return result
+
+    @staticmethod
+    def _saved_tile(acc: ir.Value, saved: ir.Value, dim: int, start: ir.Value, tile: int) -> ir.Value:
+        """`saved` with the input entries of a tile (`tile` along `dim`
+        from `start`) copied from `acc`, before the tile writes them."""
+        return insert_along(slice_along(acc, start, tile, dim), saved, start, tile, dim)
+
+    def _index_bits(self) -> int:
+        """Bits of each index value as read (before a narrowing cast)."""
+        return ir.IntegerType(ir.RankedTensorType(self.indices.type).element_type).width
 
     # -- the loops ---------------------------------------------------------
     def _scatter(self, enabled: Folded = True) -> ir.Value:
@@ -400,7 +436,6 @@ def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: C
     fields = scatter_fields(op, site, checked, constants)
     if copies_input(isinstance(op.input, ir.BlockArgument), argument_writable(op.input)):
         empty = tensor.empty(static_shape(op.input.type), fields["result_type"].element_type)
-        fields["destination"] = linalg.copy(op.input, outs=[empty])
-        del fields["destination"].owner.attributes["cast"]  # the default, spelled out by the Python builder
+        fields["destination"] = copy_into(op.input, empty)
         fields["fresh"] = True
     return ScatterBuilder(**fields).build()

@@ -177,12 +177,45 @@ def scans_tile_by_tile(plan: ScatterPlan, fresh_destination: bool) -> bool:
     the copy of a read-only argument, `copies_input`), which the caller
     drops when a report makes the call raise, so that writing before
     every index is known good is unseen; and where a tile's indices are a
-    slice of them (the indices vary along the split dim, which is not the
-    dim their tuples are folded into). A donated input, written in place,
-    is scanned first: a bad index leaves it as it was."""
+    slice of them (`_tiles_read_slices`). A donated input, written in
+    place, is scanned first (a bad index leaves it as it was), unless its
+    tiles are saved (`saves_tiles`)."""
+    return plan.checks_indices and fresh_destination and _tiles_read_slices(plan)
+
+
+def saves_tiles(plan: ScatterPlan, fresh_destination: bool, index_bits: int) -> bool:
+    """Whether a checked "raise" scatter that writes in place (not
+    `fresh_destination`: a donated input) checks its indices tile by tile
+    as `scans_tile_by_tile` does, each tile first copying the input
+    entries it may write into a buffer of the call's own, from which a
+    call with a bad index restores them all before it raises (so the input
+    is left as it was), rather than scanning every index before the first
+    write: where each tile writes only a slice of the input of its own (an
+    owner dim, `owner_dims`), its indices are a slice of them
+    (`_tiles_read_slices`), and the bytes saved (the input's) are no more
+    than the scan would read (the indices', of `index_bits` each).
+
+    Why: the scan is a pass of its own over all the indices, which the
+    loops then read again from memory (they no longer fit in cache), while
+    the saving copy reads what the tile is about to read anyway and only
+    adds its stores. Measured on 2 shared cores (a C loop nest,
+    torch.scatter_reduce amax of 1024x4096 f32 at i64 indices, medians of
+    15 interleaved): unchecked 7.1 ms, scanned first 9.6 ms, saved 7.5 ms
+    (streaming stores) to 9.4 ms (plain ones, a fresh buffer per call)."""
     strategy, reading = plan.strategy, plan.reading
-    return (plan.checks_indices and fresh_destination and isinstance(strategy, Split)
-            and reading.indices_access[strategy.dim] is not Access.ZERO
+    if not (plan.checks_indices and not fresh_destination and isinstance(strategy, Split)):
+        return False
+    saved = math.prod(reading.input_shape) * reading.element_bits
+    scanned = math.prod(reading.logical_shape) * reading.coordinate_size * index_bits
+    return strategy.dim in owner_dims(reading) and _tiles_read_slices(plan) and saved <= scanned
+
+
+def _tiles_read_slices(plan: ScatterPlan) -> bool:
+    """Whether each tile of a Split reads a slice of the indices: they vary
+    along the split dim, which is not the dim their tuples are folded
+    into."""
+    strategy, reading = plan.strategy, plan.reading
+    return (isinstance(strategy, Split) and reading.indices_access[strategy.dim] is not Access.ZERO
             and (reading.coordinate_size == 1 or strategy.dim < reading.rank - 1))
 
 
