@@ -61,7 +61,6 @@ from .stablehlo_dims import DimsPlan, GatherDims, plan_dims, scatter_as_gather, 
 from .stablehlo_indices import (
     Built,
     Indexing,
-    as_is,
     concat,
     emit_indices,
     index_components,
