@@ -29,6 +29,7 @@ from .ir_helpers import (
     slice_along,
     true_flag,
 )
+from .reporters import CALLBACKS, Reporter
 
 # Marks the gather generics built for IREE (`iree_cpu_config` configures them).
 IREE_GATHER_MARK = "gmx.iree_gather"
@@ -307,9 +308,11 @@ class GatherBuilder(IndexChecks, IndexReading):
         return value, in_range
 
 
-def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
+def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm",
+                 reporter: Reporter = CALLBACKS) -> ir.Value:
     """Emit the linalg form of `op` at the current insertion point (its
-    constants through `constants`); return the value that replaces it."""
+    constants through `constants`, its checks reported through
+    `reporter`); return the value that replaces it."""
     indices, narrow_type, result_type, mode = read_operands(op)
     plan = plan_gather(
         static_shape(op.input.type),
@@ -324,4 +327,4 @@ def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Con
     sizes = emit_sizes(fold, plan, op.input, indices)
     fill = op.attributes[FILL_VALUE_ATTR] if mode is Mode.FILL else None
     return GatherBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
-                         site=site, fold=fold, plan=plan, fill=fill).build()
+                         site=site, fold=fold, reporter=reporter, plan=plan, fill=fill).build()
