@@ -29,7 +29,7 @@ from .ir_helpers import (
     slice_along,
     true_flag,
 )
-from .reporters import CALLBACKS, Reporter
+from .reporters import CALLBACKS, Reporter, unless
 
 # Marks the gather generics built for IREE (`iree_cpu_config` configures them).
 IREE_GATHER_MARK = "gmx.iree_gather"
@@ -109,7 +109,7 @@ class GatherBuilder(IndexChecks, IndexReading):
         report them if one is out of range; gather, a bad index read as 0
         (the value the gather reads is made safe where it is read, so an
         index rewritten during the call never reads outside the input)."""
-        self._unless(self._scanned_flags(part.indices), self._report_all)
+        unless(self.fold, self._scanned_flags(part.indices), self._report_all)
         return self._checked_gather(part)
 
     def _checked_gather(self, part: Part) -> ir.Value:
@@ -138,7 +138,7 @@ class GatherBuilder(IndexChecks, IndexReading):
         if rows == height:  # one tile: no loop
             gathered, valid = self._flagged_generic(Part(self._empty_output(), self.indices, self.input),
                                                     true_flag(fold))
-            self._unless(tensor.extract(valid, []), self._report_all)
+            unless(self.fold, tensor.extract(valid, []), self._report_all)
             return gathered
         slice_indices = self.plan.indices_access[0] is Access.ITER
         flags = tensor.empty([height // rows], ir.IntegerType.get_signless(1))
@@ -152,7 +152,7 @@ class GatherBuilder(IndexChecks, IndexReading):
             k = index(fold.divui(start, rows))
             scf.YieldOp([insert_along(tile, acc, start, rows), tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
         gathered, flags = loop.results
-        self._unless(self._all_flags(flags), self._report_all)
+        unless(self.fold, self._all_flags(flags), self._report_all)
         return gathered
 
     def _column_tiled_gather(self, outs: ir.Value, tiles: ColumnTiles) -> ir.Value:
@@ -256,7 +256,7 @@ class GatherBuilder(IndexChecks, IndexReading):
             k = index(fold.divui(start, rows))
             scf.YieldOp([insert_along(tile, acc, start, rows), tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
         gathered, flags = loop.results
-        self._unless(self._all_flags(flags), self._report_all)
+        unless(self.fold, self._all_flags(flags), self._report_all)
         return gathered
 
     # -- the gather generic ----------------------------------------------------------

@@ -35,7 +35,7 @@ from gmx.dialect.mlir import ir, linalg, scf, tensor
 
 from .folding import Folded, Folder
 from .ir_helpers import and_reduction, row_flags, true_flag
-from .reporters import Checked, IndexValues, ValueCheck, unless
+from .reporters import Checked, IndexValues, ValueCheck
 from .runtime_abi import SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_NOT_DIVISIBLE
 
 
@@ -156,10 +156,6 @@ class IndexChecks:
         (of `result_type`, the gather's by default)."""
         (chosen,) = either_of(condition, lambda: [then()], lambda: [otherwise()], [result_type or self.result_type])
         return chosen
-
-    def _unless(self, ok: Folded, body: Callable[[], None]) -> None:
-        """`scf.if !ok { body() }`; folded when `ok` is static."""
-        unless(self.fold, ok, body)
 
     # -- the scan of the indices ---------------------------------------------
     def _scanned_flags(self, indices: ir.Value) -> ir.Value:

@@ -141,12 +141,12 @@ class Tensors(Reporter):
         is not the entry's body: `raise_unreported`); returns `ok`."""
         if ok is True:
             return ok
-        values = [fold.value(fold.to_i64(x), _i64()) for x in (site, what, a, b)]
-        failed = fold.not_(ok)
         if ir.InsertionPoint.current.block.owner != self.entry:
             ir.Location.current.emit_error("a run-time check the iree backend cannot report (it is not in the entry's body)")
             self.unreported += 1
             return ok
+        values = [fold.value(fold.to_i64(x), _i64()) for x in (site, what, a, b)]
+        failed = fold.not_(ok)
         flag = fold.value(1, _i64()) if failed is True else arith.extui(_i64(), failed)
         report = tensor.from_elements(ir.RankedTensorType.get([len(SHAPE_REPORT)], _i64()), [flag, *values])
         report.owner.attributes[_REPORT_MARK] = ir.StringAttr.get(SHAPE_KIND)

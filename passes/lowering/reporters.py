@@ -1,31 +1,25 @@
 """What a check site reports, and how each backend renders it.
 
-Every run-time check (the gather and scatter builders' shape and index
-checks, the checks of the frontends' unraised scatters, IREE's reports of
-them) decides what is wrong with `index_checks`' functions and hands it to
-a `Reporter`, never knowing which backend renders it:
+Every run-time check decides what is wrong (`index_checks`' functions) and
+hands it to a `Reporter`, never knowing which backend renders it:
+`shape_error(fold, site, ok, what, a, b)`, a shape error unless the i1
+`ok` holds (`what`: a dim that does not broadcast or a SHAPE_ERROR_* kind
+of `runtime_abi`, `a`, `b` its operands); `bad_indices(fold, site,
+values)`, each value of a tensor of indices off its axis (`IndexValues`,
+each value's check saying what its report holds: `Checked`).
 
-- `shape_error(fold, site, ok, what, a, b)`: a shape error unless the i1
-  `ok` holds: `what` is a dim that does not broadcast or a SHAPE_ERROR_*
-  kind (`runtime_abi`), `a` and `b` its two operands;
-- `bad_indices(fold, site, values)`: each value of a tensor of indices off
-  its axis (`IndexValues`: the values and how each is checked, `Checked`
-  saying what its report holds: its axis, the value and the axis size).
-
-`CALLBACKS` renders them for the engine, as calls of `runtime_abi`'s
-callbacks on a failing branch, the indices scanned again in row-major
-order on the caller's thread (the cold path):
+`CALLBACKS`, the engine's, calls `runtime_abi`'s callbacks on a failing
+branch, the bad indices found by a scan in row-major order on the
+caller's thread (the cold path):
 
     scf.if %failed { func.call @gmx_shape_error(%site, %what, %a, %b) }
-
     %all = linalg.generic {iterator_types = ["reduction", "reduction"]} ins(%view) outs(%true : tensor<i1>) {
       %ok = arith.cmpi ult, %v, %size : i64
       scf.if %bad { func.call @gmx_index_error(%site, %axis, %v, %size) }
       ...
-    }
 
 IREE's dispatches cannot call the host: `iree_reports.Tensors` renders
-the same reports as tensors its entry returns (`iree_reports`).
+the same reports as tensors its entry returns.
 """
 
 from __future__ import annotations
@@ -76,7 +70,7 @@ class IndexValues:
 
     @property
     def scanned(self) -> ir.Value:
-        """The values as a scan reads them: the coordinates along the last dim."""
+        """The values as a scan reads them (`view`, else `indices`)."""
         return self.indices if self.view is None else self.view
 
 

@@ -68,7 +68,7 @@ from .ir_helpers import (
     mark_parallel,
     true_flags,
 )
-from .reporters import CALLBACKS, Reporter
+from .reporters import CALLBACKS, Reporter, unless
 from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter, scans_tile_by_tile
 
 
@@ -108,7 +108,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
         if scans_tile_by_tile(self.scatter, self.fresh):
             return self._flagged_split()
         ok = self._scanned_flags(self.indices)
-        self._unless(ok, self._report_all)
+        unless(self.fold, ok, self._report_all)
         return self._scatter(enabled=ok)
 
     def _flagged_split(self) -> ir.Value:
@@ -139,7 +139,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
             scf.YieldOp(list(self._nest(list(range(self.plan.rank)), {}, (acc, tile_flags, slot), None,
                                         {dim: (start, tile)})))
         result, flags = loop.results
-        self._unless(self._all_flags(flags), self._report_all)
+        unless(self.fold, self._all_flags(flags), self._report_all)
         return result
 
     # -- the loops ---------------------------------------------------------
