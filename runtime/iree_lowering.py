@@ -21,10 +21,12 @@ The steps are the engine's up to linalg, then only what IREE needs:
    unchecked: each gather reads nothing outside its input
    (`iree_reports.read_nothing_outside`);
 4. `convert_gmx_to_linalg` planned for IREE (plain generics: no tensor of
-   `index` crosses a dispatch), each gmx scatter one iree_linalg_ext.scatter
-   (`iree_scatter`); checked, each tosa or tm_tensor scatter's report and its
-   indices clamped (`iree_scatter_reports`); then the run-time shape checks
-   as reports and every report appended to the entry's results.
+   `index` crosses a dispatch), its run-time shape checks reported as
+   tensors (`iree_reports.Tensors`, the reporter of every step here), each
+   gmx scatter one iree_linalg_ext.scatter (`iree_scatter`); checked, each
+   tosa or tm_tensor scatter's report and its indices clamped
+   (`iree_scatter_reports`); then every report appended to the entry's
+   results.
 
 5. what is left of TOSA (reshapes and casts of indices, the program's own
    arithmetic) to linalg, tensor and arith as --gmx-lower-to-llvm lowers it
@@ -72,10 +74,10 @@ from gmx.passes.lowering.gmx_lower_to_llvm import (
 from gmx.passes.lowering.iree_reports import (
     INDEX_KIND,
     IndexReport,
+    Tensors,
     add_index_reports,
     read_nothing_outside,
     return_reports,
-    shape_reports,
 )
 from gmx.passes.lowering.gmx_report_asserts import ASSERT, assert_message
 from gmx.passes.lowering.runtime_abi import error_sites
@@ -167,13 +169,14 @@ def _lower(text: str, entry: str, checked: bool, output_storage: bool, cpu: bool
     try:
         _run(module, entry, checked)
         entry_op = find_entry(module, entry)
-        index_reports = add_index_reports(module.operation, entry_op, details) if checked else []
+        reporter = Tensors(entry_op, details)
+        index_reports = add_index_reports(module.operation, reporter) if checked else []
         if not checked:
             read_nothing_outside(module.operation)
-        convert_gmx_to_linalg(module.operation, checked=checked, target="iree")
+        convert_gmx_to_linalg(module.operation, checked=checked, target="iree", reporter=reporter)
         if checked:
-            index_reports += add_scatter_reports(module.operation, entry_op, details)
-        shape_reports(module.operation, entry_op)
+            index_reports += add_scatter_reports(module.operation, reporter)
+        reporter.raise_unreported()
         marks = return_reports(entry_op)
         # The index reports in result order (program order), by their sites.
         by_site = {report.site: report for report in index_reports}

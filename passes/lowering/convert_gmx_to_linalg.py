@@ -88,7 +88,8 @@ from gmx.dialect.scatter import read_reduction
 
 from .folding import Constants
 from .gather_builder import build_gather
-from .runtime_abi import declare_error_callbacks, number_error_sites
+from .reporters import CALLBACKS, Reporter
+from .runtime_abi import number_error_sites
 from .iree_scatter import build_iree_scatter
 from .scatter_builder import build_scatter, scatter_refusal
 from ..registry import PassInfo, PassOption, Refused, add_python_pass
@@ -104,16 +105,16 @@ def _scatter_refusal(op) -> str | None:
     return scatter_refusal(read_reduction(op), ir.RankedTensorType(op.output.type).element_type, static)
 
 
-def _build_scatter(op, site: int, checked: bool, constants: Constants, target: str) -> ir.Value:
+def _build_scatter(op, site: int, checked: bool, constants: Constants, target: str, reporter: Reporter) -> ir.Value:
     """Loops for the engine; one iree_linalg_ext.scatter for IREE, which runs no loops on tensors."""
     build = build_iree_scatter if target == "iree" else build_scatter
-    return build(op, site, checked, constants)
+    return build(op, site, checked, constants, reporter)
 
 
 @dataclass(frozen=True)
 class Lowering:
     """How the pass lowers one op: `build(op, site, checked, constants,
-    target)` emits its linalg form and returns the value replacing it;
+    target, reporter)` emits its linalg form and returns the value replacing it;
     `is_input(op)`: the op is its input (nothing built, no site);
     `refusal(op)`: why it has no lowering yet (None: it has)."""
 
@@ -147,10 +148,12 @@ def takes_a_site(op) -> bool:
     return not LOWERINGS[op.operation.name].is_input(op)
 
 
-def convert_gmx_to_linalg(module, checked: bool = True, target: str = "llvm") -> None:
+def convert_gmx_to_linalg(module, checked: bool = True, target: str = "llvm", reporter: Reporter = CALLBACKS) -> None:
     """Replace every gmx op of `module` by its linalg form (planned for
-    `target`, "llvm" or "iree"), through the op's entry of LOWERINGS; the
-    sites of gathers and scatters are numbered once, in walk order.
+    `target`, "llvm" or "iree"), through the op's entry of LOWERINGS, its
+    checks reported through `reporter` (the engine's callbacks by
+    default); the sites of gathers and scatters are numbered once, in
+    walk order.
     Refused, errors emitted at the ops, for those with no lowering yet
     (the others are lowered).
 
@@ -177,11 +180,11 @@ def convert_gmx_to_linalg(module, checked: bool = True, target: str = "llvm") ->
             entry = Constants.entry_block(op)
             pool = constants.setdefault(entry, Constants(entry))
             with ir.InsertionPoint(op), op.location:
-                value = LOWERINGS[op.operation.name].build(op, next(sites), checked, pool, target)
+                value = LOWERINGS[op.operation.name].build(op, next(sites), checked, pool, target, reporter)
         op.output.replace_all_uses_with(value)
         op.erase()
     if sited:
-        declare_error_callbacks(module)
+        reporter.declare(module)
     if refused:
         raise Refused(f"{refused} gmx op(s) not lowered")
 

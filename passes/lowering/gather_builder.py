@@ -29,6 +29,7 @@ from .ir_helpers import (
     slice_along,
     true_flag,
 )
+from .reporters import CALLBACKS, Reporter, unless
 
 # Marks the gather generics built for IREE (`iree_cpu_config` configures them).
 IREE_GATHER_MARK = "gmx.iree_gather"
@@ -108,7 +109,7 @@ class GatherBuilder(IndexChecks, IndexReading):
         report them if one is out of range; gather, a bad index read as 0
         (the value the gather reads is made safe where it is read, so an
         index rewritten during the call never reads outside the input)."""
-        self._unless(self._scanned_flags(part.indices), self._report_all)
+        unless(self.fold, self._scanned_flags(part.indices), self._report_all)
         return self._checked_gather(part)
 
     def _checked_gather(self, part: Part) -> ir.Value:
@@ -137,7 +138,7 @@ class GatherBuilder(IndexChecks, IndexReading):
         if rows == height:  # one tile: no loop
             gathered, valid = self._flagged_generic(Part(self._empty_output(), self.indices, self.input),
                                                     true_flag(fold))
-            self._unless(tensor.extract(valid, []), self._report_all)
+            unless(self.fold, tensor.extract(valid, []), self._report_all)
             return gathered
         slice_indices = self.plan.indices_access[0] is Access.ITER
         flags = tensor.empty([height // rows], ir.IntegerType.get_signless(1))
@@ -151,7 +152,7 @@ class GatherBuilder(IndexChecks, IndexReading):
             k = index(fold.divui(start, rows))
             scf.YieldOp([insert_along(tile, acc, start, rows), tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
         gathered, flags = loop.results
-        self._unless(self._all_flags(flags), self._report_all)
+        unless(self.fold, self._all_flags(flags), self._report_all)
         return gathered
 
     def _column_tiled_gather(self, outs: ir.Value, tiles: ColumnTiles) -> ir.Value:
@@ -255,7 +256,7 @@ class GatherBuilder(IndexChecks, IndexReading):
             k = index(fold.divui(start, rows))
             scf.YieldOp([insert_along(tile, acc, start, rows), tensor.insert(tensor.extract(valid, []), tile_flags, [k])])
         gathered, flags = loop.results
-        self._unless(self._all_flags(flags), self._report_all)
+        unless(self.fold, self._all_flags(flags), self._report_all)
         return gathered
 
     # -- the gather generic ----------------------------------------------------------
@@ -307,9 +308,11 @@ class GatherBuilder(IndexChecks, IndexReading):
         return value, in_range
 
 
-def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm") -> ir.Value:
+def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Constants, target: str = "llvm",
+                 reporter: Reporter = CALLBACKS) -> ir.Value:
     """Emit the linalg form of `op` at the current insertion point (its
-    constants through `constants`); return the value that replaces it."""
+    constants through `constants`, its checks reported through
+    `reporter`); return the value that replaces it."""
     indices, narrow_type, result_type, mode = read_operands(op)
     plan = plan_gather(
         static_shape(op.input.type),
@@ -324,4 +327,4 @@ def build_gather(op: GatherMultiaxisOp, site: int, checked: bool, constants: Con
     sizes = emit_sizes(fold, plan, op.input, indices)
     fill = op.attributes[FILL_VALUE_ATTR] if mode is Mode.FILL else None
     return GatherBuilder(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
-                         site=site, fold=fold, plan=plan, fill=fill).build()
+                         site=site, fold=fold, reporter=reporter, plan=plan, fill=fill).build()

@@ -73,7 +73,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.mlir import arith, func, ir, linalg, scf, tensor
+from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
 
 from ..registry import PassInfo, Refused, add_python_pass
 from .folding import Constants, Folded, Folder
@@ -82,7 +82,8 @@ from .gmx_report_asserts import can_carry, rest_of_block, run_only_if
 from .index_checks import in_range
 from .ir_helpers import and_reduction, empty_generic, tensor_dim, true_flag, true_flags
 from . import ranges
-from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
+from .reporters import CALLBACKS, Checked
+from .runtime_abi import number_error_sites
 
 GENERIC = "linalg.generic"
 EXTRACT = "tensor.extract"
@@ -312,10 +313,7 @@ class Scan:
             size = self.sizes[d]
             ok = in_range(fold, value, size)
             if report:
-                failed = scf.IfOp(fold.not_(ok))
-                with ir.InsertionPoint(failed.then_block):
-                    func.CallOp([], INDEX_ERROR_FN, [fold.value(x, i64) for x in (self.site, d, value, size)])
-                    scf.YieldOp([])
+                CALLBACKS.index_error(fold, self.site, Checked(ok, value, size, lambda: d))
             oks.append(ok)
         return fold.all_of(oks)
 
@@ -403,7 +401,7 @@ def check_linalg_extracts(module) -> None:
             guard_generic(generic, extracts, numbers, fold)
         guarded = True
     if guarded:
-        declare_error_callbacks(module)
+        CALLBACKS.declare(module)
 
 
 PASS = PassInfo(

@@ -33,19 +33,21 @@ After (names shortened):
 
 Indices narrowed by a cast (torch-mlir's i64 -> i32) are checked before
 the cast, so an index that the truncation would bring into range is
-reported too. The sites and callbacks are `runtime_abi`'s, shared with
-convert-gmx-to-linalg: the scatter's location joins `gmx.error_sites`.
+reported too. The sites are `runtime_abi`'s, shared with
+convert-gmx-to-linalg (the scatter's location joins `gmx.error_sites`),
+and the reports the engine's `reporters.CALLBACKS`.
 """
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import func, ir, linalg, scf, tensor
+from gmx.dialect.mlir import ir, scf, tensor
 
 from .folding import Constants, Folded, Folder
-from .index_checks import by_coordinate, in_range
+from .index_checks import value_check
 from .index_reading import read_through_narrowing
 from .ir_helpers import and_reduction, tensor_dim, true_flag
-from .runtime_abi import INDEX_ERROR_FN, declare_error_callbacks, number_error_sites
+from .reporters import CALLBACKS, IndexValues, checked_in_scan
+from .runtime_abi import number_error_sites
 from ..registry import PassFailed, PassInfo, add_python_pass
 from ..walking import ops_named
 
@@ -60,43 +62,14 @@ def indexing(op: ir.Operation, fold: Folder) -> tuple[tuple[int, ...], list[Fold
     return (K_AXIS,), [fold.to_i64(tensor_dim(fold, op.operands[0], K_AXIS))]
 
 
-class IndexScan:
-    """The scans of a frontend scatter's indices (built inside linalg
-    bodies): each value against the size of the dim its coordinate indexes
-    (`dims`, `sizes`: the op's `indexing`), the coordinate being the
-    indices' last dim (`index_checks.by_coordinate`; one coordinate: none);
-    `report` calls `@gmx_index_error(site, dim, value, size)` for a bad
-    one. Both scatter checks scan so."""
-
-    def __init__(self, site: int, fold: Folder, dims: tuple[int, ...], sizes: list[Folded], rank: int):
-        self.site, self.fold, self.dims, self.sizes, self.rank = site, fold, dims, sizes, rank
-
-    def _read(self, value: ir.Value) -> tuple[Folded, Folded, ir.Value | None]:
-        """(the value as i64, the size of its dim, its coordinate)."""
-        coordinate = linalg.IndexOp(self.rank - 1).result if len(self.dims) > 1 else None
-        (size,) = by_coordinate(self.fold, coordinate, self.sizes, result_type=_i64())
-        return self.fold.to_i64(value), size, coordinate
-
-    def in_range(self, acc: Folded, value: ir.Value) -> Folded:
-        v, size, _ = self._read(value)
-        return self.fold.and_(acc, in_range(self.fold, v, size))
-
-    def report(self, acc: Folded, value: ir.Value) -> Folded:
-        """acc and whether `value` is in range, reporting it when not."""
-        fold = self.fold
-        v, size, coordinate = self._read(value)
-        ok = in_range(fold, v, size)
-        if ok is not True:
-            branch = scf.IfOp(fold.not_(ok))
-            with ir.InsertionPoint(branch.then_block):
-                (dim,) = by_coordinate(fold, coordinate, self.dims, result_type=_i64())
-                func.CallOp([], INDEX_ERROR_FN, [fold.value(a, _i64()) for a in (self.site, dim, v, size)])
-                scf.YieldOp([])
-        return fold.and_(acc, ok)
-
-
-def _i64() -> ir.Type:
-    return ir.IntegerType.get_signless(64)
+def index_values(op: ir.Operation, indexing, indices: ir.Value, fold: Folder) -> tuple[tuple[int, ...], IndexValues]:
+    """The dims a frontend scatter's coordinates index and the values of
+    its `indices` (`N x k` for k > 1: the coordinate is the last dim), each
+    in [0, size) of the dim its coordinate indexes (`indexing(op, fold)`:
+    the dims and their sizes). Both scatter checks and their IREE reports
+    check them so."""
+    dims, sizes = indexing(op, fold)  # the sizes once, outside the scans
+    return dims, IndexValues(indices, len(dims), value_check(fold, dims, sizes))
 
 
 def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
@@ -105,34 +78,30 @@ def guard_scatter(op: ir.Operation, site: int, fold: Folder) -> None:
     Builds at the current insertion point, which must be just before `op`."""
     values, indices, _ = op.operands
     scanned, _ = read_through_narrowing(indices)
-    scan = IndexScan(site, fold, *indexing(op, fold), rank=2)  # the sizes once, outside the scans
     result_type = op.results[0].type
     guard_behind_scan(
-        op, scanned, in_range=scan.in_range, report=scan.report,
+        op, index_values(op, indexing, scanned, fold)[1], site,
         unchanged=lambda: values if values.type == result_type else tensor.cast(result_type, values),
         fold=fold,
     )
 
 
-def guard_behind_scan(op: ir.Operation, scanned: ir.Value, *, in_range, report, unchanged, fold: Folder,
+def guard_behind_scan(op: ir.Operation, values: IndexValues, site: int, *, unchanged, fold: Folder,
                       also: Folded = True, report_also=None) -> None:
-    """Put `op` (one result) behind an and-reduction of `in_range` over the
-    values of `scanned` (and the i1 `also`, if not True); on the other
-    branch, `report_also()` where `also` fails, the reporting scan
-    (`report`, calling back for each bad value) and `unchanged()` for the
-    result (the scatter writes nothing). Builds at the current insertion
-    point, which must be just before `op`; both scatter checks share it."""
+    """Put `op` (one result) behind an and-reduction of the checks of
+    `values` (and the i1 `also`, if not True); on the other branch,
+    `report_also()` where `also` fails, the bad values' reports
+    (`reporters.CALLBACKS`) and `unchanged()` for the result (the scatter
+    writes nothing). Builds at the current insertion point, which must be
+    just before `op`; both scatter checks share it."""
     result = op.results[0]
     init = true_flag(fold)
-    flag = and_reduction(scanned, init, in_range, fold)
+    flag = and_reduction(values.scanned, init, lambda acc, v: fold.and_(acc, checked_in_scan(values, v).ok), fold)
     branch = scf.IfOp(fold.and_(tensor.extract(flag, []), also), [result.type], has_else=True)
     with ir.InsertionPoint(branch.else_block):
         if also is not True:
-            failed = scf.IfOp(fold.not_(also))
-            with ir.InsertionPoint(failed.then_block):
-                report_also()
-                scf.YieldOp([])
-        and_reduction(scanned, init, report, fold)
+            report_also()
+        CALLBACKS.bad_indices(fold, site, values, init)
         scf.YieldOp([unchanged()])
     result.replace_all_uses_with(branch.results[0])
     with ir.InsertionPoint(branch.then_block):
@@ -151,7 +120,7 @@ def guard_each(module, ops: list[ir.Operation], guard) -> None:
         with ir.InsertionPoint(op), op.location:
             guard(op, site, fold)
     if ops:
-        declare_error_callbacks(module)
+        CALLBACKS.declare(module)
 
 
 def _is_ranked(op: ir.Operation) -> bool:

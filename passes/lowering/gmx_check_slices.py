@@ -84,14 +84,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmx.dialect.mlir import bufferization, func, ir, memref, scf, tensor
+from gmx.dialect.mlir import bufferization, ir, memref, scf, tensor
 
 from . import ranges
 from .folding import Folded, Folder
 from .gmx_check_scatter_indices import guard_each
 from .index_checks import in_range
 from .gmx_report_asserts import rest_of_block, can_carry, run_only_if
-from .runtime_abi import INDEX_ERROR_FN, donated_arguments
+from .reporters import CALLBACKS, Checked
+from .runtime_abi import donated_arguments
 from ..registry import PassInfo, add_python_pass
 
 SLICES = {"tensor.insert_slice": 1, "tensor.extract_slice": 0}  # op: operand number of the tensor sliced
@@ -231,20 +232,10 @@ def guard_access(op, site: int, fold: Folder) -> None:
     if not checks:
         return
     ok = fold.all_of([c.ok for c in checks])
-    i64 = ir.IntegerType.get_signless(64)
-
-    def call(c: DimCheck):
-        func.CallOp([], INDEX_ERROR_FN, [fold.value(a, i64) for a in (site, c.dim, c.value, c.size)])
 
     def report():
-        if len(checks) == 1:  # the else branch: it failed
-            call(checks[0])
-            return
-        for c in checks:
-            failed = scf.IfOp(fold.not_(c.ok))
-            with ir.InsertionPoint(failed.then_block):
-                call(c)
-                scf.YieldOp([])
+        for c in checks:  # one check: the else branch, where it failed
+            CALLBACKS.index_error(fold, site, Checked(len(checks) > 1 and c.ok, c.value, c.size, lambda: c.dim))
 
     rest, _ = rest_of_block(op)
     ops = [op.operation, *rest]

@@ -39,13 +39,14 @@ After (names shortened):
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import func, ir
+from gmx.dialect.mlir import ir
 
 from .folding import Folded, Folder
 from .index_reading import tensor_dims
 from .ir_helpers import tensor_dim
-from .gmx_check_scatter_indices import IndexScan, guard_behind_scan, guard_each
-from .runtime_abi import SHAPE_ERROR_FN, SHAPE_ERROR_SCATTER_ROWS
+from .gmx_check_scatter_indices import guard_behind_scan, guard_each, index_values
+from .reporters import CALLBACKS
+from .runtime_abi import SHAPE_ERROR_SCATTER_ROWS
 from ..registry import PassInfo, add_python_pass
 from ..walking import ops_named
 
@@ -84,15 +85,10 @@ def guard_scatter(op, site: int, fold: Folder) -> None:
     fit of its updates' dims, the reports on the other branch (module
     docstring). Builds at the current insertion point, just before `op`."""
     indices, original = op.operands[1], op.operands[2]
-    check = IndexScan(site, fold, *indexing(op, fold), rank=2)  # indices N x k
+    _, values = index_values(op, indexing, indices, fold)  # indices N x k
     fits, size, room = rows_fit(op, fold)
-    i64 = ir.IntegerType.get_signless(64)
-
-    def report_rows():
-        func.CallOp([], SHAPE_ERROR_FN, [fold.value(a, i64) for a in (site, SHAPE_ERROR_SCATTER_ROWS, size, room)])
-
-    guard_behind_scan(op, indices, in_range=check.in_range, report=check.report, unchanged=lambda: original, fold=fold,
-                      also=fits, report_also=report_rows)
+    guard_behind_scan(op, values, site, unchanged=lambda: original, fold=fold, also=fits,
+                      report_also=lambda: CALLBACKS.shape_error(fold, site, fits, SHAPE_ERROR_SCATTER_ROWS, size, room))
 
 
 def check_tm_tensor_scatters(module) -> None:

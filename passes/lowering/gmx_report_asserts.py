@@ -36,16 +36,15 @@ reports, and the block goes on.
 from __future__ import annotations
 
 from gmx.dialect.locations import location_text
-from gmx.dialect.mlir import arith, func, ir, scf, tensor
+from gmx.dialect.mlir import arith, ir, scf, tensor
 
 from ..registry import PassInfo, add_python_pass
 from ..walking import ops_named
-from .folding import Constants
+from .folding import Constants, Folder
+from .reporters import CALLBACKS
 from .runtime_abi import (
     SHAPE_ERROR_ASSERT,
-    SHAPE_ERROR_FN,
     assert_messages,
-    declare_error_callbacks,
     error_sites,
     set_assert_messages,
     set_error_sites,
@@ -76,8 +75,8 @@ def _placeholder(t: ir.Type, constants: Constants) -> ir.Value:
 
 
 def _report(site: int, number: int, constants: Constants) -> None:
-    i64 = ir.IntegerType.get_signless(64)
-    func.CallOp([], SHAPE_ERROR_FN, [constants.get(v, i64) for v in (site, SHAPE_ERROR_ASSERT, number, 0)])
+    """The failed assert's report (it failed: the branch is the caller's)."""
+    CALLBACKS.shape_error(Folder(constants), site, False, SHAPE_ERROR_ASSERT, number, 0)
 
 
 def rest_of_block(op) -> tuple[list, ir.Operation]:
@@ -166,7 +165,7 @@ def report_asserts(module) -> None:
         guard(op, len(sites) - 1, len(messages) - 1, constants.setdefault(entry, Constants(entry)))
     set_error_sites(module, sites)
     set_assert_messages(module, messages)
-    declare_error_callbacks(module)
+    CALLBACKS.declare(module)
 
 
 PASS = PassInfo(

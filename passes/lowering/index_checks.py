@@ -1,15 +1,17 @@
-"""The run-time checks both ops make, reported through `runtime_abi`'s
-callbacks: shapes that only the run time knows (broadcasts, divisibility,
+"""The run-time checks both ops make, reported through the builder's
+`reporter` (`reporters.Reporter`: the engine's callbacks, IREE's
+tensors): shapes that only the run time knows (broadcasts, divisibility,
 empty axes) and index values outside their axis ("raise" mode). A scan
 reduces the validity of every index value into a flag (parallel, a flag
-per row of indices); only when it is false, the cold path scans them
-again on the caller's thread in row-major order and reports each bad one
-(`@gmx_index_error(site, axis, value, size)`): reports are the same for
-gathers and scatters, whose sites share one numbering.
+per row of indices); only when it is false, the cold path reports the bad
+ones (`Reporter.bad_indices`: the engine scans them again on the caller's
+thread in row-major order, calling `@gmx_index_error(site, axis, value,
+size)` for each): reports are the same for gathers and scatters, whose
+sites share one numbering.
 
 `IndexChecks` is a mixin of the builders: it asks them for `plan`,
-`sizes`, `fold`, `site`, `indices`, `result_type` and (through
-`IndexReading`) `_narrowed`.
+`sizes`, `fold`, `site`, `reporter`, `indices`, `result_type` and
+(through `IndexReading`) `_narrowed`.
 
 The decisions every index check makes, on either backend, are the
 functions below, which the builders, the checks of the frontends'
@@ -17,9 +19,11 @@ unraised scatters (`gmx_check_scatter_indices`,
 `gmx_check_tm_tensor_scatter`) and IREE's reports (`iree_reports`,
 `iree_scatter_reports`) all read: whether a value lies on its axis
 (`in_range`), which axis a value of a tuple indexes (`by_coordinate`,
-`coordinate_at`) and when an empty axis is an error (`empty_axis_ok`).
-Each works on a `Folder`'s values, so that on static ones it is the
-decision alone (the IREE runtime's reading of a report).
+`coordinate_at`) and when an empty axis is an error (`empty_axis_ok`);
+`value_check` puts them together for one value of the frontends'
+scatters and of IREE's reports. Each works on a `Folder`'s values, so
+that on static ones it is the decision alone (the IREE runtime's reading
+of a report).
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from gmx.dialect.gmx import mlir_shape, static_shape
-from gmx.dialect.mlir import func, ir, linalg, scf, tensor
+from gmx.dialect.mlir import ir, linalg, scf, tensor
 
 from .folding import Folded, Folder
 from .ir_helpers import and_reduction, row_flags, true_flag
-from .runtime_abi import INDEX_ERROR_FN, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_FN, SHAPE_ERROR_NOT_DIVISIBLE
+from .reporters import Checked, IndexValues, ValueCheck
+from .runtime_abi import SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_NOT_DIVISIBLE
 
 
 def in_range(fold: Folder, value: Folded, size: Folded, negatives_wrap: bool = False) -> Folded:
@@ -63,6 +68,23 @@ def by_coordinate(fold: Folder, coordinate: Folded | None, *options: Sequence[Fo
         here = fold.cmp("eq", coordinate, j)
         chosen = [fold.select(here, values[j], c, result_type) for values, c in zip(options, chosen)]
     return chosen
+
+
+def value_check(fold: Folder, axes: Sequence[Folded], sizes: Sequence[Folded],
+                read: Callable[[ir.Value], ir.Value] | None = None, negatives_wrap: bool = False) -> ValueCheck:
+    """How a value indexing one of `axes` (one per coordinate of a tuple, of
+    `sizes`: i64) is checked: read (through `read`, if given) as i64, it
+    must lie on the axis of its coordinate (`in_range`); that axis is
+    chosen only where a bad value is reported."""
+    i64 = ir.IntegerType.get_signless(64)
+
+    def check(value: ir.Value, coordinate: Folded | None) -> Checked:
+        (size,) = by_coordinate(fold, coordinate, sizes, result_type=i64)
+        value = fold.to_i64(value if read is None else read(value))
+        axis = lambda: by_coordinate(fold, coordinate, axes, result_type=i64)[0]  # noqa: E731
+        return Checked(in_range(fold, value, size, negatives_wrap), value, size, axis)
+
+    return check
 
 
 def empty_axis_ok(fold: Folder, size: Folded, nothing_read: Folded) -> Folded:
@@ -103,7 +125,7 @@ class IndexChecks:
         for d in self.plan.broadcast_checks:
             a, b = self.sizes.input[d], self.sizes.logical[d]
             ok = fold.any_of([fold.cmp("eq", a, b), self.sizes.input_is_one[d], self.sizes.logical_is_one[d]])
-            flags.append(self._report_unless(ok, SHAPE_ERROR_FN, [d, a, b]))
+            flags.append(self.reporter.shape_error(self.fold, self.site, ok, d, a, b))
         return flags
 
     def _divisibility_checks(self) -> list[Folded]:
@@ -111,7 +133,7 @@ class IndexChecks:
             return []
         last, c = self.sizes.indices[-1], self.plan.coordinate_size
         ok = self.fold.cmp("eq", self.fold.remui(last, c), 0)
-        return [self._report_unless(ok, SHAPE_ERROR_FN, [SHAPE_ERROR_NOT_DIVISIBLE, last, c])]
+        return [self.reporter.shape_error(self.fold, self.site, ok, SHAPE_ERROR_NOT_DIVISIBLE, last, c)]
 
     def _nonempty_axis_checks(self) -> list[Folded]:
         fold, flags = self.fold, []
@@ -124,17 +146,8 @@ class IndexChecks:
         for axis in self.plan.nonempty_axis_checks:
             size = self.sizes.input[axis]
             ok = empty_axis_ok(fold, size, nothing_read)
-            flags.append(self._report_unless(ok, SHAPE_ERROR_FN, [SHAPE_ERROR_EMPTY_AXIS, axis, size]))
+            flags.append(self.reporter.shape_error(self.fold, self.site, ok, SHAPE_ERROR_EMPTY_AXIS, axis, size))
         return flags
-
-    def _report_unless(self, ok: Folded, callee: str, args: list[Folded]) -> Folded:
-        """`callee(site, *args)` (as i64) unless `ok`; returns `ok`."""
-        if ok is True:
-            return ok
-        i64 = ir.IntegerType.get_signless(64)
-        values = [self.fold.value(self.fold.to_i64(a), i64) for a in [self.site, *args]]
-        self._unless(ok, lambda: func.CallOp([], callee, values))
-        return ok
 
     def _either(self, condition: Folded, then: Callable[[], ir.Value], otherwise: Callable[[], ir.Value],
                 result_type: ir.Type | None = None) -> ir.Value:
@@ -143,17 +156,6 @@ class IndexChecks:
         (of `result_type`, the gather's by default)."""
         (chosen,) = either_of(condition, lambda: [then()], lambda: [otherwise()], [result_type or self.result_type])
         return chosen
-
-    def _unless(self, ok: Folded, body: Callable[[], None]) -> None:
-        """`scf.if !ok { body() }`; folded when `ok` is static."""
-        failed = self.fold.not_(ok)
-        if failed is True:
-            body()
-        elif failed is not False:
-            branch = scf.IfOp(failed)
-            with ir.InsertionPoint(branch.then_block):
-                body()
-                scf.YieldOp([])
 
     # -- the scan of the indices ---------------------------------------------
     def _scanned_flags(self, indices: ir.Value) -> ir.Value:
@@ -169,9 +171,9 @@ class IndexChecks:
         return tensor.extract(and_reduction(flags, true_flag(self.fold), self.fold.and_, self.fold), [])
 
     def _report_all(self) -> None:
-        """The cold path: scan every index in row-major order on the
-        caller's thread, reporting each one out of range."""
-        self._scan_indices(self._scan_view(self.indices), true_flag(self.fold), self._report_out_of_range)
+        """The cold path: report every index out of range."""
+        values = IndexValues(self.indices, self.plan.coordinate_size, self._checked, view=self._scan_view(self.indices))
+        self.reporter.bad_indices(self.fold, self.site, values)
 
     def _scan_view(self, indices: ir.Value) -> ir.Value:
         """The indices as scanned: coordinates of folded tuples (c > 1) are
@@ -219,11 +221,14 @@ class IndexChecks:
         (size,) = self._by_coordinate(position, self._axis_sizes())
         return self.fold.and_(acc, in_range(self.fold, value, size, negatives_wrap=True))
 
-    def _report_out_of_range(self, acc: Folded, value: ir.Value, position: ir.Value | None) -> Folded:
-        """Report a value outside its axis (the cold path's scan); and it into acc."""
+    def _checked(self, value: ir.Value, position: ir.Value | None) -> Checked:
+        """A stored index value checked for the cold path's report: read
+        as the op reads it, in range of its axis (a negative one wrapping
+        once), that axis and its size chosen together."""
+        value = self._narrowed(value)
         axis, size = self._by_coordinate(position, self.plan.axes, self._axis_sizes())
         value, size = self.fold.to_i64(value), self.fold.to_i64(size)  # cast once, for both uses
         ok = in_range(self.fold, value, size, negatives_wrap=True)
-        ok = self._report_unless(ok, INDEX_ERROR_FN, [axis, value, size])
-        return self.fold.and_(acc, ok)
+        axis = self.fold.to_i64(axis)
+        return Checked(ok, value, size, lambda: axis)
 

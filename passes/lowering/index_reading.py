@@ -22,6 +22,7 @@ from gmx.dialect.mlir import arith, ir, tensor
 
 from .folding import Folded, Folder
 from .gather_plan import Access, GatherPlan
+from .reporters import Reporter
 from ..views import defining_op, emit_view, static_shape_of, strip_views
 
 _NARROWING = ("tosa.cast", "arith.trunci")
@@ -117,6 +118,7 @@ class IndexReading:
     result_type: ir.RankedTensorType
     site: int  # the op's entry of `gmx.error_sites`
     fold: Folder
+    reporter: Reporter  # what renders the checks' reports
 
     def _indices_map(self, j: int) -> ir.AffineMap:
         """Indexing map of coordinate j: broadcast dims at 0, last at d*c + j."""

@@ -2,9 +2,10 @@
 
 IREE runs a module's linalg in dispatches on a device, which cannot call
 back into the host as the engine's compiled code does (`runtime_abi`'s
-callbacks). So, for IREE, the entry returns what went wrong as extra
-results after its own, and `gmx.runtime.reports` raises from them the
-same error the engine raises.
+callbacks, `reporters.CALLBACKS`). So, for IREE, the entry returns what
+went wrong as extra results after its own, and `gmx.runtime.reports`
+raises from them the same error the engine raises: `Tensors` is the
+`reporters.Reporter` that renders every check's report so.
 
 `add_index_reports` (gmx level, before convert-gmx-to-linalg), for each
 checked ("raise") gather in the entry's body (and each checked scatter,
@@ -17,7 +18,7 @@ result):
 becomes the same gather in "fill" mode with fill value 0 (an index outside
 its axis reads nothing, as the engine's cold path reads nothing outside the
 input; every result is the engine's whenever no error is raised), then its
-report over the indices (`INDEX_REPORT`: how many are out of range, the
+report over the indices (`Tensors.bad_indices`, `INDEX_REPORT`: how many are out of range, the
 row-major position, value and axis size of the first, and how many elements
 the output has), five rank-0 i64 tensors:
 
@@ -38,17 +39,21 @@ Indices narrowed by a cast are read wide and truncated where read, as the
 gather reads them. Unchecked, `read_nothing_outside` makes each "raise"
 gather a "fill" one with no report.
 
-`shape_reports` (after convert-gmx-to-linalg): each run-time shape check's
-`scf.if %failed { func.call @gmx_shape_error(%site, %dim, %a, %b) }`
-becomes `tensor.from_elements(%failed, %site, %dim, %a, %b)`
-(`SHAPE_REPORT`). `return_reports` appends the reports to the entry's
-results. Only gathers in the entry's own body can report (`inline` runs
-first); one nested in a region is a located error.
+Each run-time shape check (convert-gmx-to-linalg's, given `Tensors` as
+its reporter; a tm_tensor.scatter's rows, `iree_scatter_reports`) is,
+where the engine calls `@gmx_shape_error(%site, %dim, %a, %b)` unless
+it holds (`Tensors.shape_error`):
+
+    %report = tensor.from_elements %failed, %site, %dim, %a, %b : tensor<5xi64>
+
+(`SHAPE_REPORT`, `%failed` the failed check as an i64). `return_reports`
+appends the reports to the entry's results. Only gathers in the entry's
+own body can report (`inline` runs first); one nested in a region is a
+located error.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -61,10 +66,11 @@ from gmx.dialect.mlir import arith, func, ir, linalg, tensor
 from .convert_gmx_to_linalg import gmx_ops, takes_a_site
 from .folding import Constants, Folded, Folder
 from .gather_plan import checks_index_values
-from .index_checks import by_coordinate, coordinate_at, empty_axis_ok, in_range
+from .index_checks import coordinate_at, empty_axis_ok, value_check
 from .index_reading import read_through_narrowing
 from .ir_helpers import empty_generic, tensor_dim
-from .runtime_abi import ERROR_CALLBACKS, SHAPE_ERROR_EMPTY_AXIS, SHAPE_ERROR_FN, next_error_sites
+from .reporters import IndexValues, Reporter
+from .runtime_abi import SHAPE_ERROR_EMPTY_AXIS, next_error_sites
 from ..registry import PassFailed
 
 # The values of one gather's index report, in result order (rank-0 i64 each):
@@ -122,13 +128,63 @@ def _zero(element_type: ir.Type) -> ir.Attribute | None:
     return None
 
 
-def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
-    """Give each checked gather of `entry` (a func.func of `module`) its
-    report and make it read nothing out of range (module docstring); site
-    numbers are those convert-gmx-to-linalg will give (its walk order, after
-    the sites already recorded). Raises PassFailed (errors emitted) for a
-    checked gather it cannot report."""
-    reports, failed = [], 0
+class Tensors(Reporter):
+    """IREE's reports: tensors `return_reports` appends to the results of
+    `entry` (module docstring); an index report in full with `details`
+    (INDEX_REPORT), else its count and first position (INDEX_COUNTS)."""
+
+    def __init__(self, entry, details: bool = True):
+        self.entry, self.details, self.unreported = entry, details, 0
+
+    def shape_error(self, fold: Folder, site: int, ok: Folded, what: Folded, a: Folded, b: Folded) -> Folded:
+        """A SHAPE_REPORT at the insertion point (a located error where that
+        is not the entry's body: `raise_unreported`); returns `ok`."""
+        if ok is True:
+            return ok
+        if ir.InsertionPoint.current.block.owner != self.entry:
+            ir.Location.current.emit_error("a run-time check the iree backend cannot report (it is not in the entry's body)")
+            self.unreported += 1
+            return ok
+        values = [fold.value(fold.to_i64(x), _i64()) for x in (site, what, a, b)]
+        failed = fold.not_(ok)
+        flag = fold.value(1, _i64()) if failed is True else arith.extui(_i64(), failed)
+        report = tensor.from_elements(ir.RankedTensorType.get([len(SHAPE_REPORT)], _i64()), [flag, *values])
+        report.owner.attributes[_REPORT_MARK] = ir.StringAttr.get(SHAPE_KIND)
+        return ok
+
+    def bad_indices(self, fold: Folder, site: int, values: IndexValues) -> None:
+        """A scan of the values for the count of bad ones and the row-major
+        position of the first (in tiles, then combined, where
+        `report_tiles` says so); with `details`, then one read of that value
+        and its axis size. The last op is marked for `return_reports`, with
+        the error site the report is of."""
+        indices = values.indices
+        shape = ir.RankedTensorType(indices.type).shape
+        static = all(not ir.ShapedType.is_dynamic_size(n) for n in shape)
+        tiles = report_tiles(math.prod(shape) if static else None)
+        if tiles is None:
+            count, first = _scan(fold, indices, values, []).results
+        else:
+            per_tile = _scan(fold, _tiled_view(indices, tiles), values, [tiles]).results
+            count, first = _combine(fold, per_tile).results
+        elements = fold.value(fold.to_i64(values.elements), _i64())
+        report = _first_bad(fold, values, count, first, elements) if self.details else first.owner
+        report.operation.attributes[_REPORT_MARK] = ir.StringAttr.get(INDEX_KIND)
+        report.operation.attributes[_SITE_MARK] = ir.IntegerAttr.get(_i64(), site)
+
+    def raise_unreported(self) -> None:
+        """PassFailed (errors emitted) if a shape check could not be reported."""
+        if self.unreported:
+            raise PassFailed(f"{self.unreported} run-time checks cannot be reported on iree")
+
+
+def add_index_reports(module, reporter: Tensors) -> list[IndexReport]:
+    """Give each checked gather of `reporter.entry` (a func.func of
+    `module`) its report and make it read nothing out of range (module
+    docstring); site numbers are those convert-gmx-to-linalg will give (its
+    walk order, after the sites already recorded). Raises PassFailed
+    (errors emitted) for a checked gather it cannot report."""
+    reports, failed, entry = [], 0, reporter.entry
     constants = Constants(entry.regions[0].blocks[0])
     sited = [op for op in gmx_ops(module) if takes_a_site(op)]  # the others are their input
     for op, this in zip(sited, next_error_sites(module, len(sited))):  # convert-gmx-to-linalg's numbers
@@ -145,7 +201,8 @@ def add_index_reports(module, entry, details: bool = True) -> list[IndexReport]:
         if gather:  # a scatter writes a bad index inside its result (`iree_scatter`)
             _read_as_fill(op, zero)
         with ir.InsertionPoint.after(op), op.location:
-            _build_index_report(op, Folder(constants), details, this)
+            fold = Folder(constants)
+            reporter.bad_indices(fold, this, _index_values(op, fold))
         reports.append(IndexReport(this, tuple(op.axes_list)))
     if failed:
         raise PassFailed(f"{failed} gathers or scatters cannot be checked on iree")
@@ -199,40 +256,15 @@ def report_tiles(elements: int | None) -> int | None:
     return max((t for t in range(2, most + 1) if elements % t == 0), default=None)
 
 
-def _build_index_report(op, fold: Folder, details: bool, site: int) -> None:
-    """`op`'s report, after `op` (`build_report`): its indices read as the
-    gather reads them (wide, truncated where read: `read_through_narrowing`,
-    so no pass writes the truncated indices first), a negative value
-    wrapping once."""
+def _index_values(op, fold: Folder) -> IndexValues:
+    """The gmx op's indices as the op reads them (wide, truncated where
+    read: `read_through_narrowing`, so no pass writes the truncated
+    indices first), each on its axis, a negative value wrapping once."""
     indices, narrow_type = read_through_narrowing(op.indices)
     sizes = [fold.to_i64(tensor_dim(fold, op.input, axis)) for axis in op.axes_list]
-    build_report(fold, indices, narrow_type, sizes, _output_elements(fold, op), details, site, negatives_wrap=True)
-
-
-def build_report(fold: Folder, indices: ir.Value, narrow_type: ir.Type | None, sizes: list[Folded],
-                 elements: Folded, details: bool, site: int, negatives_wrap: bool) -> None:
-    """A report of `indices`' values at the insertion point: a scan for the
-    count of bad values and the row-major position of the first (in tiles,
-    then combined, where `report_tiles` says so); with `details`, then one
-    read of that value and its axis size (INDEX_REPORT), else the count and
-    position alone (INDEX_COUNTS). A value is read truncated to
-    `narrow_type` if given; it must lie in [-size, size) of its axis
-    (`negatives_wrap`) or in [0, size). The last op is marked for
-    `return_reports`, with the error site the report is of."""
-    shape = ir.RankedTensorType(indices.type).shape
-    static = all(not ir.ShapedType.is_dynamic_size(n) for n in shape)
-    tiles = report_tiles(math.prod(shape) if static else None)
-    read = functools.partial(_index_value, fold, narrow_type)
-    is_bad = functools.partial(_is_bad, fold, negatives_wrap)
-    if tiles is None:
-        count, first = _scan(fold, indices, read, is_bad, sizes, []).results
-    else:
-        per_tile = _scan(fold, _tiled_view(indices, tiles), read, is_bad, sizes, [tiles]).results
-        count, first = _combine(fold, per_tile).results
-    elements = fold.value(elements, _i64())
-    report = _first_bad(fold, indices, read, sizes, count, first, elements) if details else first.owner
-    report.operation.attributes[_REPORT_MARK] = ir.StringAttr.get(INDEX_KIND)
-    report.operation.attributes[_SITE_MARK] = ir.IntegerAttr.get(_i64(), site)
+    read = None if narrow_type is None else (lambda value: arith.trunci(narrow_type, value))
+    check = value_check(fold, op.axes_list, sizes, read, negatives_wrap=True)
+    return IndexValues(indices, len(sizes), check, elements=_output_elements(fold, op))
 
 
 def _output_elements(fold: Folder, op) -> ir.Value:
@@ -256,14 +288,6 @@ def _position(fold: Folder, indices: ir.Value) -> ir.Value:
     return fold.value(fold.to_i64(flat), _i64())
 
 
-def _index_value(fold: Folder, narrow_type: ir.Type | None, value: ir.Value) -> ir.Value:
-    """An index value as the gather sees it (truncated to `narrow_type`
-    first if given), as i64."""
-    if narrow_type is not None:
-        value = arith.trunci(narrow_type, value)
-    return fold.value(fold.to_i64(value), _i64())
-
-
 def _tiled_view(indices: ir.Value, tiles: int) -> ir.Value:
     """The static `indices` as a (tiles, rest) tensor in row-major order."""
     indices_type = ir.RankedTensorType(indices.type)
@@ -282,13 +306,14 @@ def _filled(fold: Folder, values: list[int], shape: list[int]) -> list[ir.Value]
     return [linalg.fill(fold.value(v, i64), outs=[tensor.empty(shape, i64)]) for v in values]
 
 
-def _scan(fold: Folder, indices: ir.Value, read, is_bad, sizes: list[Folded], tiles: list[int]) -> linalg.GenericOp_:
+def _scan(fold: Folder, indices: ir.Value, values: IndexValues, tiles: list[int]) -> linalg.GenericOp_:
     """(count of bad values, row-major position of the first or
-    _NO_POSITION) of `indices`' values: with `tiles` ([T]), of each row of
-    the (T, rest) `indices` into tensors of T (rows in parallel), else of
-    all of them into rank-0 tensors. A value's position is its row-major
-    position in the indices; its axis, position mod the number of axes.
-    Only a sum and a min: IREE vectorizes both."""
+    _NO_POSITION) of `indices` (those of `values`, or a view of them):
+    with `tiles` ([T]), of each row of the (T, rest) `indices` into
+    tensors of T (rows in parallel), else of all of them into rank-0
+    tensors. A value's position is its row-major position in the indices;
+    its coordinate, position mod their number. Only a sum and a min: IREE
+    vectorizes both."""
     rank = ir.RankedTensorType(indices.type).rank
     outs = _filled(fold, [0, _NO_POSITION], tiles)
     kept = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(d) for d in range(len(tiles))])
@@ -298,7 +323,7 @@ def _scan(fold: Folder, indices: ir.Value, read, is_bad, sizes: list[Folded], ti
     with ir.InsertionPoint(block):
         value, count, first = block.arguments
         flat = _position(fold, indices)
-        bad = is_bad(read(value), _axis_size(fold, sizes, flat))
+        bad = fold.not_(values.check(value, coordinate_at(fold, flat, values.coordinates)).ok)
         linalg.YieldOp([
             fold.value(fold.add(count, fold.select(bad, 1, 0, _i64())), _i64()),
             fold.value(fold.minsi(first, fold.select(bad, flat, _NO_POSITION, _i64())), _i64()),
@@ -315,18 +340,6 @@ def _strides(fold: Folder, indices: ir.Value) -> list[Folded]:
     return strides
 
 
-def _is_bad(fold: Folder, negatives_wrap: bool, value: Folded, size: Folded) -> Folded:
-    """Whether `value` lies off its axis (`index_checks.in_range`)."""
-    return fold.not_(in_range(fold, value, size, negatives_wrap))
-
-
-def _axis_size(fold: Folder, sizes: list[Folded], flat: ir.Value) -> ir.Value:
-    """The size of the axis the value at row-major position `flat` indexes
-    (`index_checks.coordinate_at`)."""
-    (size,) = by_coordinate(fold, coordinate_at(fold, flat, len(sizes)), sizes, result_type=_i64())
-    return fold.value(size, _i64())
-
-
 def _combine(fold: Folder, per_tile: list[ir.Value]) -> linalg.GenericOp_:
     """The tiles' counts added and first positions' min, as rank-0 tensors."""
     outs = _filled(fold, [0, _NO_POSITION], [])
@@ -339,8 +352,8 @@ def _combine(fold: Folder, per_tile: list[ir.Value]) -> linalg.GenericOp_:
     return generic
 
 
-def _first_bad(fold: Folder, indices: ir.Value, read, sizes: list[Folded], count: ir.Value,
-               first: ir.Value, elements: ir.Value) -> linalg.GenericOp_:
+def _first_bad(fold: Folder, values: IndexValues, count: ir.Value, first: ir.Value,
+               elements: ir.Value) -> linalg.GenericOp_:
     """The report (INDEX_REPORT, rank-0 tensors) from the scan's count and
     first position: the value there and its axis size read again (position
     0's when there is none: they are then not looked at)."""
@@ -352,64 +365,17 @@ def _first_bad(fold: Folder, indices: ir.Value, read, sizes: list[Folded], count
         bad, position = block.arguments[:2]
         position = fold.value(fold.select(fold.cmp("eq", position, _NO_POSITION), 0, position, _i64()), _i64())
         coordinates, rest = [], arith.index_cast(ir.IndexType.get(), position)
-        for stride in _strides(fold, indices):
+        for stride in _strides(fold, values.indices):
             coordinates.append(fold.index(fold.divui(rest, stride)))
             rest = fold.remui(rest, stride)
-        value = read(tensor.extract(indices, coordinates))
-        linalg.YieldOp([bad, position, value, _axis_size(fold, sizes, position), elements])
+        value = tensor.extract(values.indices, coordinates)
+        checked = values.check(value, coordinate_at(fold, position, values.coordinates))
+        linalg.YieldOp([bad, position, *(fold.value(x, _i64()) for x in (checked.value, checked.size)), elements])
     return generic
 
 
 _REPORT_MARK = "gmx.iree_report"
 _SITE_MARK = "gmx.iree_report_site"
-
-
-def shape_reports(module, entry) -> int:
-    """Turn each run-time shape check of `entry` into a report (module
-    docstring), marked for `return_reports`; drop the callbacks'
-    declarations. Returns how many there are; PassFailed (errors emitted)
-    for a check that is not in the entry's body."""
-    calls, failed = [], 0
-
-    def collect(op):
-        if op.name == "func.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value in ERROR_CALLBACKS:
-            calls.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
-    for call in calls:
-        guard = call.parent
-        static = guard == entry.operation  # a check that failed at compile time
-        if ir.FlatSymbolRefAttr(call.attributes["callee"]).value != SHAPE_ERROR_FN or not (
-            static or (guard.name == "scf.if" and guard.parent == entry.operation)
-        ):
-            call.location.emit_error("a run-time check the iree backend cannot report (it is not in the entry's body)")
-            failed += 1
-            continue
-        anchor = call if static else guard
-        with ir.InsertionPoint(anchor), call.location:
-            i64 = _i64()
-            flag = arith.ConstantOp(i64, 1).result if static else arith.extui(i64, guard.operands[0])
-            shape_report([flag, *call.operands])
-        anchor.erase()
-    if failed:
-        raise PassFailed(f"{failed} run-time checks cannot be reported on iree")
-    _drop_callback_declarations(module)
-    return len(calls)
-
-
-def shape_report(values: list[ir.Value]) -> None:
-    """A shape report (SHAPE_REPORT's i64 values) at the insertion point,
-    marked for `return_reports`."""
-    report = tensor.from_elements(ir.RankedTensorType.get([len(SHAPE_REPORT)], _i64()), values)
-    report.owner.attributes[_REPORT_MARK] = ir.StringAttr.get(SHAPE_KIND)
-
-
-def _drop_callback_declarations(module) -> None:
-    body = module.regions[0].blocks[0]
-    for op in list(body.operations):
-        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value in ERROR_CALLBACKS:
-            op.erase()
 
 
 def return_reports(entry) -> list[tuple[str, int | None]]:

@@ -81,11 +81,11 @@ def coordinate_bits(input_shape) -> int:
     return 32 if max(input_shape, default=0) < (1 << 31) - 1 else 64
 
 
-def build_iree_scatter(op, site: int, checked: bool, constants) -> ir.Value:
+def build_iree_scatter(op, site: int, checked: bool, constants, reporter) -> ir.Value:
     """`build_scatter` for IREE: one `iree_linalg_ext.scatter` replacing
     `op`, written into the input it is handed (IREE runs no loops on
     tensors; the runtime hands it a copy of an argument it may write)."""
-    return IreeScatterBuilder(**scatter_fields(op, site, checked, constants)).build()
+    return IreeScatterBuilder(**scatter_fields(op, site, checked, constants, reporter)).build()
 
 
 @dataclass(frozen=True)

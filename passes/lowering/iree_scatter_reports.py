@@ -5,8 +5,9 @@ The engine checks a scatter's indices through callbacks and writes nothing
 when one is bad (`--gmx-check-scatter-indices` for tosa.scatter,
 `--gmx-check-tm-tensor-scatter` for torch-mlir's tm_tensor.scatter). On
 IREE, `add_scatter_reports` gives each scatter in the entry's body a report
-(`iree_reports.build_report`: the same results as a gather's, so the
-runtime raises the engine's IndexError from them) and makes it write at
+(`iree_reports.Tensors.bad_indices`, of the values the engine's check
+scans: the same results as a gather's, so the runtime raises the engine's
+IndexError from them) and makes it write at
 its indices clamped into range, so that a bad one writes inside the output
 (the call then raises: the output is never returned):
 
@@ -28,15 +29,18 @@ only when they do.
 
 from __future__ import annotations
 
-from gmx.dialect.mlir import arith, ir, linalg, scf, tensor
+import dataclasses
+
+from gmx.dialect.mlir import ir, linalg, scf, tensor
 
 from . import gmx_check_scatter_indices, gmx_check_tm_tensor_scatter
-from .folding import Constants, Folded, Folder
-from .index_checks import in_range
+from .folding import Constants, Folder
+from .gmx_check_scatter_indices import index_values
 from .index_reading import read_through_narrowing
 from .gmx_check_tm_tensor_scatter import rows_fit
-from .iree_reports import IndexReport, _axis_size, build_report, shape_report
+from .iree_reports import IndexReport, Tensors
 from .ir_helpers import empty_generic, tensor_dim
+from .reporters import IndexValues, checked_in_scan
 from .runtime_abi import SHAPE_ERROR_SCATTER_ROWS, number_error_sites
 from ..registry import PassFailed
 from ..walking import ops_named
@@ -52,10 +56,11 @@ INDEXING = {
 INDICES_OPERAND = 1
 
 
-def add_scatter_reports(module, entry, details: bool) -> list[IndexReport]:
-    """Report and clamp each scatter of `entry` (module docstring); returns
-    their IndexReports. PassFailed (errors emitted) for a scatter outside
-    the entry's body."""
+def add_scatter_reports(module, reporter: Tensors) -> list[IndexReport]:
+    """Report and clamp each scatter of `reporter.entry` (module
+    docstring); returns their IndexReports. PassFailed (errors emitted) for
+    a scatter outside the entry's body."""
+    entry = reporter.entry
     scatters = [op for name in INDEXING for op in ops_named(module, name)]
     outside = [op for op in scatters if op.parent != entry.operation]
     for op in outside:
@@ -70,18 +75,18 @@ def add_scatter_reports(module, entry, details: bool) -> list[IndexReport]:
     for op, site in zip(scatters, number_error_sites(module, scatters)):
         fold = Folder(constants)
         with ir.InsertionPoint(op), op.location:
-            axes, sizes = INDEXING[op.name](op, fold)
             indices = op.operands[INDICES_OPERAND]
             wide, _ = read_through_narrowing(indices)
-            build_report(fold, wide, None, sizes, 0, details, site, negatives_wrap=False)
-            op.operands[INDICES_OPERAND] = _clamped(fold, indices, sizes)
+            axes, values = index_values(op, INDEXING[op.name], wide, fold)
+            reporter.bad_indices(fold, site, values)
+            op.operands[INDICES_OPERAND] = _clamped(fold, dataclasses.replace(values, indices=indices))
             if op.name == gmx_check_tm_tensor_scatter.SCATTER:
-                _write_if_rows_fit(op, fold, site)
+                _write_if_rows_fit(op, fold, site, reporter)
         reports.append(IndexReport(site, axes))
     return reports
 
 
-def _write_if_rows_fit(op, fold: Folder, site: int) -> None:
+def _write_if_rows_fit(op, fold: Folder, site: int, reporter: Tensors) -> None:
     """Where the tm_tensor.scatter `op`'s updates dims may not fit the
     original's (`rows_fit`: a dynamic dim), their shape report, and `op`
     behind an scf.if on their fit (the original otherwise). At the
@@ -89,9 +94,7 @@ def _write_if_rows_fit(op, fold: Folder, site: int) -> None:
     fits, size, room = rows_fit(op, fold)
     if fits is True:
         return
-    i64 = ir.IntegerType.get_signless(64)
-    failed = arith.extui(i64, fold.not_(fits))
-    shape_report([failed, *(fold.value(v, i64) for v in (site, SHAPE_ERROR_SCATTER_ROWS, size, room))])
+    reporter.shape_error(fold, site, fits, SHAPE_ERROR_SCATTER_ROWS, size, room)
     result, original = op.results[0], op.operands[2]
     branch = scf.IfOp(fits, [result.type], has_else=True)
     with ir.InsertionPoint(branch.else_block):
@@ -102,8 +105,9 @@ def _write_if_rows_fit(op, fold: Folder, site: int) -> None:
     op.move_before(kept.operation)
 
 
-def _clamped(fold: Folder, indices: ir.Value, sizes: list[Folded]) -> ir.Value:
-    """`indices` with each value outside [0, size) of its coordinate made 0."""
+def _clamped(fold: Folder, values: IndexValues) -> ir.Value:
+    """`values.indices` with each value its check finds bad made 0."""
+    indices = values.indices
     indices_type = ir.RankedTensorType(indices.type)
     rank = indices_type.rank
     dims = [tensor_dim(fold, indices, d) for d in range(rank)]
@@ -113,8 +117,6 @@ def _clamped(fold: Folder, indices: ir.Value, sizes: list[Folded]) -> ir.Value:
     block = op.regions[0].blocks[0]
     with ir.InsertionPoint(block):
         value = block.arguments[0]
-        column = fold.to_i64(linalg.IndexOp(rank - 1).result) if len(sizes) > 1 else 0
-        size = _axis_size(fold, sizes, fold.value(column, ir.IntegerType.get_signless(64)))
-        ok = in_range(fold, value, size)
+        ok = checked_in_scan(values, value).ok
         linalg.YieldOp([fold.value(fold.select(ok, value, 0, indices_type.element_type), indices_type.element_type)])
     return op.results[0]

@@ -71,6 +71,7 @@ from .ir_helpers import (
     slice_along,
     true_flags,
 )
+from .reporters import CALLBACKS, Reporter, unless
 from .scatter_plan import ScatterPlan, Split, Targets, copies_input, plan_scatter, saves_tiles, scans_tile_by_tile
 
 
@@ -112,7 +113,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
         if saves_tiles(self.scatter, self.fresh, self._index_bits()):
             return self._flagged_split(saved=True)
         ok = self._scanned_flags(self.indices)
-        self._unless(ok, self._report_all)
+        unless(self.fold, ok, self._report_all)
         return self._scatter(enabled=ok)
 
     def _flagged_split(self, saved: bool = False) -> ir.Value:
@@ -164,7 +165,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
         ok = self._all_flags(flags)
         if saved:
             result = self._either(ok, lambda: result, lambda: copy_into(backup[0], result))
-        self._unless(ok, self._report_all)
+        unless(self.fold, ok, self._report_all)
         return result
 
     @staticmethod
@@ -405,7 +406,7 @@ def scatter_refusal(reduction, element_type: ir.Type, static: bool) -> str | Non
     return None
 
 
-def scatter_fields(op: ScatterMultiaxisOp, site: int, checked: bool, constants: Constants) -> dict:
+def scatter_fields(op: ScatterMultiaxisOp, site: int, checked: bool, constants: Constants, reporter: Reporter) -> dict:
     """What a scatter builder (`ScatterBuilder`, `iree_scatter.IreeScatterBuilder`)
     is made of for `op` (verified, `scatter_refusal` None): its plan, sizes
     (emitted at the current insertion point) and operands; the destination
@@ -425,15 +426,16 @@ def scatter_fields(op: ScatterMultiaxisOp, site: int, checked: bool, constants: 
     fold = Folder(constants)
     sizes = emit_sizes(fold, plan.reading, op.input, indices)
     return dict(sizes=sizes, input=op.input, indices=indices, narrow_type=narrow_type, result_type=result_type,
-                site=site, fold=fold, scatter=plan, updates=op.updates, destination=op.input)
+                site=site, fold=fold, reporter=reporter, scatter=plan, updates=op.updates, destination=op.input)
 
 
-def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: Constants) -> ir.Value:
+def build_scatter(op: ScatterMultiaxisOp, site: int, checked: bool, constants: Constants,
+                  reporter: Reporter = CALLBACKS) -> ir.Value:
     """Emit the loops of `op` (verified, `scatter_refusal` None) at the
     current insertion point (its constants through `constants`); return
     the value that replaces it. The loops write `input`, or one copy of it
     where it is a read-only argument (`copies_input`)."""
-    fields = scatter_fields(op, site, checked, constants)
+    fields = scatter_fields(op, site, checked, constants, reporter)
     if copies_input(isinstance(op.input, ir.BlockArgument), argument_writable(op.input)):
         empty = tensor.empty(static_shape(op.input.type), fields["result_type"].element_type)
         fields["destination"] = copy_into(op.input, empty)
