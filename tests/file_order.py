@@ -5,8 +5,9 @@ in the order of the collection (`--no-loadscope-reorder`: left as it is,
 not sorted by test count). A file that takes minutes handed out last
 would run alone at the end while the other worker idles, so a file
 marked `pytest.mark.slow_file` (`pytestmark = pytest.mark.slow_file` at
-the top of the module: it takes a good part of a minute or more on a
-2-core machine) comes first; the others follow, those with more tests
+the top of the module: it takes ~25 s or more on a 2-core machine, a
+minute-long file or one of a few long tests, which the count would put
+last) comes first; the others follow, those with more tests
 first (xdist's own order), ties in collection order.
 
     ordered = file_order(files)   # files: [(key, test count, slow?)], collection order
