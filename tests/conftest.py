@@ -18,6 +18,10 @@ What several test files of one run make alike (the torch corpus's
 imports, lowered to each form by three files) is made once per run in
 `run_cache`, whose directory the session fixture below sets: the run's
 temporary directory, shared by its xdist workers.
+
+The files run slowest first (`file_order`): a file marked
+`pytest.mark.slow_file` is handed to an xdist worker before the others, so
+that no minute-long file starts last and runs alone at the end.
 """
 
 import os
@@ -25,9 +29,22 @@ import os
 import pytest
 
 import run_cache
+from file_order import file_order
 from gmx.passes.debug import STRICT_ENV
 
 os.environ[STRICT_ENV] = "1"
+
+
+def pytest_collection_modifyitems(items):
+    """The items file by file in `file_order` (each file's own order kept)."""
+    by_file: dict = {}
+    for item in items:
+        by_file.setdefault(item.path, []).append(item)
+    files = [
+        (path, len(group), any(item.get_closest_marker("slow_file") for item in group))
+        for path, group in by_file.items()
+    ]
+    items[:] = [item for path in file_order(files) for item in by_file[path]]
 
 
 @pytest.fixture(scope="session", autouse=True)

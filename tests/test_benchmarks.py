@@ -22,6 +22,8 @@ from gmx.runtime import CompiledProgram
 
 from gmx.tools.experiments.iree_contenders import iree_contenders  # noqa: E402
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 CONTENDERS = ["gmx", "gmx unchecked", "gmx donated", "unfused", "numpy", "torch 1t", "torch", "torch in-place 1t",
               "torch in-place", "ort 1t", "ort", "jax", "memcpy",
               *(c.name for c in iree_contenders())]

@@ -29,6 +29,8 @@ from gmx.passes.pipeline import build_pass_manager
 from gmx.reference import gather_multiaxis
 from gmx.runtime import compile
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 
 def loops_in_one_block(n: int) -> str:
     """A function whose one block holds n scf.if, each followed by two ops."""

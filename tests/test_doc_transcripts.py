@@ -29,6 +29,8 @@ import pytest
 
 from gmx.tools import gmx_opt, gmx_run
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TOOLS = {".venv/bin/gmx-opt": gmx_opt, ".venv/bin/gmx-run": gmx_run}

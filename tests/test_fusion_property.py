@@ -19,6 +19,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 torch = pytest.importorskip("torch")
 pytest.importorskip("torch_mlir.fx")
 

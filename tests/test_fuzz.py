@@ -37,6 +37,8 @@ from nested_bytecode import KINDS as NESTING_KINDS
 from nested_bytecode import nested_bytecode
 from gmx.reference import gather_multiaxis
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 BATCH = 30
 BATCHES = int(os.environ.get("GMX_FUZZ_BATCHES", "4"))
 DATA_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.float64, np.bool_, np.int8,

@@ -28,6 +28,8 @@ from hypothesis import strategies as st
 from fuzz_worker import run_in_worker
 from gmx.benchmarks.unraised_extracts import bag
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 FULL = os.environ.get("GMX_FULL_CORPUS", "") not in ("", "0")
 BATCH = 25
 

@@ -14,6 +14,8 @@ from gmx.passes.lowering.gmx_fold_tm_tensor_scatter_casts import common_count, r
 from gmx.runtime import compile
 from gmx.tools.experiments.frontends import torch_export
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 pytest.importorskip("torch_mlir.fx")
 
 

@@ -17,6 +17,8 @@ from gmx.tools.study import plots
 from gmx.tools.study import sweep as sweep_module
 from gmx.tools.experiments.variants import VARIANTS
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 pytest.importorskip("torch")
 pytest.importorskip("onnx")
 

@@ -20,6 +20,8 @@ from gmx.passes.raising.spec_rewrites import broadcast_dims, broadcast_index_can
 from gmx.passes.raising.index_maps import normalises_negative_indices, wraps_like_gmx
 from gmx.passes.raising.integer_ops import wrap_to_width
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 # a (3, 4) input flattened: row stride 4, column stride 1
 SIZES = {4: 3, 1: 4}
 

@@ -14,6 +14,8 @@ import sys
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 

@@ -34,6 +34,8 @@ from collections import Counter
 
 import pytest
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("onnx")

@@ -31,6 +31,8 @@ from gather_programs import (
 )
 from worked_examples import GATHER_TABLE, SHAPE_EXAMPLES, WITH_INTERMEDIATE
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 HYPOTHESIS = settings(derandomize=True, max_examples=40, deadline=None)
 
 

@@ -13,8 +13,11 @@ import textwrap
 import weakref
 
 import numpy as np
+import pytest
 
 from gmx.runtime import compile, compiler
+
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
 
 PROGRAMS = 120
 RSS_GROWTH_LIMIT_MIB = 100  # the leak grows it by ~3.3 MiB a program, ~400 MiB here

@@ -24,6 +24,8 @@ import collections
 
 import pytest
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 torch = pytest.importorskip("torch")
 pytest.importorskip("torch_mlir.fx")
 

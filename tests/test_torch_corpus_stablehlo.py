@@ -32,6 +32,8 @@ import functools
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow_file  # started first (file_order.py)
+
 torch = pytest.importorskip("torch")
 pytest.importorskip("torch_mlir.fx")
 
