@@ -110,7 +110,7 @@ class ScatterBuilder(IndexChecks, IndexReading):
             return self._scatter()
         if scans_tile_by_tile(self.scatter, self.fresh):
             return self._flagged_split()
-        if saves_tiles(self.scatter, self.fresh, self._index_bits()):
+        if saves_tiles(self.scatter, self.fresh, element_bits_of(ir.RankedTensorType(self.indices.type).element_type)):
             return self._flagged_split(saved=True)
         ok = self._scanned_flags(self.indices)
         unless(self.fold, ok, self._report_all)
@@ -173,10 +173,6 @@ class ScatterBuilder(IndexChecks, IndexReading):
         """`saved` with the input entries of a tile (`tile` along `dim`
         from `start`) copied from `acc`, before the tile writes them."""
         return insert_along(slice_along(acc, start, tile, dim), saved, start, tile, dim)
-
-    def _index_bits(self) -> int:
-        """Bits of each index value as read (before a narrowing cast)."""
-        return ir.IntegerType(ir.RankedTensorType(self.indices.type).element_type).width
 
     # -- the loops ---------------------------------------------------------
     def _scatter(self, enabled: Folded = True) -> ir.Value:
